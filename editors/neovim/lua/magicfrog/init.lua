@@ -1,0 +1,641 @@
+-- magicfrog: Neovim client for mf-lsp, the MagicFrog memory language server.
+--
+-- Neovim 0.11+ : vim.lsp.config / vim.lsp.enable (config in lsp/mf_lsp.lua)
+-- Neovim 0.8-0.10: a FileType autocmd calling vim.lsp.start
+-- Neovim 0.7    : a FileType autocmd calling vim.lsp.start_client, one client per
+--                 root directory, reused across buffers.
+local M = {}
+
+M.name = "mf_lsp"
+
+-- Keys passed through to the server as initializationOptions (docs/protocol.md).
+M.init_option_keys = {
+  "dataDir", "task", "agents", "machine", "budget", "autoRevision", "summarizer", "today",
+}
+
+local defaults = {
+  cmd = { "mf-lsp" },
+  filetypes = { "markdown" },
+  -- Reload unmodified memory buffers when the server reports a change on disk
+  -- (revision bumps after a save, agent writes): sets 'autoread' locally.
+  autoread = true,
+}
+
+M.config = vim.deepcopy(defaults)
+M._setup_done = false
+
+local uv = vim.loop
+local has = function(feature) return vim.fn.has(feature) == 1 end
+
+-- ---------------------------------------------------------------------------
+-- Paths
+
+local function normalize(path)
+  if path == nil or path == "" then return nil end
+  path = vim.fn.fnamemodify(vim.fn.expand(path), ":p")
+  path = path:gsub("\\", "/")
+  local real = uv.fs_realpath(path)
+  if real then path = real:gsub("\\", "/") end
+  if #path > 1 then path = path:gsub("/+$", "") end
+  if path == "" then path = "/" end
+  return path
+end
+M._normalize = normalize
+
+local function exists(path) return path ~= nil and uv.fs_stat(path) ~= nil end
+
+local function isdir(path)
+  local st = path and uv.fs_stat(path)
+  return st ~= nil and st.type == "directory"
+end
+
+local function dirname(path)
+  local d = vim.fn.fnamemodify(path, ":h")
+  return d
+end
+
+-- `inner` is `outer` or below it.
+local function inside(inner, outer)
+  if inner == outer then return true end
+  local prefix = outer:sub(-1) == "/" and outer or (outer .. "/")
+  return inner:sub(1, #prefix) == prefix
+end
+
+--- The MagicFrog data directory (SPEC §1): the `dataDir` option, else
+--- $MAGICFROG_HOME, else $XDG_DATA_HOME/magicfrog, else the platform default.
+function M.data_dir()
+  local d = M.config.dataDir
+  if d and d ~= "" then return normalize(d) or d end
+  local env = vim.env.MAGICFROG_HOME
+  if env and env ~= "" then return normalize(env) or env end
+  env = vim.env.XDG_DATA_HOME
+  if env and env ~= "" then return normalize(env .. "/magicfrog") or (env .. "/magicfrog") end
+  local home = vim.env.HOME or uv.os_homedir()
+  if has("win32") then
+    local appdata = vim.env.APPDATA or (home .. "/AppData/Roaming")
+    return normalize(appdata .. "/MagicFrog") or (appdata .. "/MagicFrog")
+  elseif has("mac") then
+    return normalize(home .. "/Library/Application Support/MagicFrog")
+  end
+  return normalize(home .. "/.local/share/magicfrog")
+end
+
+--- The root directory (workspace folder) for a file: the nearest ancestor holding
+--- `.magicfrog`, else the data dir when the file is inside it, else the file's
+--- directory. If both apply, the nearer one wins (a data dir below a folder that
+--- happens to hold `.magicfrog` is still its own root).
+function M.root_for(fname)
+  local path = normalize(fname)
+  if not path then return nil end
+  local dir = isdir(path) and path or dirname(path)
+  local project
+  local cur = dir
+  while cur and cur ~= "" do
+    if exists(cur .. "/.magicfrog") then project = cur break end
+    local parent = dirname(cur)
+    if parent == cur then break end
+    cur = parent
+  end
+  local data = M.data_dir()
+  local in_data = data and inside(path, data)
+  if project and in_data then
+    return (#data > #project) and data or project
+  end
+  if project then return project end
+  if in_data then return data end
+  return dir
+end
+
+-- ---------------------------------------------------------------------------
+-- Clients
+
+local function is_stopped(client)
+  if has("nvim-0.11") then return client:is_stopped() end
+  return client.is_stopped()
+end
+
+--- All running mf-lsp clients, oldest first.
+function M.clients()
+  local get = vim.lsp.get_clients or vim.lsp.get_active_clients
+  local out = {}
+  for _, c in pairs(get()) do
+    if c.name == M.name and not is_stopped(c) then table.insert(out, c) end
+  end
+  table.sort(out, function(a, b) return a.id < b.id end)
+  return out
+end
+
+--- mf-lsp clients attached to a buffer.
+function M.buf_clients(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local out = {}
+  if vim.lsp.get_clients then
+    out = vim.lsp.get_clients({ bufnr = bufnr, name = M.name })
+  else
+    for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
+      if c.name == M.name then table.insert(out, c) end
+    end
+  end
+  return out
+end
+
+local function client_request(client, method, params, handler, bufnr)
+  if has("nvim-0.11") then return client:request(method, params, handler, bufnr) end
+  return client.request(method, params, handler, bufnr)
+end
+
+function M.init_options()
+  local opts = {}
+  for _, k in ipairs(M.init_option_keys) do
+    local v = M.config[k]
+    if v ~= nil then opts[k] = v end
+  end
+  if opts.dataDir then opts.dataDir = normalize(opts.dataDir) or opts.dataDir end
+  if next(opts) == nil then return vim.empty_dict() end
+  return opts
+end
+
+function M.capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.window = caps.window or {}
+  -- We handle window/showDocument ourselves where Neovim does not (0.7).
+  caps.window.showDocument = { support = true }
+  caps.window.showMessage = caps.window.showMessage or {}
+  caps.window.showMessage.messageActionItem = { additionalPropertiesSupport = false }
+  return caps
+end
+
+-- ---------------------------------------------------------------------------
+-- Handlers
+
+local function notify(msg, level)
+  vim.notify("MagicFrog: " .. msg, level or vim.log.levels.INFO)
+end
+M._notify = notify
+
+-- Late answer from an asynchronous vim.ui.select (telescope, dressing, ...): the
+-- request was already answered with null, so apply the matching code action on
+-- the stale-revision diagnostic instead (the server offers the same fixes).
+local function apply_late_choice(client_id, title)
+  local ns = vim.lsp.diagnostic.get_namespace(client_id)
+  for _, d in ipairs(vim.diagnostic.get(nil, { namespace = ns })) do
+    local lsp_d = d.user_data and d.user_data.lsp or {}
+    local code = d.code or lsp_d.code
+    if code == "stale-revision" then
+      local client = vim.lsp.get_client_by_id(client_id)
+      if not client then return end
+      local params = {
+        textDocument = { uri = vim.uri_from_bufnr(d.bufnr) },
+        range = lsp_d.range or {
+          start = { line = d.lnum, character = d.col },
+          ["end"] = { line = d.end_lnum or d.lnum, character = d.end_col or d.col },
+        },
+        context = { diagnostics = { lsp_d } },
+      }
+      client_request(client, "textDocument/codeAction", params, function(err, actions)
+        if err or not actions then return end
+        for _, a in ipairs(actions) do
+          if a.title == title then
+            if a.edit then vim.lsp.util.apply_workspace_edit(a.edit, client.offset_encoding or "utf-16") end
+            local cmd = a.command
+            if type(cmd) == "table" then
+              client_request(client, "workspace/executeCommand", cmd.command and cmd or a, function() end, d.bufnr)
+            end
+            return
+          end
+        end
+        notify("no code action '" .. title .. "' offered any more", vim.log.levels.WARN)
+      end, d.bufnr)
+      return
+    end
+  end
+end
+
+local severity_levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.INFO }
+
+-- window/showMessageRequest through vim.ui.select, so that choice UIs work and
+-- the save-time conflict question can be answered. With the stock (synchronous)
+-- vim.ui.select the choice is returned as the reply.
+function M.show_message_request(_, params, ctx)
+  params = params or {}
+  local actions = params.actions or {}
+  if #actions == 0 then
+    vim.notify("mf-lsp: " .. tostring(params.message), severity_levels[params.type or 4])
+    return vim.NIL
+  end
+  local answered, choice, replied = false, nil, false
+  vim.ui.select(actions, {
+    prompt = "mf-lsp: " .. tostring(params.message),
+    kind = "magicfrog.showMessageRequest",
+    format_item = function(a) return a.title end,
+  }, function(item)
+    answered, choice = true, item
+    if replied and item then apply_late_choice(ctx.client_id, item.title) end
+  end)
+  replied = true
+  if answered and choice then return choice end
+  return vim.NIL
+end
+
+-- window/showDocument for Neovim versions without a handler (0.7).
+function M.show_document(_, params, ctx)
+  if not params or not params.uri then return { success = false } end
+  if params.external then
+    if vim.ui.open then
+      local ok = pcall(vim.ui.open, params.uri)
+      return { success = ok }
+    end
+    return { success = false }
+  end
+  local fname = vim.uri_to_fname(params.uri)
+  local ok = pcall(function()
+    if params.takeFocus == false then
+      local buf = vim.fn.bufadd(fname)
+      vim.fn.bufload(buf)
+    elseif params.selection then
+      local client = vim.lsp.get_client_by_id(ctx.client_id)
+      vim.lsp.util.jump_to_location({ uri = params.uri, range = params.selection },
+        client and client.offset_encoding or "utf-16")
+    else
+      vim.cmd("edit " .. vim.fn.fnameescape(fname))
+    end
+  end)
+  return { success = ok }
+end
+
+-- Scratch buffers we render into, refreshed on magicfrog/memoryChanged.
+local RENDER = "magicfrog://render"
+local VIEW = "magicfrog://view"
+
+local function find_buf(name)
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_valid(b) and vim.api.nvim_buf_get_name(b) == name then return b end
+  end
+  return nil
+end
+M._find_buf = find_buf
+
+function M.on_memory_changed(_, params, ctx)
+  params = params or {}
+  M.generation = params.generation
+  vim.schedule(function()
+    for _, name in ipairs({ RENDER, VIEW }) do
+      local b = find_buf(name)
+      if b and vim.api.nvim_buf_is_loaded(b) then
+        local cid = vim.b[b].magicfrog_client
+        if cid == nil or cid == ctx.client_id then
+          if name == RENDER then M.render({ refresh = true }) else M.view({ refresh = true }) end
+        end
+      end
+    end
+    -- Reload unmodified note buffers whose file changed on disk.
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(b) and vim.b[b].magicfrog_attached
+          and vim.b[b].magicfrog_autoread and not vim.bo[b].modified then
+        pcall(vim.cmd, "checktime " .. b)
+      end
+    end
+    pcall(vim.cmd, "doautocmd <nomodeline> User MagicFrogMemoryChanged")
+  end)
+end
+
+function M.handlers()
+  local h = {
+    ["magicfrog/memoryChanged"] = M.on_memory_changed,
+    ["window/showMessageRequest"] = M.show_message_request,
+  }
+  if not vim.lsp.handlers["window/showDocument"] then
+    h["window/showDocument"] = M.show_document
+  end
+  return h
+end
+
+function M.on_attach(client, bufnr)
+  vim.b[bufnr].magicfrog_attached = true
+  if M.config.autoread then
+    vim.bo[bufnr].autoread = true
+    vim.b[bufnr].magicfrog_autoread = true
+  end
+  if M.config.on_attach then M.config.on_attach(client, bufnr) end
+end
+
+-- Config for one client rooted at `root` (0.7-0.10).
+function M.client_config(root)
+  return {
+    name = M.name,
+    cmd = M.config.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    init_options = M.init_options(),
+    capabilities = M.capabilities(),
+    handlers = M.handlers(),
+    on_attach = M.on_attach,
+    flags = { debounce_text_changes = 150 },
+  }
+end
+
+-- Config for vim.lsp.config (0.11+), also returned by lsp/mf_lsp.lua.
+function M.lsp_config()
+  return {
+    cmd = M.config.cmd,
+    filetypes = M.config.filetypes,
+    root_dir = function(bufnr, on_dir)
+      local name = vim.api.nvim_buf_get_name(bufnr)
+      if name == "" or vim.bo[bufnr].buftype ~= "" then return end
+      on_dir(M.root_for(name))
+    end,
+    init_options = M.init_options(),
+    capabilities = M.capabilities(),
+    handlers = M.handlers(),
+    on_attach = M.on_attach,
+  }
+end
+
+-- 0.7: one client per root, reused across buffers.
+local clients_by_root = {}
+
+local function start_07(root)
+  local id = clients_by_root[root]
+  local client = id and vim.lsp.get_client_by_id(id)
+  if client and not is_stopped(client) then return id end
+  local cfg = M.client_config(root)
+  cfg.on_exit = function(_, _, client_id)
+    if clients_by_root[root] == client_id then clients_by_root[root] = nil end
+  end
+  id = vim.lsp.start_client(cfg)
+  if not id then
+    notify("could not start " .. table.concat(M.config.cmd, " "), vim.log.levels.ERROR)
+    return nil
+  end
+  clients_by_root[root] = id
+  return id
+end
+
+--- Start (or reuse) the client for `bufnr` and attach it. Returns the client id.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if vim.bo[bufnr].buftype ~= "" then return nil end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == "" or name:match("^%a[%w+.-]*://") then return nil end
+  local root = M.root_for(name)
+  if not root then return nil end
+  if vim.lsp.start and not has("nvim-0.11") then
+    return vim.lsp.start(M.client_config(root), { bufnr = bufnr })
+  end
+  local id = start_07(root)
+  if id then vim.lsp.buf_attach_client(bufnr, id) end
+  return id
+end
+
+--- Start a client for `root` without a buffer (commands run from elsewhere).
+function M.start_detached(root)
+  for _, c in ipairs(M.clients()) do
+    if c.config.root_dir == root then return c.id end
+  end
+  if has("nvim-0.11") then
+    local cfg = vim.deepcopy(vim.lsp.config[M.name] or M.lsp_config())
+    cfg.name = M.name
+    cfg.root_dir = root
+    cfg.workspace_folders = { { uri = vim.uri_from_fname(root), name = root } }
+    return vim.lsp.start(cfg, { attach = false })
+  end
+  return start_07(root)
+end
+
+--- The client commands talk to: the one attached to the buffer, else the one
+--- that filled a MagicFrog scratch buffer, else the one whose root holds the
+--- current directory, else the oldest; started for the cwd if none is running.
+function M.client_for(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local c = M.buf_clients(bufnr)[1]
+  if c then return c end
+  local cid = vim.b[bufnr].magicfrog_client
+  c = cid and vim.lsp.get_client_by_id(cid)
+  if c and not is_stopped(c) then return c end
+  local all = M.clients()
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local here = (name ~= "" and not name:match("^%a[%w+.-]*://")) and name or vim.fn.getcwd()
+  local root = M.root_for(here)
+  for _, x in ipairs(all) do
+    if x.config.root_dir == root then return x end
+  end
+  if all[1] then return all[1] end
+  local id = root and M.start_detached(root)
+  return id and vim.lsp.get_client_by_id(id) or nil
+end
+
+--- Run a workspace/executeCommand; `cb(err, result, client)`.
+function M.execute(command, args, cb, bufnr)
+  local client = M.client_for(bufnr)
+  if not client then
+    local msg = "mf-lsp is not running (open a Markdown note inside a memory tree)"
+    notify(msg, vim.log.levels.ERROR)
+    if cb then cb({ message = msg }, nil, nil) end
+    return
+  end
+  if not client.initialized then
+    vim.wait(10000, function() return client.initialized or is_stopped(client) end, 20)
+  end
+  local params = { command = command, arguments = { args or vim.empty_dict() } }
+  client_request(client, "workspace/executeCommand", params, function(err, result)
+    if err then
+      notify(command .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    end
+    if cb then cb(err, result, client) end
+  end, bufnr ~= 0 and bufnr or vim.api.nvim_get_current_buf())
+end
+
+-- ---------------------------------------------------------------------------
+-- Scratch buffers
+
+local function show_scratch(name, ft, lines, client_id, focus)
+  local buf = find_buf(name)
+  if not buf then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, name)
+    vim.bo[buf].bufhidden = "hide"
+    vim.bo[buf].swapfile = false
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+  if vim.bo[buf].filetype ~= ft then vim.bo[buf].filetype = ft end
+  vim.b[buf].magicfrog_client = client_id
+  if focus then
+    local win = vim.fn.bufwinid(buf)
+    if win ~= -1 then
+      vim.api.nvim_set_current_win(win)
+    else
+      vim.cmd("botright split")
+      vim.api.nvim_win_set_buf(0, buf)
+    end
+  end
+  return buf
+end
+
+local function split_lines(s)
+  return vim.split((s or ""):gsub("\r\n", "\n"), "\n", { plain = true })
+end
+
+--- :MagicFrogRender: the <memory> block in a scratch buffer (filetype xml).
+function M.render(opts)
+  opts = opts or {}
+  local args = {}
+  for _, k in ipairs({ "task", "agents", "machine", "budget" }) do
+    if opts[k] ~= nil then args[k] = opts[k] end
+  end
+  local bufnr = vim.api.nvim_get_current_buf()
+  if opts.refresh then bufnr = find_buf(RENDER) or bufnr end
+  M.execute("magicfrog.render", next(args) and args or vim.empty_dict(), function(err, result, client)
+    if err or type(result) ~= "string" then
+      if not err then notify("magicfrog.render returned no block", vim.log.levels.ERROR) end
+      return
+    end
+    show_scratch(RENDER, "xml", split_lines(result), client.id, not opts.refresh)
+  end, bufnr)
+end
+
+local function entry_label(e)
+  if type(e) ~= "table" then return "?" end
+  local s = tostring(e.dimension or "?")
+  if e.scope and e.scope ~= "" and e.scope ~= vim.NIL then s = s .. "/" .. tostring(e.scope) end
+  s = s .. " r" .. tostring(e.revision or 0)
+  if e.legacy == true then s = s .. " (legacy)" end
+  return s
+end
+
+--- Effective view result (docs/protocol.md) as readable lines.
+function M.format_view(v)
+  local lines = {}
+  local keys = (type(v) == "table" and type(v.keys) == "table") and v.keys or {}
+  table.insert(lines, string.format("# MagicFrog effective view: %d key(s)", #keys))
+  table.insert(lines, "")
+  for _, k in ipairs(keys) do
+    table.insert(lines, tostring(k.key))
+    local w = k.winner or {}
+    local where = w.path and w.path ~= vim.NIL and ("  " .. tostring(w.path)) or ""
+    table.insert(lines, "  winner:   " .. entry_label(w) .. where)
+    local sh = {}
+    for _, e in ipairs(type(k.shadowed) == "table" and k.shadowed or {}) do table.insert(sh, entry_label(e)) end
+    table.insert(lines, "  shadowed: " .. (#sh > 0 and table.concat(sh, ", ") or "-"))
+  end
+  local device = type(v) == "table" and type(v.device) == "table" and v.device or {}
+  if #device > 0 then
+    table.insert(lines, "")
+    table.insert(lines, string.format("# Device (this machine): %d", #device))
+    for _, e in ipairs(device) do
+      table.insert(lines, tostring(e.key) .. "  " .. entry_label(e))
+    end
+  end
+  local skills = type(v) == "table" and type(v.skills) == "table" and v.skills or {}
+  if #skills > 0 then
+    table.insert(lines, "")
+    table.insert(lines, string.format("# Skills: %d", #skills))
+    for _, e in ipairs(skills) do
+      table.insert(lines, tostring(e.key) .. "  " .. entry_label(e))
+    end
+  end
+  return lines
+end
+
+--- :MagicFrogView: the effective view in a scratch buffer.
+function M.view(opts)
+  opts = opts or {}
+  local bufnr = vim.api.nvim_get_current_buf()
+  if opts.refresh then bufnr = find_buf(VIEW) or bufnr end
+  M.execute("magicfrog.effectiveView", vim.empty_dict(), function(err, result, client)
+    if err then return end
+    show_scratch(VIEW, "markdown", M.format_view(result), client.id, not opts.refresh)
+  end, bufnr)
+end
+
+local function buf_uri(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == "" then return nil end
+  return vim.uri_from_fname(normalize(name) or name)
+end
+
+--- :MagicFrogPromote {dimension} [scope]; copy=true keeps the original.
+function M.promote(to, scope, copy)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local uri = buf_uri(bufnr)
+  if not uri then return notify("the current buffer is not a file", vim.log.levels.ERROR) end
+  local old = vim.uri_to_fname(uri)
+  local args = { uri = uri, to = to }
+  if scope and scope ~= "" then args.scope = scope end
+  if copy then args.copy = true end
+  M.execute("magicfrog.promote", args, function(err, result)
+    if err or type(result) ~= "table" or not result.uri then return end
+    local new = vim.uri_to_fname(result.uri)
+    notify("promoted to " .. new)
+    -- A move leaves the buffer on a file that is gone: follow the note.
+    if not copy and not exists(old) and vim.api.nvim_buf_is_valid(bufnr) and not vim.bo[bufnr].modified then
+      if vim.api.nvim_get_current_buf() == bufnr then
+        vim.cmd("edit " .. vim.fn.fnameescape(new))
+        pcall(vim.api.nvim_buf_delete, bufnr, {})
+      end
+    end
+  end, bufnr)
+end
+
+--- :MagicFrogToday [dimension] [scope]: open today's daily note.
+function M.today(dimension, scope)
+  local args = {}
+  if dimension and dimension ~= "" then args.dimension = dimension end
+  if scope and scope ~= "" then args.scope = scope end
+  M.execute("magicfrog.today", next(args) and args or vim.empty_dict(), function(err, result)
+    if err or type(result) ~= "table" or not result.uri then return end
+    vim.cmd("edit " .. vim.fn.fnameescape(vim.uri_to_fname(result.uri)))
+  end)
+end
+
+--- :MagicFrogRollup [due|day|week|month] [period]
+function M.rollup(kind, period, cb)
+  local args = { kind = (kind and kind ~= "") and kind or "due" }
+  if period and period ~= "" then args.period = period end
+  M.execute("magicfrog.rollup", args, function(err, result)
+    if not err then
+      local written = type(result) == "table" and type(result.written) == "table" and result.written or {}
+      local names = {}
+      for _, u in ipairs(written) do table.insert(names, vim.fn.fnamemodify(vim.uri_to_fname(u), ":~:.")) end
+      notify(string.format("rollup %s: wrote %d file(s)%s", args.kind, #written,
+        #names > 0 and (": " .. table.concat(names, ", ")) or ""))
+    end
+    if cb then cb(err, result) end
+  end)
+end
+
+M.promote_targets = { "agent", "user", "account", "skills" }
+M.dimensions = { "task", "agent", "user", "account", "device" }
+M.rollup_kinds = { "due", "day", "week", "month" }
+
+-- ---------------------------------------------------------------------------
+-- Setup
+
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
+  if type(M.config.cmd) == "string" then M.config.cmd = { M.config.cmd } end
+  M._setup_done = true
+
+  if has("nvim-0.11") and vim.lsp.config and vim.lsp.enable then
+    vim.lsp.config(M.name, M.lsp_config())
+    vim.lsp.enable(M.name)
+    return
+  end
+
+  local group = vim.api.nvim_create_augroup("magicfrog", { clear = true })
+  vim.api.nvim_create_autocmd("FileType", {
+    group = group,
+    pattern = M.config.filetypes,
+    callback = function(args) M.attach(args.buf) end,
+  })
+  -- Buffers already open when setup() runs.
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.tbl_contains(M.config.filetypes, vim.bo[b].filetype) then
+      M.attach(b)
+    end
+  end
+end
+
+return M

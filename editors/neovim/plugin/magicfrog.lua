@@ -1,0 +1,45 @@
+-- User commands of the MagicFrog plugin. Starting the language server is up to
+-- require("magicfrog").setup({...}) (or vim.lsp.enable("mf_lsp") on 0.11+).
+if vim.g.loaded_magicfrog then return end
+if vim.fn.has("nvim-0.7") ~= 1 then
+  vim.api.nvim_err_writeln("magicfrog needs Neovim 0.7 or newer")
+  return
+end
+vim.g.loaded_magicfrog = true
+
+local function mf() return require("magicfrog") end
+
+local function completer(list_name)
+  return function(arglead, cmdline)
+    -- Complete the first argument only.
+    local args = vim.split(cmdline, "%s+", { trimempty = true })
+    local n = #args - (cmdline:match("%s$") and 0 or 1)
+    if n ~= 1 then return {} end
+    return vim.tbl_filter(function(x) return x:sub(1, #arglead) == arglead end, mf()[list_name])
+  end
+end
+
+local cmd = vim.api.nvim_create_user_command
+
+cmd("MagicFrogRender", function() mf().render() end,
+  { nargs = 0, desc = "Show the <memory> block mf-lsp renders" })
+
+cmd("MagicFrogView", function() mf().view() end,
+  { nargs = 0, desc = "Show the effective view: winners and shadowed entries" })
+
+cmd("MagicFrogPromote", function(o)
+  mf().promote(o.fargs[1], o.fargs[2], o.bang)
+end, {
+  nargs = "+",
+  bang = true,
+  complete = completer("promote_targets"),
+  desc = "Promote the current note to {agent|user|account|skills} [scope] (! copies)",
+})
+
+cmd("MagicFrogToday", function(o)
+  mf().today(o.fargs[1], o.fargs[2])
+end, { nargs = "*", complete = completer("dimensions"), desc = "Open today's daily journal note" })
+
+cmd("MagicFrogRollup", function(o)
+  mf().rollup(o.fargs[1], o.fargs[2])
+end, { nargs = "*", complete = completer("rollup_kinds"), desc = "Run journal rollups: due|day|week|month [period]" })
