@@ -1,0 +1,315 @@
+// Package frontmatter splits a memory note into its YAML frontmatter and its body
+// and parses the YAML with a byte range for every key, value and error.
+//
+// It is deliberately not built on a generic frontmatter library: the editor needs
+// the offset of every delimiter, key and value, and must see an unterminated block,
+// a byte order mark or CRLF line ends instead of having them read silently as "no
+// frontmatter". The YAML itself is parsed by goccy/go-yaml, which reports exact
+// positions. Flat "key: scalar" frontmatter — what the engine writes, and nearly
+// every note on disk — takes a fast path that the fuzz tests hold to the same
+// answers as the full parser.
+package frontmatter
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Span is a half-open byte range [Start, End) in the note's source.
+type Span struct{ Start, End int }
+
+// Len is the number of bytes in the span.
+func (s Span) Len() int { return s.End - s.Start }
+
+// ErrorKind classifies what is wrong with a frontmatter block.
+type ErrorKind string
+
+const (
+	// Unterminated: the opening "---" has no closing line.
+	Unterminated ErrorKind = "unterminated"
+	// Syntax: the YAML does not parse.
+	Syntax ErrorKind = "syntax"
+	// NotMapping: the YAML parses but is not a mapping of keys to values.
+	NotMapping ErrorKind = "not-mapping"
+	// DuplicateKey: a top-level key appears more than once.
+	DuplicateKey ErrorKind = "duplicate-key"
+)
+
+// Error is one problem found in the frontmatter, with the bytes it is about.
+type Error struct {
+	Kind    ErrorKind
+	Span    Span
+	Message string
+}
+
+func (e Error) Error() string { return e.Message }
+
+// Field is one top-level key of the frontmatter.
+type Field struct {
+	Key       string
+	KeySpan   Span
+	ValueSpan Span // the value's bytes, trimmed; empty (Start == End) for a null value
+	// Value is the decoded value: int for integers, string, bool, float64, nil,
+	// []any or map[string]any.
+	Value any
+	// Duplicate marks a later occurrence of a key already seen; the first wins.
+	Duplicate bool
+}
+
+// Document is a parsed note.
+type Document struct {
+	BOM bool // the source starts with a UTF-8 byte order mark (skipped)
+	// Present: the note opens with a "---" line. Terminated: a closing "---" (or
+	// "...") line follows. Only a present and terminated block is frontmatter.
+	Present, Terminated bool
+	Open, Close         Span // the delimiter lines, without their line ends
+	YAML                Span // the bytes between the delimiter lines
+	Body                int  // offset of the first body byte
+	CRLF                bool // the opening line ends in "\r\n"
+	Fields              []Field
+	Errors              []Error
+}
+
+// Has reports whether the note has a terminated frontmatter block.
+func (d *Document) Has() bool { return d.Present && d.Terminated }
+
+// Field returns the first occurrence of key, or nil.
+func (d *Document) Field(key string) *Field {
+	for i := range d.Fields {
+		if d.Fields[i].Key == key && !d.Fields[i].Duplicate {
+			return &d.Fields[i]
+		}
+	}
+	return nil
+}
+
+// Int returns key's value as an integer; ok is false when the key is missing or
+// its value is not an integer.
+func (d *Document) Int(key string) (n int, ok bool) {
+	f := d.Field(key)
+	if f == nil {
+		return 0, false
+	}
+	n, ok = f.Value.(int)
+	return n, ok
+}
+
+// String returns key's value when it is a string (or a plain scalar read as one).
+func (d *Document) String(key string) (s string, ok bool) {
+	f := d.Field(key)
+	if f == nil {
+		return "", false
+	}
+	s, ok = f.Value.(string)
+	return s, ok
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// Parse splits src and parses its frontmatter. It never fails: what is wrong is in
+// Errors, and whatever could be read is in Fields.
+func Parse(src []byte) *Document {
+	d := &Document{}
+	start := 0
+	if bytes.HasPrefix(src, bom) {
+		d.BOM = true
+		start = len(bom)
+	}
+	line, next, crlf := lineAt(src, start)
+	if !isDelimiter(src[start:line], false) {
+		d.Body = start
+		return d
+	}
+	d.Present, d.CRLF = true, crlf
+	d.Open = Span{start, line}
+	yamlStart := next
+	for pos := next; pos < len(src); {
+		end, after, _ := lineAt(src, pos)
+		if isDelimiter(src[pos:end], true) {
+			d.Terminated = true
+			d.Close = Span{pos, end}
+			d.YAML = Span{yamlStart, pos}
+			d.Body = after
+			parseYAML(d, src)
+			return d
+		}
+		pos = after
+	}
+	// No closing line: the whole note is body, and the opening line is the error.
+	d.Body = start
+	d.Errors = append(d.Errors, Error{Kind: Unterminated, Span: d.Open,
+		Message: "frontmatter is not terminated: no closing --- line"})
+	return d
+}
+
+// lineAt returns the end of the line starting at pos (without its line end), the
+// start of the next line, and whether the line ended in CRLF.
+func lineAt(src []byte, pos int) (end, next int, crlf bool) {
+	i := bytes.IndexByte(src[pos:], '\n')
+	if i < 0 {
+		return len(src), len(src), false
+	}
+	end = pos + i
+	next = end + 1
+	if end > pos && src[end-1] == '\r' {
+		return end - 1, next, true
+	}
+	return end, next, false
+}
+
+// isDelimiter reports whether line is "---" (or, closing, "..."), allowing
+// trailing blanks as YAML does.
+func isDelimiter(line []byte, closing bool) bool {
+	line = bytes.TrimRight(line, " \t")
+	return string(line) == "---" || (closing && string(line) == "...")
+}
+
+func parseYAML(d *Document, src []byte) {
+	y := src[d.YAML.Start:d.YAML.End]
+	if fields, ok := parseFlat(y, d.YAML.Start); ok {
+		d.Fields = fields
+	} else {
+		parseFull(d, src)
+	}
+	markDuplicates(d)
+}
+
+func markDuplicates(d *Document) {
+	seen := make(map[string]int, len(d.Fields))
+	for i := range d.Fields {
+		f := &d.Fields[i]
+		if first, ok := seen[f.Key]; ok {
+			f.Duplicate = true
+			d.Errors = append(d.Errors, Error{Kind: DuplicateKey, Span: f.KeySpan,
+				Message: fmt.Sprintf("duplicate key %q (first at byte %d); the first one counts", f.Key, d.Fields[first].KeySpan.Start)})
+			continue
+		}
+		seen[f.Key] = i
+	}
+}
+
+// parseFlat reads YAML made only of "key: plain-scalar" lines, blank lines and
+// comment lines — what the engine writes. It answers ok=false for anything else,
+// and for any scalar whose YAML type is not obviously an integer or a string, so
+// that the full parser decides.
+func parseFlat(y []byte, base int) (fields []Field, ok bool) {
+	fields = make([]Field, 0, 4)
+	for pos := 0; pos < len(y); {
+		end, next, _ := lineAt(y, pos)
+		line := y[pos:end]
+		pos0 := pos
+		pos = next
+		if bytes.IndexByte(line, '\r') >= 0 {
+			return nil, false // a lone CR breaks lines in YAML
+		}
+		if len(bytes.TrimRight(line, " \t")) == 0 || line[0] == '#' {
+			continue
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 || !isPlainKey(line[:colon]) {
+			return nil, false
+		}
+		rest := line[colon+1:]
+		if len(rest) == 0 || rest[0] != ' ' {
+			return nil, false
+		}
+		valStart := colon + 1 + countLeading(rest, ' ')
+		val := bytes.TrimRight(line[valStart:], " \t")
+		value, ok := flatScalar(val)
+		if !ok {
+			return nil, false
+		}
+		fields = append(fields, Field{
+			Key:       string(line[:colon]),
+			KeySpan:   Span{base + pos0, base + pos0 + colon},
+			ValueSpan: Span{base + pos0 + valStart, base + pos0 + valStart + len(val)},
+			Value:     value,
+		})
+	}
+	return fields, true
+}
+
+func countLeading(b []byte, c byte) int {
+	n := 0
+	for n < len(b) && b[n] == c {
+		n++
+	}
+	return n
+}
+
+func isPlainKey(k []byte) bool {
+	for i, c := range k {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// flatScalar decodes a plain scalar when its YAML meaning is unambiguous: a
+// decimal integer without leading zeros, or a string that cannot be read as
+// anything else. Everything else goes to the full parser.
+func flatScalar(v []byte) (any, bool) {
+	if len(v) == 0 || !utf8.Valid(v) {
+		return nil, false
+	}
+	if isDecimal(v) {
+		if len(v) > 1 && v[0] == '0' || len(v) > 18 {
+			return nil, false
+		}
+		n, err := strconv.Atoi(string(v))
+		return n, err == nil
+	}
+	switch v[0] {
+	case '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`', '+', '.', '~':
+		return nil, false
+	}
+	if bytes.Contains(v, []byte(": ")) || bytes.Contains(v, []byte(" #")) || bytes.HasSuffix(v, []byte(":")) {
+		return nil, false
+	}
+	for _, c := range v {
+		if c < 0x20 || c == 0x7f {
+			return nil, false
+		}
+	}
+	if looksTyped(v) {
+		return nil, false
+	}
+	return string(v), true
+}
+
+func isDecimal(v []byte) bool {
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(v) > 0
+}
+
+// looksTyped catches the plain scalars YAML may read as booleans, nulls or
+// numbers (1.1 and 1.2 rules both): true, No, null, 1e3, 0x1F, .inf, 1_000.
+func looksTyped(v []byte) bool {
+	switch string(bytes.ToLower(v)) {
+	case "true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan", ".nan", "inf", ".inf":
+		return true
+	}
+	if v[0] >= '0' && v[0] <= '9' {
+		// Numbers, hex, octal, floats, sexagesimal: anything that starts with a digit
+		// and is made only of number-ish characters. Dates and times ("2026-10-20",
+		// "2026-10-20T09:12:00Z") contain '-' or 'T' after digits and stay strings
+		// in the full parser too, but let it decide anything with digits only.
+		for _, c := range v {
+			if !(c >= '0' && c <= '9' || c == '.' || c == '_' || c == 'e' || c == 'E' || c == '+' || c == 'x' || c == 'o' || c == 'b' || c == 'X' || c == 'O' || c == 'B' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == ':') {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
