@@ -1,0 +1,548 @@
+package journal
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Source is one file a rollup reads: its key (path in the layer, used for order,
+// dates and in prompts) and its content. A leading frontmatter block is ignored.
+type Source struct {
+	Key  string
+	Body []byte
+}
+
+// Caps on the sections of the built-in weekly and monthly rollups. A capped
+// section says so in a last "- … and N more" line: nothing is dropped silently.
+const (
+	maxThemes  = 5
+	maxWorked  = 8
+	maxDidnt   = 8
+	maxLessons = 8
+	maxChanges = 6
+	maxArcLen  = 160
+	maxLeadLen = 100
+)
+
+// Summarize is the built-in extractive summarizer: offline, deterministic (same
+// input, same output byte for byte, whatever the order of sources, which are read
+// sorted by key). period is written as in file names (2026-11-30, 2026-W48,
+// 2026-11). The result is Markdown: a "# " title naming the period, then the
+// rollup's sections (SectionsFor) in order, each a list, "- (none)" when empty.
+// See the package documentation for the rules of each rollup.
+func Summarize(kind RollupKind, period string, sources []Source) string {
+	srcs := sortedSources(sources)
+	title := Title(kind, period)
+	switch kind {
+	case RefineDay:
+		return summarizeDay(title, srcs)
+	case RollupWeek:
+		return summarizeWeek(title, srcs)
+	case RollupMonth:
+		return summarizeMonth(title, srcs)
+	}
+	return "# " + title + "\n"
+}
+
+func sortedSources(sources []Source) []Source {
+	srcs := append([]Source(nil), sources...)
+	sort.SliceStable(srcs, func(i, j int) bool { return srcs[i].Key < srcs[j].Key })
+	return srcs
+}
+
+// Title returns the title line text (without "# ") of a rollup:
+// "2026-11-30 (Monday), refined", "Week 2026-W48 (2026-11-23 to 2026-11-29)",
+// "Month 2026-11 (November 2026)". A period that does not parse is used as given.
+func Title(kind RollupKind, period string) string {
+	switch kind {
+	case RefineDay:
+		if d, err := ParseDay(period); err == nil {
+			return fmt.Sprintf("%s (%s), refined", d, d.Weekday())
+		}
+		return period + ", refined"
+	case RollupWeek:
+		if w, err := ParseWeek(period); err == nil {
+			return fmt.Sprintf("Week %s (%s to %s)", w, w.Monday(), w.Sunday())
+		}
+		return "Week " + period
+	case RollupMonth:
+		if m, err := ParseMonth(period); err == nil {
+			return fmt.Sprintf("Month %s (%s %d)", m, m.Month, m.Year)
+		}
+		return "Month " + period
+	}
+	return period
+}
+
+// doc is a parsed rollup source: its key, period label and items by section.
+type doc struct {
+	key   string
+	label string // the period from the key's file name (2026-11-30, 2026-W48), or the key
+	secs  map[string][]string
+}
+
+func parseDoc(s Source) doc {
+	d := doc{key: s.Key, label: baseName(s.Key), secs: map[string][]string{}}
+	for _, sec := range ParseSections(stripFrontmatter(s.Body)) {
+		t := canonicalTitle(sec.Title)
+		for _, it := range sec.Items {
+			if isNone(it.Text) {
+				continue
+			}
+			d.secs[t] = append(d.secs[t], it.Text)
+		}
+	}
+	return d
+}
+
+// canonicalTitle maps a heading to the known section it names (case-insensitive,
+// "Decisions" for "Decisions Made" and so on), or returns it as given.
+func canonicalTitle(t string) string {
+	n := normalize(t)
+	for _, list := range [][]string{RefinedSections, WeeklySections, MonthlySections} {
+		for _, s := range list {
+			if n == normalize(s) {
+				return s
+			}
+		}
+	}
+	switch {
+	case strings.HasPrefix(n, "decision"):
+		return SecDecisions
+	case n == "built" || n == "done" || n == "shipped":
+		return SecBuilt
+	case strings.HasPrefix(n, "problem"):
+		return SecProblems
+	case strings.HasPrefix(n, "next"):
+		return SecNext
+	case strings.HasPrefix(n, "what didn"):
+		return SecDidnt
+	case strings.HasPrefix(n, "arc"):
+		return SecArc
+	case strings.HasPrefix(n, "lesson"):
+		return SecLessons
+	case strings.HasPrefix(n, "changes"):
+		return SecChanges
+	}
+	return t
+}
+
+func isNone(s string) bool {
+	n := normalize(s)
+	return n == "none" || n == "n a" || n == "nothing"
+}
+
+// list accumulates items without repeats (by normalized text) up to a cap.
+type list struct {
+	max   int
+	seen  map[string]bool
+	items []string
+	more  int
+}
+
+func newList(max int) *list { return &list{max: max, seen: map[string]bool{}} }
+
+func (l *list) add(s string) {
+	n := normalize(s)
+	if n == "" || l.seen[n] {
+		return
+	}
+	l.seen[n] = true
+	if l.max > 0 && len(l.items) >= l.max {
+		l.more++
+		return
+	}
+	l.items = append(l.items, s)
+}
+
+func (l *list) out() []string {
+	if l.more == 0 {
+		return l.items
+	}
+	return append(append([]string(nil), l.items...), fmt.Sprintf("… and %d more", l.more))
+}
+
+// isLesson reports whether an item states a lesson ("Lesson: …", "Learned …").
+func isLesson(s string) bool {
+	n := normalize(s)
+	return strings.HasPrefix(n, "lesson") || strings.HasPrefix(n, "learned") || strings.HasPrefix(n, "we learned")
+}
+
+// lessonText takes a "Lesson:"-style label off a lesson.
+func lessonText(s string) string {
+	low := strings.ToLower(s)
+	for _, p := range []string{"lessons learned:", "lesson learned:", "lessons:", "lesson:"} {
+		if strings.HasPrefix(low, p) {
+			return strings.TrimSpace(s[len(p):])
+		}
+	}
+	return s
+}
+
+// themeStop are words too generic to be a theme: the journal's own verbs and
+// nouns for kinds of items.
+var themeStop = wordSet(strings.Fields(`error fail failed failing failure fix fixed bug problem issue
+	test tested testing built build shipped implemented finished merged added completed released deployed
+	wrote rewrite rewrote waiting wait started start ran run running again work worked working because
+	tried try added add decide going use`))
+
+// term is a candidate theme: a significant word or a pair of adjacent ones.
+type term struct {
+	text  string
+	days  int
+	count int
+	first string // first item that mentions it
+}
+
+// themes returns the terms that recur in at least two of the docs, best first:
+// most docs, then pairs before words (a pair as frequent as its words says more),
+// then most mentions, then alphabetical. A word that is part of a chosen term is
+// not chosen again, and a word gives way to a pair containing it that is at least
+// three quarters as frequent. Words that name the kind of an item rather than its subject
+// (error, fixed, shipped, …: themeStop) are left out.
+func themes(docs []doc, secs []string, max int) []term {
+	byText := map[string]*term{}
+	var order []string
+	for _, d := range docs {
+		seenHere := map[string]bool{}
+		for _, s := range secs {
+			for _, it := range d.secs[s] {
+				var ws []string
+				for _, w := range sigWords(it) {
+					if !themeStop[w] {
+						ws = append(ws, w)
+					}
+				}
+				var ts []string
+				ts = append(ts, ws...)
+				for i := 0; i+1 < len(ws); i++ {
+					ts = append(ts, ws[i]+" "+ws[i+1])
+				}
+				for _, t := range ts {
+					e := byText[t]
+					if e == nil {
+						e = &term{text: t, first: it}
+						byText[t] = e
+						order = append(order, t)
+					}
+					e.count++
+					if !seenHere[t] {
+						seenHere[t] = true
+						e.days++
+					}
+				}
+			}
+		}
+	}
+	var all []*term
+	for _, t := range order {
+		if e := byText[t]; e.days >= 2 {
+			all = append(all, e)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.days != b.days {
+			return a.days > b.days
+		}
+		ap, bp := strings.Contains(a.text, " "), strings.Contains(b.text, " ")
+		if ap != bp {
+			return ap
+		}
+		if a.count != b.count {
+			return a.count > b.count
+		}
+		return a.text < b.text
+	})
+	var out []term
+	used := map[string]bool{}
+	for _, e := range all {
+		if len(out) >= max {
+			break
+		}
+		if !strings.Contains(e.text, " ") {
+			// Prefer a pair with the word that is nearly as frequent ("deploy
+			// pipeline" on 5 days over "deploy" on 6).
+			for _, p := range all {
+				if strings.Contains(p.text, " ") && 4*p.days >= 3*e.days && containsWord(p.text, e.text) &&
+					!used[strings.Fields(p.text)[0]] && !used[strings.Fields(p.text)[1]] {
+					e = p
+					break
+				}
+			}
+		}
+		parts := strings.Fields(e.text)
+		skip := false
+		for _, p := range parts {
+			if used[p] {
+				skip = true
+			}
+		}
+		if skip {
+			continue
+		}
+		for _, p := range parts {
+			used[p] = true
+		}
+		out = append(out, *e)
+	}
+	return out
+}
+
+func containsWord(phrase, w string) bool {
+	for _, f := range strings.Fields(phrase) {
+		if f == w {
+			return true
+		}
+	}
+	return false
+}
+
+// summarizeWeek is the weekly rollup from refined days:
+//   - Themes: terms recurring on two or more days (themes), with the number of days
+//     and the first item naming them; with no recurring term, the week's decisions
+//     and things built.
+//   - Trajectory: one line per day in date order, with the date: the day's first
+//     thing built (else decision, else next step), and its first problem.
+//   - What Worked: lessons first, then decisions that change how we work
+//     (isChange), then things built.
+//   - What Didn't: blockers, then problems.
+func summarizeWeek(title string, srcs []Source) string {
+	docs := make([]doc, len(srcs))
+	for i, s := range srcs {
+		docs[i] = parseDoc(s)
+	}
+	th := newList(maxThemes)
+	shown := map[string]bool{}
+	for _, t := range themes(docs, []string{SecDecisions, SecBuilt, SecProblems, SecBlockers, SecNext}, maxThemes) {
+		line := fmt.Sprintf("%s (%d days)", t.text, t.days)
+		if !shown[t.first] {
+			shown[t.first] = true
+			line += ": " + truncate(t.first, maxLeadLen)
+		}
+		th.add(line)
+	}
+	if len(th.items) == 0 {
+		for _, d := range docs {
+			for _, s := range []string{SecDecisions, SecBuilt} {
+				for _, it := range d.secs[s] {
+					th.add(it)
+				}
+			}
+		}
+	}
+	traj := newList(0)
+	for _, d := range docs {
+		lead := first(d.secs[SecBuilt], d.secs[SecDecisions], d.secs[SecNext], d.secs[SecBlockers])
+		prob := first(d.secs[SecProblems])
+		label := d.label
+		if day, err := ParseDay(d.label); err == nil {
+			label = fmt.Sprintf("%s %s", day, day.Weekday().String()[:3])
+		}
+		var parts []string
+		if lead != "" {
+			parts = append(parts, strings.TrimRight(truncate(lead, maxLeadLen), "."))
+		}
+		if prob != "" {
+			parts = append(parts, "problem: "+strings.TrimRight(truncate(prob, maxLeadLen), "."))
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		traj.add(label + ": " + strings.Join(parts, "; "))
+	}
+	worked := newList(maxWorked)
+	didnt := newList(maxDidnt)
+	for _, d := range docs {
+		for _, s := range []string{SecDecisions, SecBuilt, SecProblems, SecBlockers, SecNext} {
+			for _, it := range d.secs[s] {
+				if isLesson(it) {
+					worked.add(it)
+				}
+			}
+		}
+	}
+	for _, d := range docs {
+		for _, it := range d.secs[SecDecisions] {
+			if isChange(it) {
+				worked.add(it)
+			}
+		}
+	}
+	for _, d := range docs {
+		for _, it := range d.secs[SecBuilt] {
+			worked.add(it)
+		}
+	}
+	for _, d := range docs {
+		for _, it := range d.secs[SecBlockers] {
+			didnt.add(it)
+		}
+	}
+	for _, d := range docs {
+		for _, it := range d.secs[SecProblems] {
+			didnt.add(it)
+		}
+	}
+	return render(title, WeeklySections, [][]string{th.out(), traj.out(), worked.out(), didnt.out()})
+}
+
+func first(lists ...[]string) string {
+	for _, l := range lists {
+		if len(l) > 0 {
+			return l[0]
+		}
+	}
+	return ""
+}
+
+// changeCues are phrases that mark a change in how the work is done.
+var changeCues = []string{"switched", "switch to", "moved to", "migrated", "from now on", "going forward",
+	"instead of", "started using", "stopped", "no longer", "always", "never", "process", "workflow",
+	"convention", "policy", "adopted", "rule"}
+
+// Labels of recurring items in a monthly's Lessons.
+const (
+	recurProblem = "Recurring problem"
+	recurWorked  = "Worked repeatedly"
+)
+
+// isChange reports whether an item names a change of practice.
+func isChange(s string) bool {
+	n := normalize(s)
+	for _, c := range changeCues {
+		if hasWord(n, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// recurOverlap is the share of significant words two items must share to count
+// as the same item in different weeks.
+const recurOverlap = 0.6
+
+// summarizeMonth is the monthly rollup from weeklies:
+//   - The Arc: one line per week in order: its top themes and how it ended (its
+//     last trajectory line).
+//   - Lessons: explicit lessons ("Lesson: …", "Learned …") first, then items of
+//     What Worked / What Didn't that recur in two or more weeks (60% of
+//     significant words shared, both ways), written "Recurring problem (weeks): …"
+//     or "Worked repeatedly (weeks): …".
+//   - Changes in How We Work: items of What Worked / What Didn't naming a change
+//     of practice (switched to, from now on, instead of, no longer, always,
+//     never, workflow, …), and the items of any Changes section.
+func summarizeMonth(title string, srcs []Source) string {
+	docs := make([]doc, len(srcs))
+	for i, s := range srcs {
+		docs[i] = parseDoc(s)
+	}
+	arc := newList(0)
+	for _, d := range docs {
+		var labels []string
+		for _, t := range d.secs[SecThemes] {
+			if len(labels) == 3 {
+				break
+			}
+			l := t
+			if i := strings.Index(t, " ("); i > 0 {
+				l = t[:i]
+			}
+			labels = append(labels, truncate(l, 40))
+		}
+		line := d.label + ":"
+		if len(labels) > 0 {
+			line += " " + strings.Join(labels, ", ")
+		}
+		if tr := d.secs[SecTrajectory]; len(tr) > 0 {
+			last := tr[len(tr)-1]
+			if len(labels) > 0 {
+				line += "; "
+			} else {
+				line += " "
+			}
+			line += "ended with " + last
+		}
+		if line == d.label+":" {
+			continue
+		}
+		arc.add(truncate(line, maxArcLen))
+	}
+
+	lessons := newList(maxLessons)
+	for _, d := range docs {
+		for _, s := range sortedKeys(d.secs) {
+			for _, it := range d.secs[s] {
+				if isLesson(it) || s == SecLessons {
+					lessons.add(lessonText(it))
+				}
+			}
+		}
+	}
+	type occ struct {
+		text  string
+		words []string
+		set   map[string]bool
+		weeks []string
+		didnt bool
+	}
+	var occs []*occ
+	for _, d := range docs {
+		for _, s := range []string{SecWorked, SecDidnt} {
+			for _, it := range d.secs[s] {
+				if strings.HasPrefix(it, "… and ") || isLesson(it) {
+					continue
+				}
+				ws := sigWords(it)
+				if len(ws) == 0 {
+					continue
+				}
+				merged := false
+				for _, o := range occs {
+					if o.weeks[len(o.weeks)-1] == d.label {
+						continue
+					}
+					if overlap(ws, o.set) >= recurOverlap && overlap(o.words, wordSet(ws)) >= recurOverlap {
+						o.weeks = append(o.weeks, d.label)
+						merged = true
+						break
+					}
+				}
+				if !merged {
+					occs = append(occs, &occ{text: it, words: ws, set: wordSet(ws), weeks: []string{d.label}, didnt: s == SecDidnt})
+				}
+			}
+		}
+	}
+	for _, o := range occs {
+		if len(o.weeks) >= 2 {
+			label := recurWorked
+			if o.didnt {
+				label = recurProblem
+			}
+			lessons.add(fmt.Sprintf("%s (%s): %s", label, strings.Join(o.weeks, ", "), o.text))
+		}
+	}
+
+	changes := newList(maxChanges)
+	for _, d := range docs {
+		for _, s := range []string{SecWorked, SecDidnt, SecChanges} {
+			for _, it := range d.secs[s] {
+				if s == SecChanges || isChange(it) {
+					changes.add(it)
+				}
+			}
+		}
+	}
+	return render(title, MonthlySections, [][]string{arc.out(), lessons.out(), changes.out()})
+}
+
+func sortedKeys(m map[string][]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
