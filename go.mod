@@ -1,6 +1,6 @@
 module github.com/magicfrog/mf-lsp
 
-go 1.24.0
+go 1.26.0
 
 require (
 	github.com/fsnotify/fsnotify v1.10.1
