@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Layer is a path convention inside every dimension root (SPEC §4).
+type Layer struct {
+	Name   string `json:"name"`
+	Prefix string `json:"prefix"`
+	Kind   string `json:"kind,omitempty"` // "" or "fractal"
+}
+
+// KindFractal marks a layer that holds the journal (SPEC §6).
+const KindFractal = "fractal"
+
+// DefaultLayers exist even when layers.json does not.
+var DefaultLayers = []Layer{{Name: "core", Prefix: ""}, {Name: "skills", Prefix: "skills/"}}
+
+// Layers is the configured set, sorted longest prefix first so that the first
+// match is the longest.
+type Layers []Layer
+
+// Match returns the layer of a key: the one with the longest matching prefix.
+func (ls Layers) Match(key string) Layer {
+	for _, l := range ls {
+		if strings.HasPrefix(key, l.Prefix) {
+			return l
+		}
+	}
+	return Layer{Name: "core"}
+}
+
+// ByName finds a layer.
+func (ls Layers) ByName(name string) (Layer, bool) {
+	for _, l := range ls {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return Layer{}, false
+}
+
+// IsSkills reports whether entries of l are a skill source.
+func (l Layer) IsSkills() bool { return l.Name == "skills" }
+
+func readLayers(path string) (Layers, *Problem) {
+	ls := Layers(append([]Layer(nil), DefaultLayers...))
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		ls.sort()
+		return ls, nil
+	}
+	if err != nil {
+		ls.sort()
+		return ls, &Problem{Path: path, Message: err.Error()}
+	}
+	var f struct {
+		Layers []Layer `json:"layers"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		ls.sort()
+		return ls, &Problem{Path: path, Message: "layers.json does not parse, using the default layers: " + err.Error()}
+	}
+	var bad []string
+	for _, l := range f.Layers {
+		if l.Name == "" || (l.Prefix != "" && !strings.HasSuffix(l.Prefix, "/")) || strings.HasPrefix(l.Prefix, "/") || strings.Contains(l.Prefix, "..") {
+			bad = append(bad, fmt.Sprintf("%q", l.Name+":"+l.Prefix))
+			continue
+		}
+		if l.Kind != "" && l.Kind != KindFractal {
+			bad = append(bad, fmt.Sprintf("%q (unknown kind %q)", l.Name, l.Kind))
+			continue
+		}
+		replaced := false
+		for i := range ls {
+			if ls[i].Name == l.Name {
+				ls[i], replaced = l, true
+			}
+		}
+		if !replaced {
+			ls = append(ls, l)
+		}
+	}
+	ls.sort()
+	if bad != nil {
+		return ls, &Problem{Path: path, Message: "layers.json: ignored layers " + strings.Join(bad, ", ") + ": a layer needs a name and a relative prefix ending in /"}
+	}
+	return ls, nil
+}
+
+func (ls Layers) sort() {
+	sort.SliceStable(ls, func(i, j int) bool { return len(ls[i].Prefix) > len(ls[j].Prefix) })
+}
+
+// Binding is a project's .magicfrog/config.json.
+type Binding struct {
+	Task       string   `json:"task,omitempty"`
+	Tasks      []string `json:"tasks,omitempty"`
+	Agents     []string `json:"agents,omitempty"`
+	Summarizer string   `json:"summarizer,omitempty"`
+}
+
+// Roster is <data>/magicfrog.json.
+type Roster struct {
+	Agents []string `json:"agents"`
+}
+
+func readJSON(path string, v any) *Problem {
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		err = json.Unmarshal(data, v)
+	}
+	if err != nil {
+		return &Problem{Path: path, Message: filepath.Base(path) + " does not parse: " + err.Error()}
+	}
+	return nil
+}
+
+// ReadMachineID returns this machine's id from <data>/machine-id, making one on
+// first use: random, never the hostname. create=false only reads.
+func ReadMachineID(p Paths, create bool) (string, error) {
+	path := p.MachineIDFile()
+	data, err := os.ReadFile(path)
+	if err == nil {
+		id := strings.TrimSpace(string(data))
+		if id == "" || strings.ContainsAny(id, " \t/\\\"<>&") {
+			return "", fmt.Errorf("%s: not a machine id: %q", path, id)
+		}
+		return id, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) || !create {
+		return "", err
+	}
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	id := hex.EncodeToString(b)
+	if err := os.MkdirAll(p.DataDir, 0o755); err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return ReadMachineID(p, false) // another process made it first
+	}
+	if err != nil {
+		return "", err
+	}
+	_, err = f.WriteString(id + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return id, err
+}

@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// Options say where memory is and who is looking at it.
+type Options struct {
+	// DataDir is the MagicFrog data directory; "" resolves it as SPEC §1 says.
+	DataDir string
+	// ProjectDir is the workspace folder whose .magicfrog/ holds task memory;
+	// "" means there is no project (the data directory alone, or a lone file).
+	ProjectDir string
+	// Machine overrides this machine's id (otherwise <data>/machine-id).
+	Machine string
+	// Getenv reads the environment; nil means os.Getenv. Tests set it.
+	Getenv func(string) string
+}
+
+// ResolveDataDir finds the data directory: the flag or client setting, else
+// $MAGICFROG_HOME, else $XDG_DATA_HOME/magicfrog, else the platform default.
+func ResolveDataDir(flag string, getenv func(string) string) (string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if flag != "" {
+		return filepath.Abs(flag)
+	}
+	if v := getenv("MAGICFROG_HOME"); v != "" {
+		return filepath.Abs(v)
+	}
+	if v := getenv("XDG_DATA_HOME"); v != "" {
+		return filepath.Join(v, "magicfrog"), nil
+	}
+	switch runtime.GOOS {
+	case "windows":
+		if v := getenv("AppData"); v != "" {
+			return filepath.Join(v, "MagicFrog"), nil
+		}
+	case "darwin":
+		if h := getenv("HOME"); h != "" {
+			return filepath.Join(h, "Library", "Application Support", "MagicFrog"), nil
+		}
+	}
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", errors.New("cannot find the data directory: set --data-dir, $MAGICFROG_HOME or $HOME")
+		}
+	}
+	return filepath.Join(home, ".local", "share", "magicfrog"), nil
+}
+
+// Root is one directory that holds a dimension's notes.
+type Root struct {
+	Dir       string
+	Dimension Dimension
+	Legacy    bool // machine/ read as device, project/ read as task
+}
+
+// Paths of the files the engine reads, derived from the two directories.
+type Paths struct {
+	DataDir, ProjectDir string
+}
+
+func (p Paths) MemoryDir() string  { return filepath.Join(p.DataDir, "memory") }
+func (p Paths) LayersFile() string { return filepath.Join(p.DataDir, "memory", "layers.json") }
+func (p Paths) RosterFile() string { return filepath.Join(p.DataDir, "magicfrog.json") }
+func (p Paths) MachineIDFile() string {
+	return filepath.Join(p.DataDir, "machine-id")
+}
+
+// ProjectConfigFile is <project>/.magicfrog/config.json, or "" without a project.
+func (p Paths) ProjectConfigFile() string {
+	if p.ProjectDir == "" {
+		return ""
+	}
+	return filepath.Join(p.ProjectDir, ".magicfrog", "config.json")
+}
+
+// TaskDir is the canonical task root, or "" without a project.
+func (p Paths) TaskDir() string {
+	if p.ProjectDir == "" {
+		return ""
+	}
+	return filepath.Join(p.ProjectDir, ".magicfrog", "memory")
+}
+
+// Roots lists every directory notes are read from, canonical before legacy.
+func (p Paths) Roots() []Root {
+	m := p.MemoryDir()
+	roots := []Root{
+		{Dir: filepath.Join(m, "account"), Dimension: Account},
+		{Dir: filepath.Join(m, "user"), Dimension: User},
+		{Dir: filepath.Join(m, "agent"), Dimension: Agent},
+		{Dir: filepath.Join(m, "device"), Dimension: Device},
+	}
+	if t := p.TaskDir(); t != "" {
+		roots = append(roots, Root{Dir: t, Dimension: Task})
+	}
+	roots = append(roots,
+		Root{Dir: filepath.Join(m, "machine"), Dimension: Device, Legacy: true},
+		Root{Dir: filepath.Join(m, "project"), Dimension: Task, Legacy: true},
+	)
+	return roots
+}
+
+// CanonicalRoot is where new writes of a dimension land; "" for task without a
+// project.
+func (p Paths) CanonicalRoot(d Dimension) string {
+	if d == Task {
+		return p.TaskDir()
+	}
+	return filepath.Join(p.MemoryDir(), d.String())
+}
+
+// LockRoot is the directory whose lock serializes writes to the note at path:
+// the project's .magicfrog/memory for task notes, the data directory's memory/
+// for everything else.
+func (p Paths) LockRoot(path string) string {
+	if t := p.TaskDir(); t != "" && within(t, path) {
+		return t
+	}
+	return p.MemoryDir()
+}
+
+// within reports whether path is dir or below it (both cleaned, absolute).
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !filepath.IsAbs(rel) && !startsWithDotDot(rel)
+}
+
+func startsWithDotDot(rel string) bool {
+	return len(rel) >= 3 && rel[:3] == ".."+string(filepath.Separator)
+}

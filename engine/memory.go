@@ -1,0 +1,529 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+)
+
+// MaxNoteSize is the largest file read as a note. Memory notes are read whole
+// into every agent's context; a larger file is almost certainly not a note, and
+// reading it would cost every load.
+const MaxNoteSize = 4 << 20
+
+// Problem is something wrong with a file that kept it, or part of it, from being
+// read. Problems never stop the rest of the tree from loading.
+type Problem struct {
+	Path    string
+	Message string
+}
+
+func (p Problem) Error() string { return p.Path + ": " + p.Message }
+
+// Memory is a loaded memory tree: the data directory, the project's task memory,
+// their configuration, and every note. It is safe for concurrent use; entries are
+// immutable and replaced whole when their file changes.
+type Memory struct {
+	Paths Paths
+
+	mu         sync.RWMutex
+	layers     Layers
+	roster     []string
+	binding    Binding
+	machine    string
+	machineErr error
+	ids        scopeIDs
+	config     []Problem           // configuration files that did not parse
+	entries    map[string]*Entry   // by absolute path
+	byKey      map[string][]*Entry // every entry of a key, any dimension
+	keys       []string            // sorted keys of byKey
+	problems   map[string]Problem  // files that could not be read, by path
+	version    uint64              // bumped on every change
+}
+
+// Open resolves the locations, reads the configuration and loads every note.
+// Unreadable or malformed notes become Problems; only an unusable data
+// directory setting is an error.
+func Open(opts Options) (*Memory, error) {
+	data, err := ResolveDataDir(opts.DataDir, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	project := opts.ProjectDir
+	if project != "" {
+		if project, err = filepath.Abs(project); err != nil {
+			return nil, err
+		}
+	}
+	m := &Memory{Paths: Paths{DataDir: filepath.Clean(data), ProjectDir: project}}
+	m.machine = opts.Machine
+	m.reload()
+	return m, nil
+}
+
+// Reload reads the configuration and every note again.
+func (m *Memory) Reload() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reloadLocked()
+}
+
+func (m *Memory) reload() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reloadLocked()
+}
+
+func (m *Memory) reloadLocked() {
+	m.readConfig()
+	m.entries = make(map[string]*Entry)
+	m.byKey = make(map[string][]*Entry)
+	m.problems = make(map[string]Problem)
+	for _, r := range m.Paths.Roots() {
+		m.loadRoot(r, r.Dir)
+	}
+	m.rebuildKeys()
+	m.version++
+}
+
+func (m *Memory) readConfig() {
+	m.config = nil
+	layers, p := readLayers(m.Paths.LayersFile())
+	m.layers = layers
+	if p != nil {
+		m.config = append(m.config, *p)
+	}
+	var roster Roster
+	if p := readJSON(m.Paths.RosterFile(), &roster); p != nil {
+		m.config = append(m.config, *p)
+	}
+	m.binding = Binding{}
+	if p := readJSON(m.Paths.ProjectConfigFile(), &m.binding); p != nil {
+		m.config = append(m.config, *p)
+	}
+	// The roster is magicfrog.json's agents plus the agents the project names: an
+	// agent a project is bound to is an agent, registered or not.
+	m.roster = unique(append(append([]string(nil), roster.Agents...), m.binding.Agents...))
+	m.ids = scopeIDs{agents: set(m.roster), tasks: set(append([]string{m.binding.Task}, m.binding.Tasks...))}
+	delete(m.ids.tasks, "")
+	if m.machine == "" || m.machineErr != nil {
+		m.machine, m.machineErr = ReadMachineID(m.Paths, false)
+		if errors.Is(m.machineErr, fs.ErrNotExist) {
+			m.machineErr = nil // made on the first write that needs it
+		}
+	}
+}
+
+// loadRoot reads every note below dir (a root or a folder inside it) with a
+// worker per CPU: reading files dominates, so this is what keeps loading near
+// the cost of reading.
+func (m *Memory) loadRoot(r Root, dir string) {
+	var paths []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == r.Dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipDir
+			}
+			m.problems[p] = Problem{Path: p, Message: "cannot read: " + err.Error()}
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		name := d.Name()
+		if p != dir && strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := os.Stat(p)
+			switch {
+			case err != nil:
+				m.problems[p] = Problem{Path: p, Message: "broken or looping symbolic link: " + err.Error()}
+			case target.IsDir():
+				m.problems[p] = Problem{Path: p, Message: "symbolic link to a folder: not followed (link the notes themselves, or move the folder in)"}
+			case isNoteName(name):
+				paths = append(paths, p)
+			}
+			return nil
+		}
+		if !d.IsDir() && isNoteName(name) {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		m.problems[dir] = Problem{Path: dir, Message: err.Error()}
+	}
+	entries := make([]*Entry, len(paths))
+	probs := make([]*Problem, len(paths))
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	next := make(chan int, len(paths))
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				entries[i], probs[i] = m.readEntry(r, paths[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range paths {
+		if probs[i] != nil {
+			m.problems[paths[i]] = *probs[i]
+		}
+		if entries[i] != nil {
+			m.putLocked(entries[i])
+		}
+	}
+}
+
+// readEntry reads and parses one note. Files that are not notes (too large,
+// binary, not UTF-8) are Problems and no entry.
+func (m *Memory) readEntry(r Root, p string) (*Entry, *Problem) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, &Problem{Path: p, Message: "cannot read: " + err.Error()}
+	}
+	if info.Size() > MaxNoteSize {
+		return nil, &Problem{Path: p, Message: fmt.Sprintf("%d bytes is larger than a note may be (%d MiB): not loaded", info.Size(), MaxNoteSize>>20)}
+	}
+	src, err := os.ReadFile(p)
+	if err != nil {
+		return nil, &Problem{Path: p, Message: "cannot read: " + err.Error()}
+	}
+	return m.makeEntry(r, p, src)
+}
+
+// makeEntry classifies and parses src as the note at p.
+func (m *Memory) makeEntry(r Root, p string, src []byte) (*Entry, *Problem) {
+	if i := bytes.IndexByte(src, 0); i >= 0 {
+		return nil, &Problem{Path: p, Message: fmt.Sprintf("binary file (NUL byte at offset %d): not a note", i)}
+	}
+	if !utf8.Valid(src) {
+		off := 0
+		for off < len(src) {
+			r, size := utf8.DecodeRune(src[off:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			off += size
+		}
+		return nil, &Problem{Path: p, Message: fmt.Sprintf("not UTF-8 text (invalid byte at offset %d): not loaded", off)}
+	}
+	rel, err := filepath.Rel(r.Dir, p)
+	if err != nil {
+		return nil, &Problem{Path: p, Message: err.Error()}
+	}
+	scope, key := m.ids.classify(r.Dimension, filepath.ToSlash(rel))
+	e := &Entry{
+		Path: p, Root: r.Dir, Dimension: r.Dimension, Scope: scope, Key: key,
+		Layer: m.layers.Match(key), Legacy: r.Legacy,
+		Src: src, Doc: frontmatter.Parse(src), Hash: hashBytes(src),
+	}
+	return e, nil
+}
+
+func (m *Memory) putLocked(e *Entry) {
+	if old := m.entries[e.Path]; old != nil {
+		m.dropLocked(old)
+	}
+	m.entries[e.Path] = e
+	list := m.byKey[e.Key]
+	if list == nil && m.keys != nil {
+		i := sort.SearchStrings(m.keys, e.Key)
+		m.keys = append(m.keys, "")
+		copy(m.keys[i+1:], m.keys[i:])
+		m.keys[i] = e.Key
+	}
+	m.byKey[e.Key] = append(list, e)
+}
+
+func (m *Memory) dropLocked(e *Entry) {
+	delete(m.entries, e.Path)
+	list := m.byKey[e.Key]
+	for i, x := range list {
+		if x == e {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(m.byKey, e.Key)
+		if i := sort.SearchStrings(m.keys, e.Key); i < len(m.keys) && m.keys[i] == e.Key {
+			m.keys = append(m.keys[:i], m.keys[i+1:]...)
+		}
+		return
+	}
+	m.byKey[e.Key] = list
+}
+
+func (m *Memory) rebuildKeys() {
+	m.keys = make([]string, 0, len(m.byKey))
+	for k := range m.byKey {
+		m.keys = append(m.keys, k)
+	}
+	sort.Strings(m.keys)
+}
+
+// Refresh re-reads whatever changed at path: a note, a folder of notes, or a
+// configuration file (which reloads everything). It reports whether the tree
+// changed.
+func (m *Memory) Refresh(path string) bool {
+	path = filepath.Clean(path)
+	switch path {
+	case m.Paths.LayersFile(), m.Paths.RosterFile(), m.Paths.ProjectConfigFile(), m.Paths.MachineIDFile():
+		m.Reload()
+		return true
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	loc, ok := m.locateLocked(path)
+	if !ok {
+		return false
+	}
+	changed := false
+	// Whatever was at or below path goes; whatever is there now comes back.
+	prefix := path + string(filepath.Separator)
+	for p, e := range m.entries {
+		if p == path || strings.HasPrefix(p, prefix) {
+			m.dropLocked(e)
+			changed = true
+		}
+	}
+	for p := range m.problems {
+		if p == path || strings.HasPrefix(p, prefix) {
+			delete(m.problems, p)
+			changed = true
+		}
+	}
+	info, err := os.Lstat(path)
+	switch {
+	case err != nil:
+	case info.IsDir():
+		before := len(m.entries)
+		m.loadRoot(loc.Root, path)
+		changed = changed || len(m.entries) != before
+	case isNoteName(filepath.Base(path)) && !hiddenBelow(loc.Root.Dir, path):
+		m.loadRoot(loc.Root, path)
+		changed = true
+	}
+	if changed {
+		m.version++
+	}
+	return changed
+}
+
+// hiddenBelow reports whether any element of path below root starts with ".".
+func hiddenBelow(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return true
+	}
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		if strings.HasPrefix(part, ".") && part != "." {
+			return true
+		}
+	}
+	return false
+}
+
+// Locate says where path sits in the memory model: its root, dimension, scope,
+// key and layer, whether or not a note exists there.
+func (m *Memory) Locate(path string) (Location, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.locateLocked(filepath.Clean(path))
+}
+
+func (m *Memory) locateLocked(path string) (Location, bool) {
+	for _, r := range m.Paths.Roots() {
+		if !within(r.Dir, path) {
+			continue
+		}
+		rel, _ := filepath.Rel(r.Dir, path)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			rel = ""
+		}
+		scope, key := m.ids.classify(r.Dimension, rel)
+		return Location{Root: r, Dimension: r.Dimension, Scope: scope, Key: key, Layer: m.layers.Match(key), Legacy: r.Legacy}, true
+	}
+	return Location{}, false
+}
+
+// Parse classifies and parses src as if it were the note at path (an editor
+// buffer that may differ from the disk). ok is false outside every root.
+func (m *Memory) Parse(path string, src []byte) (*Entry, *Problem, bool) {
+	loc, ok := m.Locate(path)
+	if !ok {
+		return nil, nil, false
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	e, p := m.makeEntry(loc.Root, filepath.Clean(path), src)
+	return e, p, true
+}
+
+// Entry returns the loaded note at path, or nil.
+func (m *Memory) Entry(path string) *Entry {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.entries[filepath.Clean(path)]
+}
+
+// Entries returns every loaded note, sorted by dimension, scope and key.
+func (m *Memory) Entries() []*Entry {
+	m.mu.RLock()
+	out := make([]*Entry, 0, len(m.entries))
+	for _, e := range m.entries {
+		out = append(out, e)
+	}
+	m.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return entryLess(out[i], out[j]) })
+	return out
+}
+
+func entryLess(a, b *Entry) bool {
+	if a.Dimension != b.Dimension {
+		return a.Dimension < b.Dimension
+	}
+	if a.Scope != b.Scope {
+		return a.Scope < b.Scope
+	}
+	if a.Key != b.Key {
+		return a.Key < b.Key
+	}
+	if a.Legacy != b.Legacy {
+		return !a.Legacy
+	}
+	return a.Path < b.Path
+}
+
+// Versions returns every note with key, in any dimension or scope.
+func (m *Memory) Versions(key string) []*Entry {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return append([]*Entry(nil), m.byKey[key]...)
+}
+
+// Len is the number of loaded notes.
+func (m *Memory) Len() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.entries)
+}
+
+// Problems lists configuration files and note files that could not be read.
+func (m *Memory) Problems() []Problem {
+	m.mu.RLock()
+	out := append([]Problem(nil), m.config...)
+	for _, p := range m.problems {
+		out = append(out, p)
+	}
+	m.mu.RUnlock()
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// Version changes whenever the tree changes.
+func (m *Memory) Version() uint64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.version
+}
+
+// Layers returns the configured layers, longest prefix first.
+func (m *Memory) Layers() Layers {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return append(Layers(nil), m.layers...)
+}
+
+// Roster is the agent IDs: magicfrog.json plus the project's agents.
+func (m *Memory) Roster() []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return append([]string(nil), m.roster...)
+}
+
+// Binding is the project's configuration.
+func (m *Memory) Binding() Binding {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.binding
+}
+
+// IsTaskID reports whether id names a task of this project.
+func (m *Memory) IsTaskID(id string) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.ids.tasks[id]
+}
+
+// MachineID is this machine's id ("" when none was made yet).
+func (m *Memory) MachineID() string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.machine
+}
+
+// EnsureMachineID returns this machine's id, making <data>/machine-id on first use.
+func (m *Memory) EnsureMachineID() (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.machine != "" {
+		return m.machine, nil
+	}
+	id, err := ReadMachineID(m.Paths, true)
+	if err != nil {
+		return "", fmt.Errorf("machine id: %w", err)
+	}
+	m.machine = id
+	return id, nil
+}
+
+// DefaultScope is the scope the project binding and this machine give.
+func (m *Memory) DefaultScope() Scope {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return Scope{Task: m.binding.Task, Agents: append([]string(nil), m.binding.Agents...), Machine: m.machine}
+}
+
+func set(xs []string) map[string]bool {
+	s := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		s[x] = true
+	}
+	return s
+}
+
+func unique(xs []string) []string {
+	seen := set(nil)
+	out := xs[:0]
+	for _, x := range xs {
+		if x != "" && !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

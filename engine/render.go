@@ -1,0 +1,254 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// RenderOptions say what to render.
+type RenderOptions struct {
+	Scope Scope
+	// Budget is the most tokens the block may take; 0 means no limit. What does
+	// not fit is left out visibly, one <omitted/> line per note.
+	Budget int
+	// Previous is the generation of the block the agent holds now. When the view
+	// changed, the new block says replaces="<Previous>".
+	Previous string
+	// Today is the journal's today (YYYY-MM-DD) for the boot set; "" is the local
+	// date.
+	Today string
+}
+
+// Block is a rendered <memory> block.
+type Block struct {
+	Text       string
+	Generation string
+	Tokens     int
+	Included   []*Entry  // notes whose bodies are in the block
+	Skills     []*Entry  // skills listed
+	Omitted    []Omitted // notes left out, and why
+}
+
+// Omitted is a note the block leaves out.
+type Omitted struct {
+	Entry  *Entry
+	Tokens int
+	Reason string // "budget"
+}
+
+// group is one element of the block: a dimension, and for agent and task the ID.
+type group struct {
+	dim   Dimension
+	id    string // scope ID; "" for the shared notes of agent and task
+	notes []*Entry
+}
+
+// Render renders the <memory> block for a scope (SPEC §5): most specific
+// dimension first, inside a dimension ID-scoped notes before shared ones, sorted
+// by key; skills listed, not inlined; journal files outside the boot set left out.
+func (m *Memory) Render(opts RenderOptions) (*Block, error) {
+	s := opts.Scope
+	if s.Machine == "" {
+		s.Machine = m.MachineID()
+	}
+	inBoot, err := bootSetFilter(opts.Today)
+	if err != nil {
+		return nil, err
+	}
+	v := m.View(s)
+	groups, skills := arrange(v, inBoot)
+
+	open := func(gen, replaces string) string {
+		var b strings.Builder
+		b.WriteString(`<memory generation="` + gen + `"`)
+		if replaces != "" {
+			b.WriteString(` replaces="` + attr(replaces) + `"`)
+		}
+		if s.Task != "" {
+			b.WriteString(` task="` + attr(s.Task) + `"`)
+		}
+		if len(s.Agents) > 0 {
+			b.WriteString(` agents="` + attr(strings.Join(s.Agents, ",")) + `"`)
+		}
+		if s.Machine != "" {
+			b.WriteString(` machine="` + attr(s.Machine) + `"`)
+		}
+		b.WriteString(">\n")
+		return b.String()
+	}
+
+	blk := &Block{}
+	var body strings.Builder
+	used := Tokens(open("00000000", opts.Previous)) + Tokens("</memory>\n")
+	fits := func(n int) bool { return opts.Budget <= 0 || used+n <= opts.Budget }
+	for _, g := range groups {
+		openTag, closeTag := groupTags(g, s)
+		wrap := Tokens(openTag) + Tokens(closeTag)
+		if !fits(wrap) {
+			// Not even the element fits: its notes are still named, one line each.
+			for _, e := range g.notes {
+				n := Tokens(noteElement(e))
+				om := omittedLine(e, n, "budget")
+				body.WriteString(om)
+				used += Tokens(om)
+				blk.Omitted = append(blk.Omitted, Omitted{Entry: e, Tokens: n, Reason: "budget"})
+			}
+			continue
+		}
+		used += wrap
+		body.WriteString(openTag)
+		for _, e := range g.notes {
+			el := noteElement(e)
+			n := Tokens(el)
+			if fits(n) {
+				body.WriteString(el)
+				used += n
+				blk.Included = append(blk.Included, e)
+				continue
+			}
+			om := omittedLine(e, n, "budget")
+			body.WriteString(om)
+			used += Tokens(om)
+			blk.Omitted = append(blk.Omitted, Omitted{Entry: e, Tokens: n, Reason: "budget"})
+		}
+		body.WriteString(closeTag)
+	}
+	if len(skills) > 0 {
+		body.WriteString("<skills>\n")
+		used += Tokens("<skills>\n</skills>\n")
+		for _, e := range skills {
+			line := skillLine(e)
+			n := Tokens(line)
+			if fits(n) {
+				body.WriteString(line)
+				used += n
+				blk.Skills = append(blk.Skills, e)
+				continue
+			}
+			om := omittedLine(e, n, "budget")
+			body.WriteString(om)
+			used += Tokens(om)
+			blk.Omitted = append(blk.Omitted, Omitted{Entry: e, Tokens: n, Reason: "budget"})
+		}
+		body.WriteString("</skills>\n")
+	}
+	body.WriteString("</memory>\n")
+
+	// The generation hashes everything the agent would read except the
+	// generation itself, so an unchanged view keeps its generation.
+	h := sha256.New()
+	h.Write([]byte(open("", "")))
+	h.Write([]byte(body.String()))
+	blk.Generation = hex.EncodeToString(h.Sum(nil))[:8]
+	replaces := ""
+	if opts.Previous != "" && opts.Previous != blk.Generation {
+		replaces = opts.Previous
+	}
+	blk.Text = open(blk.Generation, replaces) + body.String()
+	blk.Tokens = used
+	return blk, nil
+}
+
+// arrange sorts the view's winners into the block's elements and its skill list.
+func arrange(v *View, inBoot func(*Entry) bool) ([]group, []*Entry) {
+	var skills []*Entry
+	byGroup := map[Dimension]map[string][]*Entry{}
+	add := func(e *Entry) {
+		if e.Layer.Kind == KindFractal && !inBoot(e) {
+			return
+		}
+		if e.Layer.IsSkills() {
+			skills = append(skills, e)
+			return
+		}
+		if byGroup[e.Dimension] == nil {
+			byGroup[e.Dimension] = map[string][]*Entry{}
+		}
+		byGroup[e.Dimension][e.Scope] = append(byGroup[e.Dimension][e.Scope], e)
+	}
+	for _, kv := range v.Keys {
+		add(kv.Winner)
+	}
+	for _, e := range v.Device {
+		add(e)
+	}
+	var groups []group
+	for _, d := range RenderOrder {
+		scopes := byGroup[d]
+		var ids []string
+		for id := range scopes {
+			if id != "" {
+				ids = append(ids, id)
+			}
+		}
+		// ID-scoped groups in the order the scope names them, then the shared one.
+		order := v.Scope.Agents
+		if d == Task {
+			order = []string{v.Scope.Task}
+		}
+		for _, id := range order {
+			if len(scopes[id]) > 0 {
+				groups = append(groups, group{dim: d, id: id, notes: scopes[id]})
+			}
+		}
+		if len(scopes[""]) > 0 {
+			groups = append(groups, group{dim: d, notes: scopes[""]})
+		}
+	}
+	// Keys are already sorted within the view; device notes were sorted too.
+	return groups, skills
+}
+
+func groupTags(g group, s Scope) (string, string) {
+	name := g.dim.String()
+	switch {
+	case g.dim == Device:
+		return `<device machine="` + attr(s.Machine) + "\">\n", "</device>\n"
+	case g.id != "":
+		return "<" + name + ` id="` + attr(g.id) + "\">\n", "</" + name + ">\n"
+	}
+	return "<" + name + ">\n", "</" + name + ">\n"
+}
+
+func noteElement(e *Entry) string {
+	var b strings.Builder
+	b.WriteString(`<note path="` + attr(e.Key) + `"`)
+	if r := e.Revision(); r > 0 {
+		b.WriteString(` revision="` + strconv.Itoa(r) + `"`)
+	}
+	if u := e.Updated(); u != "" {
+		b.WriteString(` updated="` + attr(u) + `"`)
+	}
+	b.WriteString(">\n")
+	body := EscapeBody(string(e.Body()))
+	b.WriteString(body)
+	if body != "" && !strings.HasSuffix(body, "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString("</note>\n")
+	return b.String()
+}
+
+func skillLine(e *Entry) string {
+	name := e.Meta("name")
+	if name == "" {
+		name = strings.TrimSuffix(path.Base(e.Key), path.Ext(e.Key))
+	}
+	line := `<skill path="` + attr(e.Ref()) + `" name="` + attr(name) + `"`
+	if d := e.Meta("description"); d != "" {
+		line += ` description="` + attr(d) + `"`
+	}
+	return line + "/>\n"
+}
+
+func omittedLine(e *Entry, tokens int, reason string) string {
+	return fmt.Sprintf("<omitted path=\"%s\" tokens=\"%d\" reason=\"%s\"/>\n", attr(e.Ref()), tokens, reason)
+}
+
+var attrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "\n", "&#10;", "\r", "&#13;", "\t", "&#9;")
+
+func attr(s string) string { return attrEscaper.Replace(s) }

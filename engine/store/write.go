@@ -1,0 +1,211 @@
+package store
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// tempMarker sits between the note's name and the random suffix of a
+// temporary file: ".<name>.tmp-<random>".
+const tempMarker = ".tmp-"
+
+// tempMaxAge is the age after which a leftover temporary file is removed.
+var tempMaxAge = time.Minute
+
+// crashHook, when set (by tests only), is called at each step of an atomic
+// write: "after-write", "after-sync", "after-rename".
+var crashHook func(point string)
+
+func hook(point string) {
+	if crashHook != nil {
+		crashHook(point)
+	}
+}
+
+// Update replaces the note at path (absolute, or relative to root) with what
+// fn returns, if the disk holds what expect says.
+//
+// Under root's lock it reads the note, checks it against expect (a
+// *StaleError, and nothing written, on any difference), calls fn with the
+// current bytes (nil, false when the note does not exist), creates missing
+// parent directories and atomically replaces the note: the new bytes go to
+// ".<name>.tmp-<random>" in the same directory (a name note loaders ignore),
+// which is fsynced and renamed over the note; then the directory is fsynced.
+// An error from fn is returned as is and nothing is written. Update returns
+// the bytes written.
+func Update(root, path string, expect Expect, fn func(current []byte, exists bool) ([]byte, error)) ([]byte, error) {
+	unlock, err := Lock(root)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock() // an unlock error cannot undo the write; closing the file releases the lock anyway
+	t, err := resolve(root, path)
+	if err != nil {
+		return nil, err
+	}
+	current, mode, exists, err := t.read()
+	if err != nil {
+		return nil, err
+	}
+	if err := check(t.display, expect, exists, current); err != nil {
+		return nil, err
+	}
+	next, err := fn(current, exists)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.mkdirs(); err != nil {
+		return nil, err
+	}
+	if !exists {
+		mode = 0o644
+	}
+	if err := writeAtomic(t, next, mode); err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+// Write replaces the note at path with content if the disk holds what expect
+// says; see Update.
+func Write(root, path string, content []byte, expect Expect) error {
+	_, err := Update(root, path, expect, func([]byte, bool) ([]byte, error) { return content, nil })
+	return err
+}
+
+// Remove deletes the note at path if the disk holds what expect says (a
+// *StaleError otherwise), then removes the parent directories this left
+// empty, up to but not including root. A note that does not exist while
+// expect says it should not is nothing to do.
+func Remove(root, path string, expect Expect) error {
+	unlock, err := Lock(root)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	t, err := resolve(root, path)
+	if err != nil {
+		return err
+	}
+	current, _, exists, err := t.read()
+	if err != nil {
+		return err
+	}
+	if err := check(t.display, expect, exists, current); err != nil {
+		return err
+	}
+	if !exists {
+		return nil
+	}
+	cleanTemps(t.dir)
+	if err := os.Remove(t.file()); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	if err := syncDir(t.dir); err != nil {
+		return err
+	}
+	// Prune now-empty parents, deepest first, stopping at the first that is
+	// not empty (or is a symbolic link, or is root).
+	for d := filepath.Dir(t.rel); d != "."; d = filepath.Dir(d) {
+		p := filepath.Join(t.rootReal, d)
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.IsDir() {
+			break
+		}
+		cleanTemps(p)
+		if os.Remove(p) != nil {
+			break
+		}
+		_ = syncDir(filepath.Dir(p)) // the note is gone already; an empty folder surviving a crash loses nothing
+	}
+	return nil
+}
+
+// writeAtomic writes data over t's file through a temporary file in the same
+// directory.
+func writeAtomic(t *target, data []byte, mode fs.FileMode) (err error) {
+	dir := t.dir
+	cleanTemps(dir)
+	f, err := os.CreateTemp(dir, "."+t.base+tempMarker+"*")
+	if err != nil {
+		return fmt.Errorf("store: create temporary file: %w", err)
+	}
+	tmp := f.Name()
+	renamed := false
+	defer func() {
+		if !renamed {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if runtime.GOOS != "windows" {
+		if err := f.Chmod(mode); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+	}
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("store: write temporary file: %w", err)
+	}
+	hook("after-write")
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("store: fsync temporary file: %w", err)
+	}
+	hook("after-sync")
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("store: close temporary file: %w", err)
+	}
+	if err := os.Rename(tmp, t.file()); err != nil {
+		return fmt.Errorf("store: replace %s: %w", t.display, err)
+	}
+	renamed = true
+	hook("after-rename")
+	return syncDir(dir)
+}
+
+// isTemp reports whether name is one of the store's temporary files.
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker)
+}
+
+// cleanTemps removes temporary files in dir older than tempMaxAge: left by a
+// writer that crashed between creating and renaming them. Younger ones may
+// belong to a writer still at work (under another root's lock) and are kept.
+// It is best effort: a leftover file is invisible to readers either way.
+func cleanTemps(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	cutoff := time.Now().Add(-tempMaxAge)
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !isTemp(e.Name()) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// syncDir fsyncs a directory so that entries created, renamed or removed in
+// it are durable. Windows cannot open a directory for syncing; NTFS journals
+// renames, so there it is skipped.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("store: open directory for fsync: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("store: fsync directory %s: %w", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+package engine
+
+import "sort"
+
+// Scope is who is looking: the task, the agents on the session's roster, and
+// this machine (SPEC §3).
+type Scope struct {
+	Task    string   `json:"task,omitempty"`
+	Agents  []string `json:"agents,omitempty"`
+	Machine string   `json:"machine,omitempty"`
+}
+
+// inScope reports whether e can be seen at all from s: other agents' and other
+// tasks' notes, and other machines' device notes, cannot.
+func (s Scope) inScope(e *Entry, thisMachine string) bool {
+	switch e.Dimension {
+	case Agent:
+		return e.Scope == "" || contains(s.Agents, e.Scope)
+	case Task:
+		return e.Scope == "" || e.Scope == s.Task
+	case Device:
+		bound := deviceMachine(e)
+		if bound == "" {
+			bound = thisMachine
+		}
+		return bound == s.machine(thisMachine)
+	}
+	return true
+}
+
+func (s Scope) machine(thisMachine string) string {
+	if s.Machine != "" {
+		return s.Machine
+	}
+	return thisMachine
+}
+
+// deviceMachine is the machine a device note is bound to. A note without the
+// binding (a legacy machine/ note predates it) lives only on this disk, so
+// inScope binds it to this machine.
+func deviceMachine(e *Entry) string {
+	return e.Machine()
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// rank orders competing versions of a key: a more specific dimension wins, and
+// inside a dimension an ID-scoped note beats a shared one; a canonical note beats
+// a legacy one in the same place.
+func rank(e *Entry) int {
+	r := e.Dimension.Specificity() * 4
+	if e.Scope != "" {
+		r += 2
+	}
+	if !e.Legacy {
+		r++
+	}
+	return r
+}
+
+// KeyView is one key of the effective view: the winning note and the notes it
+// shadows, most specific first.
+type KeyView struct {
+	Key      string
+	Winner   *Entry
+	Shadowed []*Entry
+}
+
+// View is the effective view for a scope (SPEC §3).
+type View struct {
+	Scope Scope
+	// Keys holds the chain's winners, sorted by key. With several agents in scope
+	// a key can appear once per agent that has its own version: agents' own notes
+	// never shadow each other.
+	Keys []KeyView
+	// Device holds this machine's device notes, each its own row, sorted by key.
+	Device []*Entry
+}
+
+// View computes the effective view for a scope.
+func (m *Memory) View(s Scope) *View {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if s.Machine == "" {
+		s.Machine = m.machine
+	}
+	v := &View{Scope: s}
+	var cands []*Entry
+	for _, key := range m.keys {
+		cands = cands[:0]
+		for _, e := range m.byKey[key] {
+			if e.Dimension == Device {
+				if s.inScope(e, m.machine) {
+					v.Device = append(v.Device, e)
+				}
+				continue
+			}
+			if s.inScope(e, m.machine) {
+				cands = append(cands, e)
+			}
+		}
+		if len(cands) == 0 {
+			continue
+		}
+		v.Keys = append(v.Keys, resolve(key, cands)...)
+	}
+	sort.SliceStable(v.Device, func(i, j int) bool { return v.Device[i].Key < v.Device[j].Key })
+	return v
+}
+
+// resolve picks the winners among a key's in-scope versions.
+func resolve(key string, cands []*Entry) []KeyView {
+	sorted := append([]*Entry(nil), cands...)
+	sort.SliceStable(sorted, func(i, j int) bool { return rank(sorted[i]) > rank(sorted[j]) })
+	top := rank(sorted[0])
+	// Several agents' own notes tie at the top: each is a winner for its agent,
+	// and all of them shadow the rest.
+	n := 1
+	for n < len(sorted) && rank(sorted[n]) == top && sorted[n].Dimension == Agent && sorted[n].Scope != sorted[0].Scope {
+		n++
+	}
+	out := make([]KeyView, 0, n)
+	for i := 0; i < n; i++ {
+		kv := KeyView{Key: key, Winner: sorted[i]}
+		for _, e := range sorted[n:] {
+			kv.Shadowed = append(kv.Shadowed, e)
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// Status is where one note stands in the effective view of a scope.
+type Status struct {
+	InScope   bool     // the scope can see this note at all
+	Effective bool     // it is (one of) the winner(s) of its key
+	Winner    *Entry   // the note that shadows it, when not effective
+	Shadows   []*Entry // what it shadows, when effective
+	Chain     []*Entry // every in-scope version of its key, most specific first
+}
+
+// StatusOf says whether e wins its key in scope s and what it shadows or is
+// shadowed by. Device notes are never shadowed.
+func (m *Memory) StatusOf(e *Entry, s Scope) Status {
+	m.mu.RLock()
+	thisMachine := m.machine
+	versions := append([]*Entry(nil), m.byKey[e.Key]...)
+	m.mu.RUnlock()
+	if e.Dimension == Device {
+		in := s.inScope(e, thisMachine)
+		return Status{InScope: in, Effective: in, Chain: []*Entry{e}}
+	}
+	found := false
+	var cands []*Entry
+	for _, x := range versions {
+		if x.Path == e.Path {
+			x, found = e, true // the caller's version may be an unsaved buffer
+		}
+		if x.Dimension != Device && s.inScope(x, thisMachine) {
+			cands = append(cands, x)
+		}
+	}
+	if !found && e.Dimension != Device && s.inScope(e, thisMachine) {
+		cands = append(cands, e)
+	}
+	if !s.inScope(e, thisMachine) {
+		return Status{Chain: sortByRank(cands)}
+	}
+	st := Status{InScope: true, Chain: sortByRank(cands)}
+	for _, kv := range resolve(e.Key, cands) {
+		if kv.Winner.Path == e.Path {
+			st.Effective, st.Shadows = true, kv.Shadowed
+			return st
+		}
+		if st.Winner == nil {
+			st.Winner = kv.Winner
+		}
+	}
+	return st
+}
+
+func sortByRank(es []*Entry) []*Entry {
+	sort.SliceStable(es, func(i, j int) bool { return rank(es[i]) > rank(es[j]) })
+	return es
+}
