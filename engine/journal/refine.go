@@ -315,7 +315,7 @@ func dedupeCands(cands []cand) []cand {
 // still fits. The result is in source order.
 func selectWithin(cands []cand, nsec int, budget int) []cand {
 	keep := make([]bool, len(cands))
-	used := 0
+	used := 0 // bytes of items, less the "- (none)" lines they replace
 	cost := func(c cand) int { return len("- ") + len(c.text) + len("\n") }
 	for s := 0; s < nsec; s++ {
 		bi := -1
@@ -326,7 +326,7 @@ func selectWithin(cands []cand, nsec int, budget int) []cand {
 		}
 		if bi >= 0 {
 			keep[bi] = true
-			used += cost(cands[bi])
+			used += cost(cands[bi]) - len("- (none)\n")
 		}
 	}
 	idx := make([]int, len(cands))
@@ -358,9 +358,9 @@ func summarizeDay(title string, sources []Source) string {
 	for _, s := range sources {
 		total += len(stripFrontmatter(s.Body))
 	}
+	// The skeleton (title, headings, "- (none)" in every section) counts against
+	// the budget; the first item of a section replaces its "- (none)" line.
 	skeleton := len(render(title, RefinedSections, make([][]string, len(RefinedSections))))
-	// The skeleton holds "- (none)" for every section; items replace those.
-	skeleton -= len(RefinedSections) * len("- (none)\n")
 	budget := int(float64(total)*RefineBudget) - skeleton
 	picked := selectWithin(refineCandidates(sources), len(RefinedSections), budget)
 	items := make([][]string, len(RefinedSections))

@@ -185,7 +185,7 @@ func lessonText(s string) string {
 var themeStop = wordSet(strings.Fields(`error fail failed failing failure fix fixed bug problem issue
 	test tested testing built build shipped implemented finished merged added completed released deployed
 	wrote rewrite rewrote waiting wait started start ran run running again work worked working because
-	tried try added add decide going use`))
+	tried try added add decide going use never always still keep`))
 
 // term is a candidate theme: a significant word or a pair of adjacent ones.
 type term struct {
@@ -301,8 +301,8 @@ func containsWord(phrase, w string) bool {
 
 // summarizeWeek is the weekly rollup from refined days:
 //   - Themes: terms recurring on two or more days (themes), with the number of days
-//     and the first item naming them; with no recurring term, the week's decisions
-//     and things built.
+//     and the first item naming them (one theme per item); with no recurring
+//     term, the week's decisions and things built.
 //   - Trajectory: one line per day in date order, with the date: the day's first
 //     thing built (else decision, else next step), and its first problem.
 //   - What Worked: lessons first, then decisions that change how we work
@@ -315,12 +315,16 @@ func summarizeWeek(title string, srcs []Source) string {
 	}
 	th := newList(maxThemes)
 	shown := map[string]bool{}
-	for _, t := range themes(docs, []string{SecDecisions, SecBuilt, SecProblems, SecBlockers, SecNext}, maxThemes) {
-		line := fmt.Sprintf("%s (%d days)", t.text, t.days)
-		if !shown[t.first] {
-			shown[t.first] = true
-			line += ": " + truncate(t.first, maxLeadLen)
+	for _, t := range themes(docs, []string{SecDecisions, SecBuilt, SecProblems, SecBlockers, SecNext}, 4*maxThemes) {
+		if len(th.items) == maxThemes {
+			break
 		}
+		line := fmt.Sprintf("%s (%d days)", t.text, t.days)
+		if shown[t.first] {
+			continue // the same item gave a better theme already
+		}
+		shown[t.first] = true
+		line += ": " + truncate(t.first, maxLeadLen)
 		th.add(line)
 	}
 	if len(th.items) == 0 {
@@ -398,9 +402,9 @@ func first(lists ...[]string) string {
 }
 
 // changeCues are phrases that mark a change in how the work is done.
-var changeCues = []string{"switched", "switch to", "moved to", "migrated", "from now on", "going forward",
-	"instead of", "started using", "stopped", "no longer", "always", "never", "process", "workflow",
-	"convention", "policy", "adopted", "rule"}
+var changeCues = []string{"switched", "switch to", "moved to", "from now on", "going forward",
+	"instead of", "started using", "stopped", "no longer", "workflow", "convention", "conventions",
+	"policy", "adopt", "adopted"}
 
 // Labels of recurring items in a monthly's Lessons.
 const (
@@ -431,8 +435,8 @@ const recurOverlap = 0.6
 //     significant words shared, both ways), written "Recurring problem (weeks): …"
 //     or "Worked repeatedly (weeks): …".
 //   - Changes in How We Work: items of What Worked / What Didn't naming a change
-//     of practice (switched to, from now on, instead of, no longer, always,
-//     never, workflow, …), and the items of any Changes section.
+//     of practice (switched to, from now on, instead of, no longer, adopted,
+//     workflow, convention, …: changeCues), and the items of any Changes section.
 func summarizeMonth(title string, srcs []Source) string {
 	docs := make([]doc, len(srcs))
 	for i, s := range srcs {
