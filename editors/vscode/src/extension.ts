@@ -1,0 +1,498 @@
+// MagicFrog memory: the VS Code client of mf-lsp.
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import {
+  Commands,
+  Described,
+  EffectiveView,
+  MemoryChangedNotification,
+  MemoryChangedParams,
+  PROMOTION_TARGETS,
+} from './protocol';
+import { INSTALL_COMMAND, findServer, initializationOptions } from './server';
+import { MemoryTreeProvider, groupByDimension } from './tree';
+
+const SECTION = 'magicfrog';
+const SCHEME = 'magicfrog-memory';
+const BLOCK_URI = vscode.Uri.from({ scheme: SCHEME, path: '/memory-block.xml' });
+const VIEW_URI = vscode.Uri.from({ scheme: SCHEME, path: '/effective-view.md' });
+
+let client: LanguageClient | undefined;
+let output: vscode.LogOutputChannel;
+let memoryChanged: vscode.EventEmitter<MemoryChangedParams>;
+let startError: string | undefined;
+
+function config(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration(SECTION);
+}
+
+async function startClient(context: vscode.ExtensionContext): Promise<void> {
+  const found = findServer(config());
+  if (!found.ok) {
+    startError = found.message;
+    output.appendLine(found.message);
+    const copy = 'Copy Install Command';
+    const settings = 'Open Settings';
+    void vscode.window.showErrorMessage(found.message, copy, settings).then(async (choice) => {
+      if (choice === copy) {
+        await vscode.env.clipboard.writeText(INSTALL_COMMAND);
+        void vscode.window.showInformationMessage(`Copied: ${INSTALL_COMMAND}`);
+      } else if (choice === settings) {
+        await vscode.commands.executeCommand('workbench.action.openSettings', 'magicfrog.serverPath');
+      }
+    });
+    return;
+  }
+  startError = undefined;
+  output.appendLine(`Starting ${found.command} (from ${found.source})`);
+  const serverOptions: ServerOptions = {
+    command: found.command,
+    args: [],
+    transport: TransportKind.stdio,
+  };
+  const clientOptions: LanguageClientOptions = {
+    // Every Markdown file on disk goes to the server; it decides what is memory.
+    documentSelector: [{ scheme: 'file', language: 'markdown' }],
+    initializationOptions: initializationOptions(config()),
+    outputChannel: output,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+  };
+  const c = new LanguageClient(SECTION, 'MagicFrog Memory', serverOptions, clientOptions);
+  c.onNotification(MemoryChangedNotification, (params: MemoryChangedParams) => {
+    memoryChanged.fire(params ?? {});
+  });
+  client = c;
+  try {
+    await c.start();
+    memoryChanged.fire({});
+  } catch (e) {
+    startError = `MagicFrog: the language server failed to start: ${e instanceof Error ? e.message : String(e)}`;
+    output.appendLine(startError);
+    void vscode.window.showErrorMessage(startError, 'Show Output').then((choice) => {
+      if (choice) {
+        output.show();
+      }
+    });
+  }
+  void context;
+}
+
+async function stopClient(): Promise<void> {
+  const c = client;
+  client = undefined;
+  if (c) {
+    try {
+      await c.dispose(2000);
+    } catch (e) {
+      output.appendLine(`Stopping the server: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+}
+
+/** Runs one of the server's commands; every argument is one object (docs/protocol.md). */
+async function execute<T>(command: string, arg: object): Promise<T> {
+  const c = client;
+  if (!c) {
+    throw new Error(startError ?? 'MagicFrog: the language server is not running.');
+  }
+  if (c.state !== State.Running) {
+    await c.start();
+  }
+  return (await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] })) as T;
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+async function reportErrors(what: string, fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (e) {
+    void vscode.window.showErrorMessage(`MagicFrog: ${what} failed: ${message(e)}`);
+  }
+}
+
+function activeMarkdownUri(): vscode.Uri | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (editor && editor.document.uri.scheme === 'file' && editor.document.languageId === 'markdown') {
+    return editor.document.uri;
+  }
+  return undefined;
+}
+
+/** Agent ids the user may promote to: the settings', else the project's config. */
+function knownAgents(): string[] {
+  const fromSettings = (config().get<string[]>('agents') ?? []).filter((a) => a);
+  if (fromSettings.length > 0) {
+    return fromSettings;
+  }
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  if (!folder) {
+    return [];
+  }
+  try {
+    const raw = JSON.parse(fs.readFileSync(path.join(folder, '.magicfrog', 'config.json'), 'utf8'));
+    return Array.isArray(raw?.agents) ? raw.agents.filter((a: unknown) => typeof a === 'string' && a) : [];
+  } catch {
+    return [];
+  }
+}
+
+function effectiveViewMarkdown(view: EffectiveView): string {
+  const lines = ['# MagicFrog effective view', ''];
+  const groups = groupByDimension(view);
+  if (groups.size === 0) {
+    lines.push('No memory in scope.');
+  }
+  for (const [dimension, rows] of groups) {
+    lines.push(`## ${dimension}`, '', '| key | scope | revision | state | file |', '| --- | --- | --- | --- | --- |');
+    for (const r of rows) {
+      const state = r.effective ? 'effective' : `shadowed${r.shadowedBy ? ` by ${r.shadowedBy.dimension}${r.shadowedBy.scope ? ' ' + r.shadowedBy.scope : ''}` : ''}`;
+      const file = r.entry.path ?? r.entry.uri ?? '';
+      lines.push(`| ${r.entry.key} | ${r.entry.scope ?? ''} | ${r.entry.revision ?? ''} | ${state} | ${file} |`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+class MemoryDocuments implements vscode.TextDocumentContentProvider {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  refresh(): void {
+    for (const doc of vscode.workspace.textDocuments) {
+      if (doc.uri.scheme === SCHEME) {
+        this.changed.fire(doc.uri);
+      }
+    }
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    try {
+      if (uri.path === VIEW_URI.path) {
+        return effectiveViewMarkdown(await execute<EffectiveView>(Commands.effectiveView, {}));
+      }
+      const block = await execute<string>(Commands.render, {});
+      return typeof block === 'string' ? block : JSON.stringify(block, null, 2);
+    } catch (e) {
+      return `<!-- MagicFrog: could not render: ${message(e)} -->\n`;
+    }
+  }
+}
+
+class StatusItem {
+  private readonly item = vscode.window.createStatusBarItem('magicfrog.status', vscode.StatusBarAlignment.Right, 100);
+  private seq = 0;
+
+  constructor() {
+    this.item.name = 'MagicFrog Memory';
+    this.item.command = 'magicfrog.showEffectiveView';
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+
+  async update(): Promise<void> {
+    const seq = ++this.seq;
+    const uri = activeMarkdownUri();
+    if (!uri || !client) {
+      this.item.hide();
+      return;
+    }
+    let d: Described | null = null;
+    try {
+      d = await execute<Described | null>(Commands.describe, { uri: uri.toString() });
+    } catch {
+      d = null;
+    }
+    if (seq !== this.seq) {
+      return;
+    }
+    if (!d || !d.dimension) {
+      this.item.hide();
+      return;
+    }
+    const scope = d.scope ? ` ${d.scope}` : '';
+    const rev = typeof d.revision === 'number' ? ` · r${d.revision}` : '';
+    const shadowed = d.effective === false;
+    this.item.text = `$(${shadowed ? 'eye-closed' : 'database'}) ${d.dimension}${scope}${rev}${shadowed ? ' (shadowed)' : ''}`;
+    const tip = new vscode.MarkdownString();
+    tip.appendMarkdown(`**MagicFrog memory** — ${d.dimension}${scope}, key \`${d.key}\``);
+    if (d.layer) {
+      tip.appendMarkdown(`, layer \`${d.layer}\``);
+    }
+    tip.appendMarkdown(`\n\nrevision ${d.revision ?? 0}${d.updated ? `, updated ${d.updated}` : ''}`);
+    if (shadowed) {
+      const by = d.shadowedBy ? `${d.shadowedBy.dimension}${d.shadowedBy.scope ? ' ' + d.shadowedBy.scope : ''}` : 'another entry';
+      tip.appendMarkdown(`\n\nShadowed by ${by}: not in the <memory> block.`);
+    } else {
+      tip.appendMarkdown('\n\nEffective: in the <memory> block.');
+    }
+    this.item.tooltip = tip;
+    this.item.backgroundColor = shadowed ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.show();
+  }
+}
+
+async function openUri(uri: string | undefined): Promise<void> {
+  if (!uri) {
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri, true));
+  await vscode.window.showTextDocument(doc, { preview: false });
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel('MagicFrog Memory', { log: true });
+  memoryChanged = new vscode.EventEmitter<MemoryChangedParams>();
+  const documents = new MemoryDocuments();
+  const tree = new MemoryTreeProvider(() => (client ? execute<EffectiveView>(Commands.effectiveView, {}) : Promise.resolve(undefined)));
+  const status = new StatusItem();
+  context.subscriptions.push(
+    output,
+    memoryChanged,
+    status,
+    vscode.workspace.registerTextDocumentContentProvider(SCHEME, documents),
+    vscode.window.createTreeView('magicfrog.memoryTree', { treeDataProvider: tree, showCollapseAll: true }),
+  );
+
+  // One refresh per burst of memoryChanged notifications.
+  let timer: NodeJS.Timeout | undefined;
+  context.subscriptions.push(
+    memoryChanged.event(() => {
+      if (timer) {
+        clearTimeout(timer);
+      }
+      timer = setTimeout(() => {
+        timer = undefined;
+        documents.refresh();
+        tree.refresh();
+        void status.update();
+      }, 150);
+    }),
+    vscode.window.onDidChangeActiveTextEditor(() => void status.update()),
+    vscode.workspace.onDidSaveTextDocument((doc) => {
+      if (doc.uri.toString() === vscode.window.activeTextEditor?.document.uri.toString()) {
+        setTimeout(() => void status.update(), 300);
+      }
+    }),
+  );
+
+  const restart = async (): Promise<void> => {
+    await stopClient();
+    await startClient(context);
+    tree.refresh();
+    await status.update();
+  };
+
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(SECTION) && !e.affectsConfiguration(`${SECTION}.trace`)) {
+        output.appendLine('Settings changed: restarting the server.');
+        void restart();
+      }
+    }),
+
+    vscode.commands.registerCommand('magicfrog.restartServer', restart),
+    vscode.commands.registerCommand('magicfrog.refreshMemoryTree', () => tree.refresh()),
+
+    vscode.commands.registerCommand('magicfrog.renderMemoryBlock', () =>
+      reportErrors('rendering the memory block', async () => {
+        const doc = await vscode.workspace.openTextDocument(BLOCK_URI);
+        documents.refresh();
+        await vscode.window.showTextDocument(doc, { preview: false });
+      }),
+    ),
+
+    vscode.commands.registerCommand('magicfrog.showEffectiveView', () =>
+      reportErrors('showing the effective view', async () => {
+        const doc = await vscode.workspace.openTextDocument(VIEW_URI);
+        documents.refresh();
+        await vscode.window.showTextDocument(doc, { preview: false });
+        tree.refresh();
+        await vscode.commands.executeCommand('magicfrog.memoryTree.focus');
+      }),
+    ),
+
+    vscode.commands.registerCommand('magicfrog.promoteNote', (target?: vscode.Uri) =>
+      reportErrors('promotion', async () => {
+        const uri = target instanceof vscode.Uri ? target : activeMarkdownUri();
+        if (!uri) {
+          void vscode.window.showWarningMessage('MagicFrog: open a memory note to promote it.');
+          return;
+        }
+        const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString());
+        if (editor?.document.isDirty) {
+          await editor.document.save();
+        }
+        type Pick = vscode.QuickPickItem & { to: string; scope?: string };
+        const items: Pick[] = [];
+        for (const t of PROMOTION_TARGETS) {
+          if (t.to === 'agent') {
+            for (const id of knownAgents()) {
+              items.push({ label: `agent ${id}`, description: `only agent ${id}`, detail: t.detail, to: 'agent', scope: id });
+            }
+            items.push({ label: 'agent', description: 'shared by every agent', detail: t.detail, to: 'agent' });
+          } else {
+            items.push({ label: t.to, detail: t.detail, to: t.to });
+          }
+        }
+        const picked = await vscode.window.showQuickPick(items, {
+          title: `Promote ${path.basename(uri.fsPath)}`,
+          placeHolder: 'Promote to which dimension?',
+          matchOnDescription: true,
+        });
+        if (!picked) {
+          return;
+        }
+        const how = await vscode.window.showQuickPick(
+          [
+            { label: 'Move', description: 'the note leaves its current dimension', copy: false },
+            { label: 'Copy', description: 'keep the original where it is', copy: true },
+          ],
+          { title: `Promote to ${picked.label}`, placeHolder: 'Move or copy?' },
+        );
+        if (!how) {
+          return;
+        }
+        const arg: Record<string, unknown> = { uri: uri.toString(), to: picked.to, copy: how.copy };
+        if (picked.scope) {
+          arg.scope = picked.scope;
+        }
+        const result = await execute<{ uri?: string }>(Commands.promote, arg);
+        if (!how.copy && editor) {
+          // The old file is gone: close its editor before showing the new one.
+          await vscode.window.showTextDocument(editor.document, { preserveFocus: false, preview: false });
+          await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+        }
+        await openUri(result?.uri);
+        void vscode.window.showInformationMessage(`MagicFrog: promoted to ${picked.label}${result?.uri ? `: ${vscode.Uri.parse(result.uri).fsPath}` : ''}`);
+        memoryChanged.fire({});
+      }),
+    ),
+
+    vscode.commands.registerCommand('magicfrog.openToday', () =>
+      reportErrors("opening today's daily note", async () => {
+        const items: (vscode.QuickPickItem & { dimension: string; scope?: string })[] = [
+          { label: 'task', description: "the project's journal", dimension: 'task' },
+          ...knownAgents().map((id) => ({ label: `agent ${id}`, description: `agent ${id}'s journal`, dimension: 'agent', scope: id })),
+          { label: 'agent', description: 'the shared agent journal', dimension: 'agent' },
+          { label: 'user', dimension: 'user' },
+          { label: 'account', dimension: 'account' },
+        ];
+        const picked = await vscode.window.showQuickPick(items, { title: "Open Today's Daily Note", placeHolder: 'Which journal?' });
+        if (!picked) {
+          return;
+        }
+        const arg: Record<string, unknown> = { dimension: picked.dimension };
+        if (picked.scope) {
+          arg.scope = picked.scope;
+        }
+        const result = await execute<{ uri?: string }>(Commands.today, arg);
+        if (!result?.uri) {
+          throw new Error('the server returned no uri');
+        }
+        await openUri(result.uri);
+      }),
+    ),
+
+    vscode.commands.registerCommand('magicfrog.runDueRollups', () =>
+      reportErrors('the rollups', async () => {
+        const result = await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Window, title: 'MagicFrog: running due rollups' },
+          () => execute<{ written?: string[] }>(Commands.rollup, { kind: 'due' }),
+        );
+        const written = result?.written ?? [];
+        if (written.length === 0) {
+          void vscode.window.showInformationMessage('MagicFrog: no rollup was due.');
+          return;
+        }
+        const open = 'Open';
+        const choice = await vscode.window.showInformationMessage(`MagicFrog: wrote ${written.length} rollup${written.length === 1 ? '' : 's'}.`, open);
+        if (choice === open) {
+          const pick = written.length === 1
+            ? written[0]
+            : (await vscode.window.showQuickPick(written.map((u) => ({ label: path.basename(vscode.Uri.parse(u).fsPath), description: vscode.Uri.parse(u).fsPath, uri: u }))))?.uri;
+          await openUri(pick);
+        }
+      }),
+    ),
+
+    vscode.commands.registerCommand('magicfrog.exportMemory', () =>
+      reportErrors('the export', async () => {
+        const dirs = await vscode.window.showOpenDialog({
+          canSelectFiles: false,
+          canSelectFolders: true,
+          canSelectMany: false,
+          openLabel: 'Export Here',
+          title: 'Export MagicFrog memory to a folder',
+        });
+        if (!dirs || dirs.length === 0) {
+          return;
+        }
+        const device = await vscode.window.showQuickPick(
+          [
+            { label: 'Chain only', description: 'account, user, agent, task', withDevice: false },
+            { label: 'Include device entries', description: 'under machine/…', withDevice: true },
+          ],
+          { title: 'Export MagicFrog memory' },
+        );
+        if (!device) {
+          return;
+        }
+        const result = await execute<{ written?: number }>(Commands.exportMemory, { dir: dirs[0].fsPath, withDevice: device.withDevice });
+        void vscode.window.showInformationMessage(`MagicFrog: exported ${result?.written ?? 0} notes to ${dirs[0].fsPath}.`);
+      }),
+    ),
+
+    vscode.commands.registerCommand('magicfrog.importMemory', () =>
+      reportErrors('the import', async () => {
+        const dirs = await vscode.window.showOpenDialog({
+          canSelectFiles: false,
+          canSelectFolders: true,
+          canSelectMany: false,
+          openLabel: 'Import',
+          title: 'Import MagicFrog memory from an exported folder',
+        });
+        if (!dirs || dirs.length === 0) {
+          return;
+        }
+        const result = await execute<{ imported?: number; skipped?: unknown[] }>(Commands.importMemory, { dir: dirs[0].fsPath });
+        const skipped = result?.skipped ?? [];
+        const text = `MagicFrog: imported ${result?.imported ?? 0} notes from ${dirs[0].fsPath}` + (skipped.length ? `, skipped ${skipped.length}.` : '.');
+        if (skipped.length) {
+          for (const s of skipped) {
+            output.appendLine(`import skipped: ${typeof s === 'string' ? s : JSON.stringify(s)}`);
+          }
+          const show = 'Show Skipped';
+          if ((await vscode.window.showWarningMessage(text, show)) === show) {
+            output.show();
+          }
+        } else {
+          void vscode.window.showInformationMessage(text);
+        }
+        memoryChanged.fire({});
+      }),
+    ),
+  );
+
+  await startClient(context);
+  await status.update();
+}
+
+export async function deactivate(): Promise<void> {
+  await stopClient();
+}

@@ -1,0 +1,409 @@
+// Drives the packaged MagicFrog extension inside real VS Code (code-server) with
+// headless Chromium. Every step is named and reports pass/fail on its own; the
+// process exits non-zero when any step fails. Run through test/run.sh.
+import fs from 'node:fs';
+import path from 'node:path';
+import puppeteer from 'puppeteer-core';
+
+const env = (name) => {
+  const v = process.env[name];
+  if (!v) {
+    console.error(`e2e: missing environment variable ${name}`);
+    process.exit(2);
+  }
+  return v;
+};
+
+const BASE_URL = env('CS_URL');
+const PROJECT = env('PROJECT');
+const DATA = env('DATA_DIR');
+const SHOTS = env('SHOTS');
+const CHROMIUM = env('CHROMIUM');
+const TASK_ROOT = path.join(PROJECT, '.magicfrog', 'memory');
+
+// ---- the fixture ----------------------------------------------------------------
+// The task id's folder (SPEC §2) is an ID prefix, not part of a note's key.
+function taskIds() {
+  try {
+    const c = JSON.parse(fs.readFileSync(path.join(PROJECT, '.magicfrog', 'config.json'), 'utf8'));
+    return [c.task, ...(Array.isArray(c.tasks) ? c.tasks : [])].filter((t) => typeof t === 'string' && t);
+  } catch {
+    return [];
+  }
+}
+function keyOf(file) {
+  const parts = path.relative(TASK_ROOT, file).split(path.sep);
+  return (taskIds().includes(parts[0]) && parts.length > 1 ? parts.slice(1) : parts).join('/');
+}
+function walk(dir) {
+  const out = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (e.name.startsWith('.')) continue;
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...walk(p));
+    else if (e.isFile() && e.name.endsWith('.md')) out.push(p);
+  }
+  return out;
+}
+// The demo note: a task note with frontmatter and a revision, outside the journal and
+// skills layers, whose key is free in the user dimension (so promotion has a target).
+const candidates = walk(TASK_ROOT).filter((f) => {
+  const text = fs.readFileSync(f, 'utf8');
+  const key = keyOf(f);
+  return /^---\r?\n[\s\S]*?\brevision:\s*\d+/.test(text) && !/^(journal|skills)\//.test(key) &&
+    !fs.existsSync(path.join(DATA, 'memory', 'user', ...key.split('/')));
+});
+if (candidates.length === 0) {
+  console.error(`e2e: no task note with frontmatter under ${TASK_ROOT} to test with`);
+  console.log('vscode: 0 passed, 1 failed');
+  process.exit(1);
+}
+const DEMO_NOTE = candidates.find((f) => !/journal|sticky|MEMORY\.md/.test(f)) ?? candidates[0];
+const DEMO_KEY = keyOf(DEMO_NOTE);
+// A note an agent wrote by hand, without frontmatter: SPEC §2 says it is flagged.
+const BROKEN_NOTE = path.join(TASK_ROOT, 'notes', 'vscode-e2e-unversioned.md');
+fs.mkdirSync(path.dirname(BROKEN_NOTE), { recursive: true });
+fs.writeFileSync(BROKEN_NOTE, 'Written by hand, no frontmatter: the engine never wrote this note.\n');
+console.log(`demo note: ${path.relative(PROJECT, DEMO_NOTE)} (key ${DEMO_KEY}); broken note: ${path.relative(PROJECT, BROKEN_NOTE)}`);
+const STEP_TIMEOUT = Number(process.env.STEP_TIMEOUT_MS || 20000);
+
+fs.mkdirSync(SHOTS, { recursive: true });
+
+const results = [];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(what, fn, timeout = STEP_TIMEOUT, interval = 250) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) {
+        return v;
+      }
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeout} ms waiting for ${what}${last ? ` (last error: ${last.message})` : ''}`);
+    }
+    await sleep(interval);
+  }
+}
+
+const browser = await puppeteer.launch({
+  executablePath: CHROMIUM,
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--window-size=1400,900'],
+  defaultViewport: { width: 1400, height: 900 },
+});
+const origin = new URL(BASE_URL).origin;
+await browser.defaultBrowserContext().overridePermissions(origin, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+const page = await browser.newPage();
+const consoleErrors = [];
+page.on('console', (m) => {
+  if (m.type() === 'error') {
+    consoleErrors.push(m.text());
+  }
+});
+
+async function shot(name) {
+  const file = path.join(SHOTS, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+async function step(name, fn) {
+  const t0 = Date.now();
+  try {
+    const detail = await fn();
+    results.push({ name, ok: true });
+    console.log(`PASS ${name} (${Date.now() - t0} ms)${detail ? `: ${detail}` : ''}`);
+  } catch (e) {
+    results.push({ name, ok: false });
+    console.log(`FAIL ${name} (${Date.now() - t0} ms): ${e.message}`);
+    try {
+      await shot(`fail-${name}`);
+    } catch {
+      /* the page may be gone */
+    }
+    await page.keyboard.press('Escape').catch(() => {});
+  }
+}
+
+// ---- workbench helpers -------------------------------------------------------
+
+async function quickInputRows() {
+  return page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row', (rows) =>
+    rows.map((r) => r.getAttribute('aria-label') || r.textContent || ''),
+  );
+}
+
+/** Opens the command palette, runs the command whose label matches `label`. */
+async function runCommand(label) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true, timeout: STEP_TIMEOUT });
+  await page.keyboard.type(label, { delay: 5 });
+  await waitFor(`command "${label}" in the palette`, async () => (await quickInputRows()).some((r) => r.includes(label)));
+  // The first row is the best match once the list settled.
+  await sleep(200);
+  const rows = await quickInputRows();
+  if (!rows[0] || !rows[0].includes(label)) {
+    throw new Error(`the palette's first row is "${rows[0]}", not "${label}"`);
+  }
+  await page.keyboard.press('Enter');
+}
+
+/** Picks the quick-pick row whose label starts with `label` (typed as a filter). */
+async function pick(label) {
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true, timeout: STEP_TIMEOUT });
+  await page.keyboard.type(label, { delay: 5 });
+  await waitFor(`quick pick item "${label}"`, async () => (await quickInputRows()).some((r) => r.trim().startsWith(label)));
+  await sleep(150);
+  await page.keyboard.press('Enter');
+}
+
+async function openFile(absPath) {
+  const rel = path.relative(PROJECT, absPath);
+  await page.keyboard.press('Escape');
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyP');
+  await page.keyboard.up('Control');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true, timeout: STEP_TIMEOUT });
+  await page.keyboard.type(rel, { delay: 5 });
+  const base = path.basename(absPath);
+  await waitFor(`"${rel}" in quick open`, async () => (await quickInputRows()).some((r) => r.includes(base)));
+  await sleep(300);
+  await page.keyboard.press('Enter');
+  await waitFor(`an editor tab for ${base}`, () => activeTabTitle().then((t) => t === base));
+}
+
+async function activeTabTitle() {
+  return page.$eval('.editor-group-container.active .tab.active .label-name', (e) => e.textContent.trim()).catch(() => '');
+}
+
+/** The visible lines of the active editor, in order. */
+async function visibleEditorText() {
+  return page.$eval('.editor-group-container.active .monaco-editor .view-lines', (el) =>
+    [...el.querySelectorAll('.view-line')]
+      .map((l) => ({ top: parseFloat(l.style.top) || 0, text: l.textContent.replace(/\u00a0/g, ' ') }))
+      .sort((a, b) => a.top - b.top)
+      .map((l) => l.text)
+      .join('\n'),
+  );
+}
+
+/** The whole text of the active editor: select all, copy, read the clipboard. */
+async function fullEditorText() {
+  await page.click('.editor-group-container.active .monaco-editor .view-lines');
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyA');
+  await page.keyboard.press('KeyC');
+  await page.keyboard.up('Control');
+  await sleep(200);
+  const text = await page.evaluate(() => navigator.clipboard.readText()).catch(() => '');
+  await page.keyboard.press('ArrowUp'); // drop the selection
+  await page.keyboard.down('Control');
+  await page.keyboard.press('Home');
+  await page.keyboard.up('Control');
+  return text || visibleEditorText();
+}
+
+async function statusItemText() {
+  return page.$$eval('.statusbar-item', (items) => {
+    const it = items.find((i) => (i.id || '').includes('magicfrog.status'));
+    return it ? it.textContent.trim() : null;
+  });
+}
+
+// ---- the steps ---------------------------------------------------------------
+
+let workbenchUp = false;
+await step('workbench loads with the project folder', async () => {
+  await page.goto(`${BASE_URL}/?folder=${encodeURIComponent(PROJECT)}`, { waitUntil: 'domcontentloaded', timeout: 60000 });
+  await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+  await waitFor('the explorer to list the project', () =>
+    page.$$eval('.explorer-folders-view .monaco-list-row', (rows) => rows.length > 0), 60000);
+  workbenchUp = true;
+  await shot('vscode-workbench');
+});
+
+if (!workbenchUp) {
+  console.log('the workbench did not load: no further step can run');
+}
+
+await step('open the demo note', async () => {
+  await openFile(DEMO_NOTE);
+  const want = fs.readFileSync(DEMO_NOTE, 'utf8').split('\n').find((l) => l.trim() && l.trim() !== '---');
+  await waitFor(`the note's text ("${want}") in the editor`, async () => (await visibleEditorText()).includes(want.trim()));
+  await shot('vscode-open-note');
+});
+
+await step('status bar shows dimension and revision', async () => {
+  const text = await waitFor('the MagicFrog status bar item', async () => {
+    const t = await statusItemText();
+    return t && /task/.test(t) && /r\d+/.test(t) ? t : null;
+  }, 30000);
+  await shot('vscode-status-bar');
+  return `"${text}"`;
+});
+
+await step('hover shows memory information', async () => {
+  // Hover the first frontmatter key (line 2 of the note: `revision: …` or similar).
+  const target = await waitFor('a frontmatter line to hover', () =>
+    page.$$eval('.editor-group-container.active .monaco-editor .view-lines .view-line', (lines) => {
+      const sorted = lines
+        .map((l) => ({ l, top: parseFloat(l.style.top) || 0 }))
+        .sort((a, b) => a.top - b.top)
+        .map((x) => x.l);
+      const line = sorted.find((l) => /^\s*revision\s*:/.test(l.textContent.replace(/\u00a0/g, ' '))) || sorted[1];
+      if (!line) {
+        return null;
+      }
+      const span = line.querySelector('span span') || line;
+      const r = span.getBoundingClientRect();
+      return { x: r.left + Math.min(20, r.width / 2), y: r.top + r.height / 2 };
+    }),
+  );
+  const hoverText = async () =>
+    page.$$eval('.monaco-hover:not(.hidden) .monaco-hover-content, .monaco-hover .hover-contents', (els) =>
+      els.map((e) => e.textContent.trim()).filter((t) => t && !/^Loading/.test(t)).join('\n'),
+    ).catch(() => '');
+  let text = '';
+  for (let attempt = 0; attempt < 4 && !text; attempt++) {
+    await page.mouse.move(target.x - 40, target.y + 60);
+    await sleep(100);
+    await page.mouse.move(target.x, target.y, { steps: 4 });
+    text = await waitFor('a hover', hoverText, 5000).catch(() => '');
+  }
+  if (!text) {
+    throw new Error('no hover appeared over the frontmatter (server hover support missing?)');
+  }
+  await shot('vscode-hover');
+  await page.mouse.move(5, 5);
+  if (!/revision|dimension|task|effective|shadow|memory|key/i.test(text)) {
+    throw new Error(`the hover does not describe the note: "${text.slice(0, 200)}"`);
+  }
+  return `"${text.replace(/\s+/g, ' ').slice(0, 120)}"`;
+});
+
+await step('diagnostic on a note without frontmatter', async () => {
+  await openFile(BROKEN_NOTE);
+  await waitFor('a squiggle in the editor', () =>
+    page.$$eval('.editor-group-container.active .monaco-editor .view-overlays [class*="squiggly-"]', (els) => els.length > 0), 30000);
+  // The Problems panel names the file and the finding.
+  await page.keyboard.down('Control');
+  await page.keyboard.down('Shift');
+  await page.keyboard.press('KeyM');
+  await page.keyboard.up('Shift');
+  await page.keyboard.up('Control');
+  const problems = await waitFor('the Problems panel to list the note', async () => {
+    const rows = await page.$$eval('.markers-panel .monaco-list-row', (r) => r.map((x) => x.getAttribute('aria-label') || x.textContent));
+    return rows.some((r) => r.includes(path.basename(BROKEN_NOTE))) ? rows : null;
+  });
+  await shot('vscode-diagnostic');
+  // Close the panel again.
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyJ');
+  await page.keyboard.up('Control');
+  return `"${problems.slice(1, 2).join(' ').replace(/\s+/g, ' ').slice(0, 140)}"`;
+});
+
+await step('explorer view lists the effective view', async () => {
+  await page.keyboard.down('Control');
+  await page.keyboard.down('Shift');
+  await page.keyboard.press('KeyE');
+  await page.keyboard.up('Shift');
+  await page.keyboard.up('Control');
+  const header = await waitFor('the MagicFrog Memory view header', () =>
+    page.$$('.pane-header').then(async (hs) => {
+      for (const h of hs) {
+        const t = await h.evaluate((e) => e.textContent || '');
+        if (/MagicFrog Memory/i.test(t)) {
+          return h;
+        }
+      }
+      return null;
+    }),
+  );
+  const expanded = await header.evaluate((e) => e.getAttribute('aria-expanded') === 'true');
+  if (!expanded) {
+    await header.click();
+  }
+  const base = path.basename(DEMO_KEY);
+  const rows = await waitFor(`a row for ${DEMO_KEY}`, async () => {
+    const r = await page.$$eval('.pane', (panes) => {
+      const pane = panes.find((p) => /MagicFrog Memory/i.test(p.querySelector('.pane-header')?.textContent || ''));
+      return pane ? [...pane.querySelectorAll('.monaco-list-row')].map((x) => x.textContent.replace(/\s+/g, ' ').trim()) : [];
+    });
+    return r.some((x) => x.includes(base)) && r.some((x) => /^task/.test(x)) ? r : null;
+  });
+  if (!rows.some((r) => r.includes('effective'))) {
+    throw new Error(`no row is marked effective: ${JSON.stringify(rows)}`);
+  }
+  await shot('vscode-memory-tree');
+  const shadowed = rows.filter((r) => r.includes('shadowed')).length;
+  return `${rows.length} rows, ${shadowed} marked shadowed`;
+});
+
+let blockText = '';
+await step('command palette renders the memory block', async () => {
+  await runCommand('MagicFrog: Render Memory Block');
+  await waitFor('the memory block editor', () => activeTabTitle().then((t) => t === 'memory-block.xml'));
+  blockText = await waitFor('the block text', async () => {
+    const t = await visibleEditorText();
+    return t.includes('<memory') ? t : null;
+  });
+  await shot('vscode-memory-block');
+  const full = await fullEditorText();
+  if (!/<memory[\s>]/.test(full) || !full.includes('</memory>')) {
+    throw new Error(`not a <memory> block: "${full.slice(0, 200)}"`);
+  }
+  if (!full.includes(DEMO_KEY)) {
+    throw new Error(`the block does not name the demo note ${DEMO_KEY}`);
+  }
+  blockText = full;
+  return `${full.split('\n').length} lines, first: "${full.split('\n')[0].slice(0, 100)}"`;
+});
+
+await step('memory block refreshes on memoryChanged', async () => {
+  if (!blockText) {
+    throw new Error('no rendered block to refresh');
+  }
+  const marker = `vscode-e2e-marker-${Date.now()}`;
+  // An agent's write on disk, outside the editor.
+  fs.appendFileSync(DEMO_NOTE, `\n${marker}\n`);
+  await waitFor('the marker in the rendered block', async () => {
+    if ((await activeTabTitle()) !== 'memory-block.xml') {
+      return false;
+    }
+    return (await fullEditorText()).includes(marker);
+  }, 30000, 1000);
+});
+
+await step('promote the demo note to user', async () => {
+  await openFile(DEMO_NOTE);
+  await runCommand('MagicFrog: Promote Note');
+  await pick('user');
+  await pick('Move');
+  const dest = path.join(DATA, 'memory', 'user', ...DEMO_KEY.split('/'));
+  await waitFor(`${dest} on disk`, () => fs.existsSync(dest));
+  await waitFor(`${DEMO_NOTE} gone after a move`, () => !fs.existsSync(DEMO_NOTE));
+  await waitFor('the promoted note open in the editor', () => activeTabTitle().then((t) => t === path.basename(dest)));
+  await waitFor('the promoted note to read as user in the status bar', async () => /user/.test((await statusItemText()) || ''));
+  await shot('vscode-promote');
+  return `now ${path.relative(DATA, dest)}`;
+});
+
+await browser.close();
+const passed = results.filter((r) => r.ok).length;
+const failed = results.length - passed;
+if (failed > 0 && consoleErrors.length) {
+  console.log('browser console errors (last 10):');
+  for (const e of consoleErrors.slice(-10)) {
+    console.log(`  ${e.slice(0, 300)}`);
+  }
+}
+console.log(`vscode: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);
