@@ -434,7 +434,7 @@ function M.execute(command, args, cb, bufnr)
     return
   end
   if not client.initialized then
-    vim.wait(10000, function() return client.initialized or is_stopped(client) end, 20)
+    vim.wait(5000, function() return client.initialized or is_stopped(client) end, 20)
   end
   local params = { command = command, arguments = { args or vim.empty_dict() } }
   client_request(client, "workspace/executeCommand", params, function(err, result)

@@ -1,0 +1,26 @@
+-- :MagicFrogToday creates and opens today's daily note.
+local T = dofile(os.getenv("MF_PLUGIN") .. "/test/helpers.lua")
+
+T.run(function()
+  local fx = T.fixture()
+  T.setup(fx)
+  local note = fx.taskmem .. "/notes/nvim-today.md"
+  T.write(note, T.note(1, "today test"))
+  local b = T.open(note)
+  if not T.check("client attached", T.wait_client(b) ~= nil, "no initialized client within 5 s") then return end
+
+  local msgs = T.capture_notify()
+  vim.cmd("MagicFrogToday")
+  local name = T.wait(5000, function()
+    local n = vim.api.nvim_buf_get_name(0)
+    return n:find(vim.pesc(T.today) .. "%.md$") and n
+  end)
+  T.check(":MagicFrogToday opens " .. T.today .. ".md", name ~= nil,
+    (msgs[1] and msgs[1].msg) or ("current buffer: " .. vim.api.nvim_buf_get_name(0)))
+  if not name then return end
+  T.check("today's daily exists on disk", T.exists(name), name)
+  T.check("today's daily is in the memory tree",
+    name:sub(1, #fx.root) == fx.root, name)
+  T.check("today's daily starts with frontmatter", (T.read(name) or ""):find("^%-%-%-\n") ~= nil, T.read(name))
+  T.check("the daily buffer gets the client", T.wait_client(vim.api.nvim_get_current_buf()) ~= nil)
+end)
