@@ -1,8 +1,159 @@
-// Package journal holds the pure rules of the Fractal journal (SPEC §6): what
-// each file of a journal layer is, which days, ISO weeks and months exist, the
-// boot set, the sections of rollups, the built-in extractive summarizer and the
-// prompt for a configured one, lesson promotion, open loops and which rollups are
-// due. It reads and writes nothing and imports only the standard library; the
-// engine gives it paths relative to the layer root ("2026-11-30.md",
-// "weekly/2026-W48.md") and bodies, and acts on what it returns.
+// Package journal holds the pure rules of the Fractal journal (SPEC §6): which
+// files a journal layer holds and which periods they cover, the boot set, the
+// sections of rollups, the built-in extractive summarizer and the prompt for a
+// configured one, lesson promotion into MEMORY.md, open loops, and which rollups
+// are due. It reads no files, keeps no clock and imports only the standard
+// library: the engine hands it paths relative to the layer root
+// ("2026-11-30.md", "refined/2026-11-30.md", "weekly/2026-W48.md",
+// "monthly/2026-11.md", "MEMORY.md", "sticky-notes/devices.md"), bodies, and
+// today's date, and acts on what it returns.
+//
+// # Periods
+//
+// Day is a civil date (year, month, day) with no time zone: the caller decides
+// which day "today" is. ParseDay takes YYYY-MM-DD only and rejects dates that do
+// not exist (2026-02-30, 2027-02-29). Week is an ISO 8601 week, YYYY-Www: weeks
+// start on Monday, week 1 holds the year's first Thursday, and week 53 exists
+// only in long years (those starting on a Thursday, or leap years starting on a
+// Wednesday: 2015, 2020, 2026, 2032, 2037). So 2027-01-01 is in 2026-W53 and
+// 2024-12-30 in 2025-W01. Month is YYYY-MM.
+//
+// A month's weeks are the ISO weeks whose Thursday falls in the month
+// (Month.Weeks). That is the rule ISO uses to give a week to a year; it gives
+// every week to exactly one month (four or five each), so every weekly is read by
+// exactly one monthly. The price: a month's last week can end up to three days
+// into the next month (2026-W53, Dec 28 – Jan 3, is December's), and its first
+// can start up to three days before it.
+//
+// # Files
+//
+// Classify names what a path is (see its documentation for every rule). A
+// period name that does not exist, a period in the wrong folder, a sloppy name
+// (2026-w48, 2026-1-5, memory.md) and an unknown name inside refined/, weekly/
+// or monthly/ are Problems with a stable Code and, where there is one, the path
+// it should have. Any other .md at the root ("notes.md") or in another folder is
+// Kind Other with no problem: the layer may hold notes beside the journal.
+//
+// # Boot set
+//
+// InBootSet: today's and yesterday's raw daily, the weekly of the ISO week
+// containing today, the monthly of the month containing today, MEMORY.md and all
+// sticky notes; nothing older, and no refined day. The boot cost is thus flat
+// from day 1 to day 1000 (tested over 1,000 days). Note that with the rollups of
+// Due, this week's weekly and this month's monthly exist only if someone rolled
+// the current period up early (rollups are rerun when stale, so that is safe);
+// the block then simply lacks them.
+//
+// # Sections
+//
+// A refined day has "## Decisions Made", "## Things Built", "## Problems
+// Encountered", "## Blockers", "## Next Steps"; a weekly "## Themes",
+// "## Trajectory", "## What Worked", "## What Didn't"; a monthly "## The Arc",
+// "## Lessons", "## Changes in How We Work". ParseSections reads any body into
+// its "## " sections with the byte ranges of headings and items (list items or
+// plain lines; code fences, deeper headings and comments are not items).
+//
+// # The built-in summarizer
+//
+// Summarize is offline and deterministic: sources are read sorted by key, with
+// any frontmatter skipped, and the same input gives the same bytes. Output is a
+// "# " title naming the period and the rollup's sections; an empty section is
+// "- (none)".
+//
+// A refined day keeps the lines of the raw notes that matter and files each in
+// one section. Per line, first match wins:
+//  1. an explicit marker at the start, after any list marker, checkbox and time
+//     stamp ("09:14", "[09:14]"): "BLOCKED:", "Blocker:", "Blocked on", "Waiting
+//     on" → Blockers; "TODO", "Next:", "Tomorrow:", "FIXME:" → Next Steps;
+//     "Decision:", "Decided", "Going with", "Lesson:", "Learned" → Decisions Made
+//     (a lesson is a decision about how to work, and flows on to the weekly's
+//     What Worked and the monthly's Lessons); "Error:", "Bug:", "Fixed", "Failed",
+//     "Broke", "panic:" → Problems Encountered (a fix is recorded with its
+//     problem); "Done:", "Built", "Shipped", "Implemented", "Merged", … → Things
+//     Built. Label markers ("TODO:", "Decision:", "BLOCKED:") are taken off;
+//     words ("Fixed …", "Error: …") stay;
+//  2. a checkbox: "[x]" → Things Built, "[ ]" → Next Steps;
+//  3. the heading the line is under, when its words name a section: "Decisions",
+//     "Done", "Shipped", "What I did", "Problems", "Errors", "Bugs", "Issues",
+//     "Blocked", "TODO", "Next", "Tomorrow", "Plan", … (any level below the "# "
+//     title; a "# " heading resets it);
+//  4. a telling word anywhere: blocked; todo, need to; decided, chose, switched,
+//     instead of, from now on; error, bug, broke, failed, crash, panic, flaky,
+//     timeout, fixed; built, shipped, added, merged, deployed, … (that priority).
+//
+// Everything else is dropped: chatter, fenced code, indented code, command lines
+// and output ("$ …", "--- FAIL", "ok  …", "exit status", stack frames), one-word
+// lines. Lines are deduplicated on their normalized text (case, punctuation and
+// spacing aside), and a next step that was ticked off or built the same day is
+// dropped. Lines over 200 bytes are cut at a word with "…".
+//
+// Size rule: the whole refined day aims at 25% of the source bytes
+// (RefineBudget), skeleton included. First the best line (explicit marker over
+// heading over keyword, then earliest) of every section that has any is kept,
+// so no section with signal comes out empty; then the other lines by score and
+// source order, each if it still fits. So a refined day is at most
+// max(25% of the source, skeleton + the best line of each non-empty section):
+// small days come out above a quarter, real ones at or under it (25.6% over
+// generated days of a few hundred words, tested per day).
+//
+// A week reads its refined days, in date order:
+//   - Themes: significant words and word pairs recurring on two or more days
+//     (stopwords and item-kind words like "error", "fixed" left out; a pair
+//     preferred over its word when three quarters as frequent), by number of
+//     days, with the first item naming each, one theme per item, at most five;
+//     with nothing recurring, the decisions and things built;
+//   - Trajectory: one line per day with its date and weekday: the day's first
+//     thing built (else decision, next step, blocker) and its first problem;
+//   - What Worked: lessons, decisions that change how we work, things built;
+//   - What Didn't: blockers, then problems.
+//
+// A month reads its weeklies, in week order:
+//   - The Arc: one line per week: its top three themes and how it ended (its
+//     last trajectory line);
+//   - Lessons: explicit lessons ("Lesson:", "Learned …", or a Lessons section),
+//     then items of What Worked / What Didn't found in two or more weeks
+//     ("Recurring problem (2026-W49, 2026-W50): …", "Worked repeatedly (…): …"),
+//     two items being the same when each shares 60% of its significant words
+//     with the other;
+//   - Changes in How We Work: items naming a change of practice ("switched to",
+//     "from now on", "instead of", "no longer", "adopted", "workflow", …).
+//
+// Weekly and monthly sections are capped (What Worked and What Didn't 8, Lessons
+// 8, Changes 6); a capped section ends with "- … and N more": nothing is cut
+// silently.
+//
+// Prompt gives a configured LLM command the same contract: the exact title and
+// sections, what goes in each, the rules, and every source between
+// <source key="…"> and </source> lines.
+//
+// # Lessons into MEMORY.md
+//
+// ProposeLessons returns the monthly's lessons that MEMORY.md does not contain;
+// a lesson is contained when its normalized text (lower case, punctuation and
+// whitespace runs made single spaces) occurs as whole words in the normalized
+// MEMORY.md, whatever list marker, case or line wrapping it was stored with.
+// AppendLessons adds them under "## Lessons" (created at the end if missing),
+// skipping those already there, keeping every other byte and the body's line
+// endings. Proposing after appending gives nothing: a lesson is never added twice.
+//
+// # Open loops
+//
+// OpenLoops reports blockers and next steps of refined days, at least afterDays
+// old, that no later document (a refined day, weekly or MEMORY.md whose Day is
+// after the item's) mentions again. A line mentions an item when it holds at
+// least 60% of the item's significant words (LoopOverlap), line by line. A
+// weekly's "What Didn't" is not a mention: the summarizer echoes blockers there.
+//
+// # Due rollups
+//
+// Due returns what can run and has not: a day once it is over (before today), a
+// week once its Sunday is over, a month once its last day and its last week are
+// over (a month waits up to three days for its last week; see Periods), with a
+// source present (or planned earlier in the same list) and no output yet. The
+// list is oldest first and in dependency order (day, then the week reading it,
+// then the month). Staleness (a source changed since) is the engine's: Sources
+// tells which files a rollup reads, for the hashes it records.
+//
+// GenerateHistory makes realistic raw dailies for tests and benchmarks of long
+// journals.
 package journal

@@ -109,11 +109,11 @@ func (g *gen) errBlock(b *strings.Builder) {
 
 // timeline writes a day as timestamped bullets across one to three sessions.
 func (g *gen) timeline(b *strings.Builder, pending *[]string) {
-	sessions := 1 + g.r.IntN(3)
+	sessions := 2 + g.r.IntN(3)
 	h := 8 + g.r.IntN(3)
 	for s := 0; s < sessions; s++ {
 		fmt.Fprintf(b, "## Session %d\n\n", s+1)
-		n := 5 + g.r.IntN(5)
+		n := 6 + g.r.IntN(6)
 		for k := 0; k < n; k++ {
 			m := g.r.IntN(60)
 			stamp := fmt.Sprintf("%02d:%02d", h, m)
@@ -179,8 +179,11 @@ func (g *gen) headed(b *strings.Builder, pending *[]string) {
 		fmt.Fprintf(b, "\nLesson: %s.\n", g.pick(genLessons))
 	}
 	b.WriteString("\n## Log\n\n")
-	for k := 0; k < 3+g.r.IntN(4); k++ {
-		fmt.Fprintf(b, "- %s\n", g.pick(genChat))
+	h := 9 + g.r.IntN(2)
+	for k := 0; k < 6+g.r.IntN(5); k++ {
+		fmt.Fprintf(b, "- %02d:%02d %s\n", h+k, g.r.IntN(60), g.pick(genChat))
 	}
+	fmt.Fprintf(b, "- Ran the %s tests again.\n\n", g.topic)
+	g.errBlock(b)
 	fmt.Fprintf(b, "\n```\n$ git log --oneline | head -3\n%07x wip %s\n%07x fix tests\n%07x docs\n```\n", g.r.IntN(1<<28), g.topic, g.r.IntN(1<<28), g.r.IntN(1<<28))
 }

@@ -14,6 +14,25 @@ func normalize(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
+	if isASCII(s) {
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			switch {
+			case c >= 'A' && c <= 'Z':
+				c += 'a' - 'A'
+			case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+			default:
+				space = true
+				continue
+			}
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteByte(c)
+		}
+		return b.String()
+	}
 	for _, r := range s {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if space && b.Len() > 0 {
@@ -26,6 +45,15 @@ func normalize(s string) string {
 		}
 	}
 	return b.String()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // stopwords are left out of significant words: function words and the journal's
@@ -47,8 +75,8 @@ var stopwords = func() map[string]bool {
 }()
 
 // sigWords returns the significant words of s: normalized words of three or more
-// characters that are not stopwords, with a plural "s" taken off words longer than
-// four characters (tests/test, parsers/parser). Order of first appearance, no
+// characters that are not stopwords or numbers, with a plural "s" taken off words
+// of four or more characters (keys/key, parsers/parser; not "ss": class). Order of first appearance, no
 // repeats.
 func sigWords(s string) []string {
 	var out []string
@@ -65,7 +93,7 @@ func sigWords(s string) []string {
 }
 
 func stem(w string) string {
-	if len(w) > 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
 		return w[:len(w)-1]
 	}
 	return w
