@@ -2,6 +2,8 @@ package frontmatter
 
 import (
 	"bytes"
+
+	"github.com/goccy/go-yaml"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,6 +111,13 @@ func FormatScalar(v any) string {
 		return strconv.Quote(t)
 	case bool:
 		return strconv.FormatBool(t)
+	case float64:
+		return strconv.FormatFloat(t, 'g', -1, 64)
+	case []any, map[string]any, []map[string]any:
+		// Collections are written in flow style so that they stay on one line.
+		if b, err := yaml.MarshalWithOptions(t, yaml.Flow(true)); err == nil {
+			return strings.TrimSpace(string(b))
+		}
 	}
 	return strconv.Quote(toString(v))
 }

@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/store"
+)
+
+// WriteRequest is one revision-checked write of a note (SPEC §7).
+type WriteRequest struct {
+	Dimension Dimension
+	Scope     string // agent or task ID prefix; "" for a shared note
+	Key       string // slash-separated, ends in .md
+	Body      []byte // the note without frontmatter
+	// Meta sets frontmatter keys besides revision, updated and machine (a skill's
+	// name and description, a rollup's sources); a nil Value removes the key.
+	// Keys not named are kept as they are.
+	Meta []frontmatter.Set
+	// ExpectRevision is the revision the writer read; 0: the note must not exist.
+	ExpectRevision int
+	// ExpectHash is the content hash the writer read (Entry.Hash); "" does not
+	// check it. Required to overwrite a note without a trustworthy revision.
+	ExpectHash string
+	Now        time.Time // the write's time; zero is now
+	// KeepFrom, when set, is a note whose frontmatter keys are kept instead of
+	// the destination's own (a promotion carries its note's keys along).
+	KeepFrom []byte
+}
+
+// WriteResult says what was written.
+type WriteResult struct {
+	Path     string
+	Revision int
+	Hash     string
+}
+
+// StaleError reports that the disk moved past what the writer expected. Nothing
+// was written.
+type StaleError = store.StaleError
+
+// IsStale reports whether err is a stale write, with the current state.
+func IsStale(err error) (*StaleError, bool) { return store.IsStale(err) }
+
+// ErrNoProject is returned for task writes without a project.
+var ErrNoProject = errors.New("task memory lives in a project: no project directory is set")
+
+// PathOf is the canonical file of a note: where new writes of it land.
+func (m *Memory) PathOf(d Dimension, scope, key string) (string, error) {
+	if err := CheckKey(key); err != nil {
+		return "", err
+	}
+	if scope != "" {
+		if !d.Scoped() {
+			return "", fmt.Errorf("%s notes have no ID prefix (got %q)", d, scope)
+		}
+		if err := checkName(scope); err != nil {
+			return "", fmt.Errorf("scope ID: %w", err)
+		}
+	}
+	root := m.Paths.CanonicalRoot(d)
+	if root == "" {
+		return "", ErrNoProject
+	}
+	rel := key
+	if scope != "" {
+		rel = scope + "/" + key
+	}
+	return filepath.Join(root, filepath.FromSlash(rel)), nil
+}
+
+// CheckKey refuses keys that are not a relative .md path inside a root.
+func CheckKey(key string) error {
+	if key == "" {
+		return errors.New("empty key")
+	}
+	if !strings.EqualFold(path.Ext(key), ".md") {
+		return fmt.Errorf("key %q: a note is a .md file", key)
+	}
+	if strings.HasPrefix(key, "/") || strings.Contains(key, "\\") || strings.ContainsRune(key, 0) {
+		return fmt.Errorf("key %q: want a relative path with / separators", key)
+	}
+	for _, part := range strings.Split(key, "/") {
+		if err := checkName(part); err != nil {
+			return fmt.Errorf("key %q: %w", key, err)
+		}
+	}
+	return nil
+}
+
+func checkName(part string) error {
+	switch {
+	case part == "" || part == "." || part == "..":
+		return fmt.Errorf("path element %q is not allowed", part)
+	case strings.HasPrefix(part, "."):
+		return fmt.Errorf("path element %q: names starting with . are not notes", part)
+	case strings.ContainsAny(part, "/\\\x00:") || (len(part) >= 2 && part[1] == ':'):
+		return fmt.Errorf("path element %q has a character that is not allowed", part)
+	}
+	return nil
+}
+
+// Write writes a note if the disk still holds the expected revision (and hash),
+// setting revision to ExpectRevision+1 and updated to now, binding device notes
+// to this machine, keeping every other frontmatter key. A stale write returns a
+// *StaleError and changes nothing.
+func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
+	p, err := m.PathOf(req.Dimension, req.Scope, req.Key)
+	if err != nil {
+		return nil, err
+	}
+	var machine string
+	if req.Dimension == Device {
+		if machine, err = m.EnsureMachineID(); err != nil {
+			return nil, err
+		}
+	}
+	now := req.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	rev := req.ExpectRevision + 1
+	sets := []frontmatter.Set{{Key: "revision", Value: rev}, {Key: "updated", Value: FormatTime(now)}}
+	if req.Dimension == Device {
+		sets = append(sets, frontmatter.Set{Key: "machine", Value: machine})
+	} else {
+		sets = append(sets, frontmatter.Set{Key: "machine"})
+	}
+	sets = append(sets, req.Meta...)
+	written, err := store.Update(m.Paths.LockRoot(p), p, store.Expect{Revision: req.ExpectRevision, Hash: req.ExpectHash},
+		func(current []byte, exists bool) ([]byte, error) {
+			if exists && req.Dimension == Device {
+				if other := frontmatter.Parse(current); other.Has() {
+					if bound, _ := other.String("machine"); bound != "" && bound != machine {
+						return nil, fmt.Errorf("%s is bound to machine %s, not this one (%s): device notes are written only on their own machine", p, bound, machine)
+					}
+				}
+			}
+			if req.KeepFrom != nil {
+				return compose(req.KeepFrom, true, sets, req.Body), nil
+			}
+			return compose(current, exists, sets, req.Body), nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	m.Refresh(p)
+	return &WriteResult{Path: p, Revision: rev, Hash: store.Hash(written)}, nil
+}
+
+// compose builds the new note: the current frontmatter with sets applied (every
+// other key, comment and line end kept) and the new body. A note whose
+// frontmatter is missing or broken gets a fresh block; the caller's expected hash
+// has already shown the writer saw what it replaces.
+func compose(current []byte, exists bool, sets []frontmatter.Set, body []byte) []byte {
+	if exists {
+		d := frontmatter.Parse(current)
+		if d.Has() {
+			head := current[:d.Body]
+			if edits, ok := frontmatter.SetFields(head, d, sets); ok {
+				head = frontmatter.Apply(head, edits)
+				out := make([]byte, 0, len(head)+len(body))
+				return append(append(out, head...), body...)
+			}
+		}
+	}
+	return frontmatter.Compose(sets, body)
+}
+
+// FormatTime writes the `updated` value: RFC 3339 in UTC with milliseconds, as
+// the spec's examples do.
+func FormatTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// Delete removes a note if the disk still holds the expected revision and hash.
+func (m *Memory) Delete(path string, expectRevision int, expectHash string) error {
+	path = filepath.Clean(path)
+	if _, ok := m.Locate(path); !ok {
+		return fmt.Errorf("%s is not in a memory tree", path)
+	}
+	err := store.Remove(m.Paths.LockRoot(path), path, store.Expect{Revision: expectRevision, Hash: expectHash})
+	if err == nil {
+		m.Refresh(path)
+	}
+	return err
+}
