@@ -101,6 +101,9 @@ func (r Rollup) CompleteAfter() Day {
 	case RollupMonth:
 		last := r.Month.Last()
 		ws := r.Month.Weeks()
+		if len(ws) == 0 { // not a valid month
+			return last
+		}
 		if s := ws[len(ws)-1].Sunday(); s.After(last) {
 			return s
 		}

@@ -168,3 +168,13 @@ func TestRollupNames(t *testing.T) {
 		t.Error("ParseRollup accepted 2027-W53")
 	}
 }
+
+func TestZeroRollupsDoNotPanic(t *testing.T) {
+	for _, k := range []RollupKind{RefineDay, RollupWeek, RollupMonth, 0} {
+		r := Rollup{Kind: k}
+		_ = r.CompleteAfter()
+		_ = r.Complete(d("2026-11-30"))
+		_ = r.Output()
+		_ = Sources(r, files("2026-11-30.md"))
+	}
+}
