@@ -126,6 +126,8 @@ func check(path string, expect Expect, exists bool, content []byte) error {
 	switch {
 	case !exists && !expect.exists():
 		return nil
+	case !exists && expect.Revision == 0:
+		st.Reason = fmt.Sprintf("expected an existing note without revision (hash %s), but the note does not exist", short(expect.Hash))
 	case !exists:
 		st.Reason = fmt.Sprintf("expected revision %d, but the note does not exist", expect.Revision)
 	case !expect.exists():

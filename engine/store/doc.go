@@ -60,6 +60,16 @@
 // [Remove] also removes parent directories the removal left empty, up to but
 // not including root.
 //
-// [Update] takes the root's lock itself: do not call it while holding [Lock]
-// for the same root, or it waits for itself until the lock timeout.
+// # Using it
+//
+// Every writer of one tree must pass the same root (the memory root:
+// <data>/memory or <project>/.magicfrog/memory): the lock lives there, and two
+// different roots over overlapping trees would not exclude each other. Update,
+// Write and Remove take the root's lock themselves, so do not call them while
+// holding [Lock] for the same root: they would wait for it until the lock
+// timeout.
+//
+// Removing a leftover temporary file is safe even in the unlikely case that
+// its writer is still alive (suspended for over a minute, say): its rename then
+// fails, it reports an error, and the note keeps its old content.
 package store

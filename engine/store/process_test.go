@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -395,7 +394,7 @@ func TestCrashKill(t *testing.T) {
 			t.Fatalf("worker said %q", line)
 		}
 		time.Sleep(time.Duration(rng.Intn(20000)) * time.Microsecond)
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		if err := cmd.Process.Kill(); err != nil { // SIGKILL on Unix
 			t.Fatal(err)
 		}
 		err := cmd.Wait()

@@ -196,6 +196,12 @@ func TestStaleRevision(t *testing.T) {
 	if !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("message: %v", err)
 	}
+	// Or an existing note without revision, named by its hash.
+	err = Write(root, "gone.md", note(1, "x"), Expect{Hash: Hash([]byte("plain"))})
+	wantStale(t, err, false, 0)
+	if !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("message: %v", err)
+	}
 	if _, err := os.Stat(filepath.Join(root, "gone.md")); !os.IsNotExist(err) {
 		t.Fatal("refused write created the note")
 	}
