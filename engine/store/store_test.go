@@ -205,6 +205,11 @@ func TestStaleRevision(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "gone.md")); !os.IsNotExist(err) {
 		t.Fatal("refused write created the note")
 	}
+	// A refused write into a new folder leaves no folder behind.
+	wantStale(t, Write(root, "new/dir/n.md", note(2, "x"), Expect{Revision: 1}), false, 0)
+	if _, err := os.Stat(filepath.Join(root, "new")); !os.IsNotExist(err) {
+		t.Fatal("refused write created parent folders")
+	}
 	if b := mustRead(t, p); !bytes.Equal(b, note(5, "five")) {
 		t.Fatalf("refused writes changed the note: %q", b)
 	}
