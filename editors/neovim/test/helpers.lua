@@ -144,6 +144,22 @@ function T.wait(ms, fn)
   return v
 end
 
+-- Wait for fn() while watching captured notifications: returns fn's value, or
+-- nil and the plugin's error message as soon as a command reports failure.
+function T.wait_cmd(msgs, ms, fn)
+  local res, errm
+  local seen = #msgs
+  vim.wait(ms, function()
+    local ok, r = pcall(fn)
+    if ok and r then res = r return true end
+    for i = seen + 1, #msgs do
+      if msgs[i].level == vim.log.levels.ERROR then errm = msgs[i].msg return true end
+    end
+    return false
+  end, 20)
+  return res, errm or ("nothing within " .. ms .. " ms")
+end
+
 -- Capture vim.notify messages.
 function T.capture_notify()
   local msgs = {}

@@ -155,6 +155,31 @@ function M.init_options()
   return opts
 end
 
+-- Neovim before 0.9 never sends textDocument/willSave(WaitUntil); the server
+-- bumps revision/updated through willSaveWaitUntil edits, so we send it.
+function M.needs_will_save_shim()
+  return not has("nvim-0.9")
+end
+
+-- BufWritePre: willSave, then willSaveWaitUntil and apply its edits.
+function M.will_save(bufnr)
+  for _, client in ipairs(M.buf_clients(bufnr)) do
+    local sync = client.server_capabilities and client.server_capabilities.textDocumentSync
+    if type(sync) == "table" then
+      local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, reason = 1 }
+      if sync.willSave then client.notify("textDocument/willSave", params) end
+      if sync.willSaveWaitUntil then
+        local res = client.request_sync("textDocument/willSaveWaitUntil", params, 2000, bufnr)
+        if res and res.err then
+          notify("willSaveWaitUntil failed: " .. tostring(res.err.message), vim.log.levels.WARN)
+        elseif res and type(res.result) == "table" and #res.result > 0 then
+          vim.lsp.util.apply_text_edits(res.result, bufnr, client.offset_encoding or "utf-16")
+        end
+      end
+    end
+  end
+end
+
 function M.capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.window = caps.window or {}
@@ -162,6 +187,12 @@ function M.capabilities()
   caps.window.showDocument = { support = true }
   caps.window.showMessage = caps.window.showMessage or {}
   caps.window.showMessage.messageActionItem = { additionalPropertiesSupport = false }
+  if M.needs_will_save_shim() then
+    -- We send willSave/willSaveWaitUntil ourselves (see will_save below).
+    local sync = caps.textDocument.synchronization
+    sync.willSave = true
+    sync.willSaveWaitUntil = true
+  end
   return caps
 end
 
@@ -311,6 +342,13 @@ function M.handlers()
 end
 
 function M.on_attach(client, bufnr)
+  if M.needs_will_save_shim() and not vim.b[bufnr].magicfrog_attached then
+    vim.api.nvim_create_autocmd("BufWritePre", {
+      group = vim.api.nvim_create_augroup("magicfrog_save_" .. bufnr, { clear = true }),
+      buffer = bufnr,
+      callback = function(a) M.will_save(a.buf) end,
+    })
+  end
   vim.b[bufnr].magicfrog_attached = true
   if M.config.autoread then
     vim.bo[bufnr].autoread = true

@@ -14,12 +14,11 @@ T.run(function()
 
   local msgs = T.capture_notify()
   vim.cmd("MagicFrogRender")
-  local rb = T.wait(5000, function()
+  local rb, e = T.wait_cmd(msgs, 5000, function()
     local x = T.buf_named("magicfrog://render")
     return x and T.text(x):find("<memory") and x
   end)
-  T.check(":MagicFrogRender opens a buffer containing <memory", rb ~= nil,
-    (msgs[1] and msgs[1].msg) or "no render buffer within 5 s")
+  T.check(":MagicFrogRender opens a buffer containing <memory", rb ~= nil, e)
   if not rb then return end
   T.check("render buffer is a scratch buffer with filetype xml",
     vim.bo[rb].filetype == "xml" and vim.bo[rb].buftype == "nofile", vim.bo[rb].filetype)

@@ -13,11 +13,11 @@ T.run(function()
 
   local msgs = T.capture_notify()
   vim.cmd("MagicFrogView")
-  local vb = T.wait(5000, function()
+  local vb, e = T.wait_cmd(msgs, 5000, function()
     local x = T.buf_named("magicfrog://view")
     return x and T.text(x):find("nvim%-view%.md") and x
   end)
-  T.check(":MagicFrogView lists the keys", vb ~= nil, (msgs[1] and msgs[1].msg) or "no view buffer listing notes/nvim-view.md")
+  T.check(":MagicFrogView lists the keys", vb ~= nil, e)
   if not vb then return end
   local lines = vim.api.nvim_buf_get_lines(vb, 0, -1, false)
   local at

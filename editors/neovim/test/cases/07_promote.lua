@@ -12,9 +12,8 @@ T.run(function()
   local msgs = T.capture_notify()
   vim.cmd("MagicFrogPromote user")
   local dest = fx.memory .. "/user/notes/nvim-promote.md"
-  local ok = T.wait(5000, function() return T.exists(dest) end)
-  T.check(":MagicFrogPromote user creates the destination file", ok ~= nil,
-    (msgs[1] and msgs[1].msg) or ("no " .. dest .. " within 5 s"))
+  local ok, e = T.wait_cmd(msgs, 5000, function() return T.exists(dest) end)
+  T.check(":MagicFrogPromote user creates the destination file", ok ~= nil, e)
   if ok then
     T.check("promoted note keeps its body", (T.read(dest) or ""):find("promote%-me%-marker") ~= nil, T.read(dest))
     T.check("user is told where the note went",
@@ -31,6 +30,7 @@ T.run(function()
   T.wait_client(b2)
   vim.cmd("MagicFrogPromote! account")
   local dest2 = fx.memory .. "/account/notes/nvim-promote-copy.md"
-  local ok2 = T.wait(5000, function() return T.exists(dest2) end)
-  T.check(":MagicFrogPromote! account copies", ok2 ~= nil and T.exists(src2), "dest exists: " .. tostring(ok2 ~= nil))
+  local ok2, e2 = T.wait_cmd(msgs, 5000, function() return T.exists(dest2) end)
+  T.check(":MagicFrogPromote! account copies", ok2 ~= nil and T.exists(src2),
+    ok2 and "source gone" or e2)
 end)

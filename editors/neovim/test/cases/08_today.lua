@@ -11,12 +11,11 @@ T.run(function()
 
   local msgs = T.capture_notify()
   vim.cmd("MagicFrogToday")
-  local name = T.wait(5000, function()
+  local name, e = T.wait_cmd(msgs, 5000, function()
     local n = vim.api.nvim_buf_get_name(0)
     return n:find(vim.pesc(T.today) .. "%.md$") and n
   end)
-  T.check(":MagicFrogToday opens " .. T.today .. ".md", name ~= nil,
-    (msgs[1] and msgs[1].msg) or ("current buffer: " .. vim.api.nvim_buf_get_name(0)))
+  T.check(":MagicFrogToday opens " .. T.today .. ".md", name ~= nil, e)
   if not name then return end
   T.check("today's daily exists on disk", T.exists(name), name)
   T.check("today's daily is in the memory tree",

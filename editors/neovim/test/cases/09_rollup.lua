@@ -11,11 +11,11 @@ T.run(function()
   local msgs = T.capture_notify()
 
   vim.cmd("MagicFrogToday")
-  local daily = T.wait(5000, function()
+  local daily, e = T.wait_cmd(msgs, 5000, function()
     local n = vim.api.nvim_buf_get_name(0)
     return n:find(vim.pesc(T.today) .. "%.md$") and n
   end)
-  T.check("today's daily opened for the rollup", daily ~= nil, (msgs[1] and msgs[1].msg) or "no daily")
+  T.check("today's daily opened for the rollup", daily ~= nil, e)
   if daily then
     local db = vim.api.nvim_get_current_buf()
     T.wait_client(db)
