@@ -1,0 +1,201 @@
+// Package diagnostics turns what the engine knows about a note into findings
+// with byte ranges: pure checks, one note at a time (Check) or the whole tree
+// (CheckTree). The LSP converts findings to protocol diagnostics at its edge;
+// `mf-lsp check` prints them. Every code is stable and documented in
+// docs/diagnostics.md.
+//
+// Check looks only at the note, the versions of its key (Memory.Versions) and a
+// bounded number of keyed lookups; it never walks the tree, so it stays cheap on
+// every keystroke whatever the size of the memory.
+package diagnostics
+
+import (
+	"bytes"
+	"sort"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/journal"
+)
+
+// Severity is how much a finding matters. The values are LSP's
+// DiagnosticSeverity numbers, so the LSP can convert them as they are.
+type Severity int
+
+const (
+	Error       Severity = 1
+	Warning     Severity = 2
+	Information Severity = 3
+	Hint        Severity = 4
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	case Information:
+		return "information"
+	case Hint:
+		return "hint"
+	}
+	return "unknown"
+}
+
+// The stable codes. docs/diagnostics.md describes each one.
+const (
+	CodeFrontmatterMissing      = "frontmatter-missing"
+	CodeFrontmatterUnterminated = "frontmatter-unterminated"
+	CodeFrontmatterInvalid      = "frontmatter-invalid"
+	CodeDuplicateKey            = "duplicate-key"
+	CodeRevisionMissing         = "revision-missing"
+	CodeRevisionNotInteger      = "revision-not-integer"
+	CodeRevisionTooSmall        = "revision-too-small"
+	CodeUpdatedMissing          = "updated-missing"
+	CodeUpdatedInvalid          = "updated-invalid"
+	CodeMachineMissing          = "machine-missing"
+	CodeMachineForbidden        = "machine-forbidden"
+	CodeMachineOther            = "machine-other"
+	CodeShadowed                = "shadowed"
+	CodeLegacyLocation          = "legacy-location"
+	CodeUnregisteredAgentFolder = "unregistered-agent-folder"
+	CodeOutOfScope              = "out-of-scope"
+	CodeBrokenLink              = "broken-link"
+	CodeStaleRevision           = "stale-revision"
+	CodeSkillMissingName        = "skill-missing-name"
+	CodeSkillMissingDescription = "skill-missing-description"
+	CodeOpenLoop                = "journal/open-loop"
+	CodeRollupStale             = "rollup-stale"
+	CodeRollupSourcesInvalid    = "rollup-sources-invalid"
+	CodeFileUnreadable          = "file-unreadable"
+	CodeFileBinary              = "file-binary"
+	CodeFileTooLarge            = "file-too-large"
+	CodeConfigInvalid           = "config-invalid"
+	// The journal naming codes are journal.Code* ("journal/misnamed", …),
+	// passed through as they are.
+)
+
+// Related points at another place a finding is about (the note that wins a
+// key, the file on disk). A zero Span means the start of the file.
+type Related struct {
+	Path    string
+	Span    frontmatter.Span
+	Message string
+}
+
+// Finding is one diagnostic: where (Path and a byte Span of the note's source),
+// how bad, a stable Code, a message for a person, related places, and Data for
+// quick fixes (documented per code in docs/diagnostics.md).
+type Finding struct {
+	Path     string
+	Span     frontmatter.Span
+	Severity Severity
+	Code     string
+	Message  string
+	Related  []Related      `json:",omitempty"`
+	Data     map[string]any `json:",omitempty"`
+}
+
+// Base is what an editor buffer was based on: the revision and content hash
+// (store.Hash) of the disk version it was loaded from or last saved as.
+type Base struct {
+	Revision int
+	Hash     string
+}
+
+// DefaultOpenLoopDays is how old a refined day's blocker or next step must be
+// before it is reported as an open loop.
+const DefaultOpenLoopDays = 7
+
+// Input is one note to check.
+type Input struct {
+	Memory *engine.Memory
+	// Entry is the note as parsed: the loaded entry, or an unsaved buffer parsed
+	// with Memory.Parse(path, buffer).
+	Entry *engine.Entry
+	// Scope is the session scope, for shadowing and out-of-scope notes.
+	Scope engine.Scope
+	// Base, when set, is what the buffer was based on (stale-revision).
+	Base *Base
+	// Today enables the date-relative journal checks (open loops); zero skips them.
+	Today journal.Day
+	// OpenLoopDays is the age of an open loop; 0 means DefaultOpenLoopDays.
+	OpenLoopDays int
+}
+
+// Check returns every finding for one note, sorted by position.
+func Check(in Input) []Finding {
+	e := in.Entry
+	if e == nil || e.Doc == nil {
+		return nil
+	}
+	c := &checker{in: in, e: e, src: e.Src, doc: e.Doc}
+	c.frontmatter()
+	c.location()
+	c.scope()
+	c.links()
+	c.stale()
+	c.journal()
+	sortFindings(c.out)
+	return c.out
+}
+
+type checker struct {
+	in  Input
+	e   *engine.Entry
+	src []byte
+	doc *frontmatter.Document
+	out []Finding
+}
+
+func (c *checker) add(f Finding) {
+	f.Path = c.e.Path
+	c.out = append(c.out, f)
+}
+
+// head is the span file-level findings sit on: the opening "---" line when
+// there is one, else the note's first line (empty for an empty note).
+func (c *checker) head() frontmatter.Span {
+	if c.doc.Present {
+		return c.doc.Open
+	}
+	start := 0
+	if c.doc.BOM {
+		start = 3
+	}
+	return lineSpan(c.src, start)
+}
+
+// lineSpan is the line starting at start, without its line end.
+func lineSpan(src []byte, start int) frontmatter.Span {
+	if start > len(src) {
+		start = len(src)
+	}
+	end := start
+	if i := bytes.IndexByte(src[start:], '\n'); i >= 0 {
+		end = start + i
+	} else {
+		end = len(src)
+	}
+	if end > start && src[end-1] == '\r' {
+		end--
+	}
+	return frontmatter.Span{Start: start, End: end}
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Span.Start != b.Span.Start {
+			return a.Span.Start < b.Span.Start
+		}
+		if a.Span.End != b.Span.End {
+			return a.Span.End < b.Span.End
+		}
+		return a.Code < b.Code
+	})
+}

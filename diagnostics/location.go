@@ -1,0 +1,109 @@
+package diagnostics
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/magicfrog/mf-lsp/engine"
+)
+
+// location checks where the note sits: legacy trees and agent folders that
+// look like IDs but are not on the roster.
+func (c *checker) location() {
+	e, m := c.e, c.in.Memory
+	if e.Legacy {
+		legacy := "machine/"
+		if e.Dimension == engine.Task {
+			legacy = "project/"
+		}
+		canonical := ""
+		if m != nil {
+			if root := m.Paths.CanonicalRoot(e.Dimension); root != "" {
+				canonical = filepath.Join(root, filepath.FromSlash(pathJoin(e.Scope, e.Key)))
+			}
+		}
+		msg := fmt.Sprintf("legacy %s tree, read as %s; new writes land in the canonical %s tree", legacy, e.Dimension, e.Dimension)
+		if canonical == "" {
+			msg += " (there is no project open to hold task notes)"
+		}
+		c.add(Finding{Span: c.head(), Severity: Information, Code: CodeLegacyLocation, Message: msg,
+			Data: map[string]any{"canonical": canonical}})
+	}
+	if e.Dimension == engine.Agent && e.Scope == "" && m != nil {
+		first, _, ok := strings.Cut(e.Key, "/")
+		if ok && !slices.Contains(m.Roster(), first) && !isLayerFolder(m.Layers(), first) {
+			c.add(Finding{Span: c.head(), Severity: Warning, Code: CodeUnregisteredAgentFolder,
+				Message: fmt.Sprintf("agent/%s/ is not an agent ID on the roster, so this note applies to every agent; register %q as an agent ID if it belongs to one agent, or keep it shared", first, first),
+				Data:    map[string]any{"folder": first}})
+		}
+	}
+}
+
+// isLayerFolder reports whether a first folder is (the start of) a layer
+// prefix: skills/ and journal/ under agent/ are layers, not agent IDs.
+func isLayerFolder(ls engine.Layers, folder string) bool {
+	for _, l := range ls {
+		if l.Prefix != "" && strings.HasPrefix(l.Prefix, folder+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func pathJoin(scope, key string) string {
+	if scope == "" {
+		return key
+	}
+	return scope + "/" + key
+}
+
+// scope checks the note against the session scope: notes of other agents or
+// tasks, and notes shadowed by a more specific version of their key.
+func (c *checker) scope() {
+	e, s, m := c.e, c.in.Scope, c.in.Memory
+	switch {
+	case e.Dimension == engine.Agent && e.Scope != "" && !slices.Contains(s.Agents, e.Scope):
+		c.add(Finding{Span: c.head(), Severity: Information, Code: CodeOutOfScope,
+			Message: fmt.Sprintf("agent %s's note: not in this session's scope (agents: %s)", e.Scope, listOrNone(s.Agents)),
+			Data:    map[string]any{"dimension": e.Dimension.String(), "scope": e.Scope}})
+		return
+	case e.Dimension == engine.Task && e.Scope != "" && e.Scope != s.Task:
+		c.add(Finding{Span: c.head(), Severity: Information, Code: CodeOutOfScope,
+			Message: fmt.Sprintf("task %s's note: not in this session's scope (task: %s)", e.Scope, orNone(s.Task)),
+			Data:    map[string]any{"dimension": e.Dimension.String(), "scope": e.Scope}})
+		return
+	}
+	if m == nil || e.Dimension == engine.Device {
+		return
+	}
+	st := m.StatusOf(e, s)
+	if !st.InScope || st.Effective || st.Winner == nil {
+		return
+	}
+	w := st.Winner
+	where := w.Dimension.String()
+	if w.Scope != "" {
+		where += " " + w.Scope
+	}
+	c.add(Finding{Span: c.head(), Severity: Hint, Code: CodeShadowed,
+		Message: fmt.Sprintf("shadowed by the %s version of %s (revision %d): the <memory> block shows that one", where, e.Key, w.Revision()),
+		Related: []Related{{Path: w.Path, Message: fmt.Sprintf("the %s version (revision %d) wins", where, w.Revision())}},
+		Data: map[string]any{"winner": w.Path, "dimension": w.Dimension.String(), "scope": w.Scope,
+			"revision": w.Revision()}})
+}
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

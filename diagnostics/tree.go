@@ -1,0 +1,69 @@
+package diagnostics
+
+import (
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/journal"
+)
+
+// CheckTree checks every loaded note and reports every file the engine could
+// not load (m.Problems()): what `mf-lsp check` prints. Findings are sorted by
+// path and position.
+func CheckTree(m *engine.Memory, scope engine.Scope, today journal.Day) []Finding {
+	entries := m.Entries()
+	results := make([][]Finding, len(entries))
+	var wg sync.WaitGroup
+	next := make(chan int, len(entries))
+	for i := range entries {
+		next <- i
+	}
+	close(next)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = Check(Input{Memory: m, Entry: entries[i], Scope: scope, Today: today})
+			}
+		}()
+	}
+	wg.Wait()
+	var out []Finding
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	out = append(out, ProblemFindings(m)...)
+	sortFindings(out)
+	return out
+}
+
+// ProblemFindings turns the files the engine could not load into findings at
+// the start of each file.
+func ProblemFindings(m *engine.Memory) []Finding {
+	config := map[string]bool{}
+	for _, p := range []string{m.Paths.LayersFile(), m.Paths.RosterFile(), m.Paths.ProjectConfigFile(), m.Paths.MachineIDFile()} {
+		if p != "" {
+			config[filepath.Clean(p)] = true
+		}
+	}
+	var out []Finding
+	for _, p := range m.Problems() {
+		f := Finding{Path: p.Path, Message: p.Message}
+		switch {
+		case config[filepath.Clean(p.Path)]:
+			f.Code, f.Severity = CodeConfigInvalid, Error
+		case strings.Contains(p.Message, "binary file"), strings.Contains(p.Message, "not UTF-8"):
+			f.Code, f.Severity = CodeFileBinary, Warning
+		case strings.Contains(p.Message, "larger than a note"):
+			f.Code, f.Severity = CodeFileTooLarge, Warning
+		default:
+			f.Code, f.Severity = CodeFileUnreadable, Error
+		}
+		out = append(out, f)
+	}
+	return out
+}
