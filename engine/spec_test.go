@@ -322,3 +322,177 @@ func containsLine(ls []string, l string) bool {
 	}
 	return false
 }
+
+// makeTree writes files (slash paths relative to dir, under data/ and project/)
+// and opens the memory. The binding is task T-7, agents larry; the roster is
+// larry and moe; this machine is m1.
+func makeTree(t testing.TB, files map[string]string) (string, *engine.Memory) {
+	t.Helper()
+	dir := t.TempDir()
+	base := map[string]string{
+		"data/machine-id":                   "m1\n",
+		"data/magicfrog.json":               `{"agents": ["larry", "moe"]}`,
+		"project/.magicfrog/config.json":    `{"task": "T-7", "agents": ["larry"]}`,
+		"data/memory/layers.json":           `{"layers": [{"name": "journal", "prefix": "journal/", "kind": "fractal"}]}`,
+		"data/memory/account/a-good.md":     note(1, "account: good"),
+		"data/memory/user/u-good.md":        note(2, "user: good"),
+		"data/memory/agent/larry/g-good.md": note(3, "larry: good"),
+		"project/.magicfrog/memory/good.md": note(4, "task: good"),
+	}
+	for k, v := range files {
+		base[k] = v
+	}
+	for name, text := range base {
+		writeFile(t, filepath.Join(dir, filepath.FromSlash(name)), text)
+	}
+	m, err := engine.Open(engine.Options{DataDir: filepath.Join(dir, "data"), ProjectDir: filepath.Join(dir, "project")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, m
+}
+
+func note(rev int, body string) string {
+	return fmt.Sprintf("---\nrevision: %d\nupdated: 2026-10-20T09:12:00.000Z\n---\n%s\n", rev, body)
+}
+
+func writeFile(t testing.TB, p, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var scopeT7 = engine.Scope{Task: "T-7", Agents: []string{"larry"}, Machine: "m1"}
+
+// TestRobustLoad: files that are not good notes give a problem naming the file
+// (and where in it, when there is a where), and the rest of the tree still
+// loads and renders.
+func TestRobustLoad(t *testing.T) {
+	big := "---\nrevision: 1\n---\n" + strings.Repeat("0123456789abcdef\n", 5<<20/17+1)
+	dir, m := makeTree(t, map[string]string{
+		"data/memory/user/broken-yaml.md":    "---\nrevision: [1\nupdated: x\n---\nbody of a broken note\n",
+		"data/memory/user/unterminated.md":   "---\nrevision: 1\nno closing line\n",
+		"data/memory/user/no-frontmatter.md": "Just a body.\n",
+		"data/memory/user/bom.md":            "\ufeff---\nrevision: 2\nupdated: 2026-10-20T09:12:00.000Z\n---\nbom body\n",
+		"data/memory/user/crlf.md":           "---\r\nrevision: 3\r\nupdated: 2026-10-20T09:12:00.000Z\r\n---\r\ncrlf body\r\n",
+		"data/memory/user/binary.md":         "---\nrevision: 1\n---\nab\x00cd",
+		"data/memory/user/big.md":            big,
+		"data/memory/user/latin1.md":         "---\nrevision: 1\n---\ncaf\xe9\n",
+		"data/memory/user/notes.txt":         "not a note: wrong extension",
+		"data/memory/user/.hidden.md":        "hidden: never read",
+	})
+	user := filepath.Join(dir, "data", "memory", "user")
+	// A symbolic link loop, a link to a folder, a broken link, a link to a note.
+	must(t, os.Symlink("loop-b.md", filepath.Join(user, "loop-a.md")))
+	must(t, os.Symlink("loop-a.md", filepath.Join(user, "loop-b.md")))
+	must(t, os.MkdirAll(filepath.Join(dir, "elsewhere"), 0o755))
+	writeFile(t, filepath.Join(dir, "elsewhere", "x.md"), note(1, "outside the tree"))
+	must(t, os.Symlink(filepath.Join(dir, "elsewhere"), filepath.Join(user, "linked-folder")))
+	must(t, os.Symlink("missing.md", filepath.Join(user, "dangling.md")))
+	must(t, os.Symlink(filepath.Join(dir, "elsewhere", "x.md"), filepath.Join(user, "linked-note.md")))
+	// An unreadable note (root reads it anyway: then it is just a note).
+	locked := filepath.Join(user, "locked.md")
+	writeFile(t, locked, note(1, "locked"))
+	must(t, os.Chmod(locked, 0))
+	_, rootReads := os.ReadFile(locked)
+	m.Reload()
+
+	problems := map[string]string{}
+	for _, p := range m.Problems() {
+		problems[filepath.Base(p.Path)] = p.Message
+	}
+	for name, want := range map[string]string{
+		"binary.md":     "binary file (NUL byte at offset 22)",
+		"big.md":        "larger than a note may be",
+		"latin1.md":     "not UTF-8 text (invalid byte at offset 23)",
+		"loop-a.md":     "looping",
+		"loop-b.md":     "looping",
+		"linked-folder": "symbolic link to a folder",
+		"dangling.md":   "broken",
+	} {
+		if msg, ok := problems[name]; !ok {
+			t.Errorf("%s: no problem; want one saying %q", name, want)
+		} else if !strings.Contains(msg, want) {
+			t.Errorf("%s: problem %q; want it to say %q", name, msg, want)
+		}
+		if m.Entry(filepath.Join(user, name)) != nil {
+			t.Errorf("%s: loaded as a note", name)
+		}
+	}
+	if rootReads == nil {
+		t.Log("running as root: chmod 000 does not keep the file from being read; skipping that case")
+	} else if msg := problems["locked.md"]; !strings.Contains(msg, "permission denied") {
+		t.Errorf("locked.md: problem %q; want permission denied", msg)
+	}
+	for _, p := range m.Problems() {
+		if !filepath.IsAbs(p.Path) || !strings.HasPrefix(p.Path, dir) {
+			t.Errorf("problem %q does not name the file by its absolute path", p.Path)
+		}
+	}
+
+	// Notes whose frontmatter is wrong are still notes, flagged with where.
+	for name, kind := range map[string]string{"broken-yaml.md": "syntax", "unterminated.md": "unterminated"} {
+		e := m.Entry(filepath.Join(user, name))
+		if e == nil {
+			t.Errorf("%s: not loaded; a malformed frontmatter is flagged, not dropped", name)
+			continue
+		}
+		if len(e.Doc.Errors) == 0 {
+			t.Errorf("%s: no frontmatter error", name)
+			continue
+		}
+		err := e.Doc.Errors[0]
+		if string(err.Kind) != kind || err.Span.Start < 0 || err.Span.End > len(e.Src) || err.Span.Start >= err.Span.End {
+			t.Errorf("%s: error %+v; want a %s error with a span inside the file", name, err, kind)
+		}
+		if e.Revision() != 0 {
+			t.Errorf("%s: revision %d; want 0", name, e.Revision())
+		}
+	}
+	if e := m.Entry(filepath.Join(user, "no-frontmatter.md")); e == nil || e.Revision() != 0 || e.Doc.Present || string(e.Body()) != "Just a body.\n" {
+		t.Errorf("no-frontmatter.md: want a revision-0 note whose body is the whole file; got %+v", e)
+	}
+	if e := m.Entry(filepath.Join(user, "bom.md")); e == nil || e.Revision() != 2 || !e.Doc.BOM || string(e.Body()) != "bom body\n" {
+		t.Errorf("bom.md: want revision 2 and the body without the BOM; got %+v", e)
+	}
+	if e := m.Entry(filepath.Join(user, "crlf.md")); e == nil || e.Revision() != 3 || !e.Doc.CRLF || string(e.Body()) != "crlf body\r\n" {
+		t.Errorf("crlf.md: want revision 3 and the CRLF body; got %+v", e)
+	}
+	if e := m.Entry(filepath.Join(user, "linked-note.md")); e == nil {
+		t.Errorf("linked-note.md: a symbolic link to a note is read as the note")
+	}
+	for _, name := range []string{"notes.txt", ".hidden.md"} {
+		if m.Entry(filepath.Join(user, name)) != nil {
+			t.Errorf("%s: read as a note", name)
+		}
+		if _, ok := problems[name]; ok {
+			t.Errorf("%s: a problem; files that are not notes are simply not read", name)
+		}
+	}
+
+	// The rest of the tree loads and renders.
+	blk, err := m.Render(engine.RenderOptions{Scope: scopeT7, Today: specToday})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{"account: good", "user: good", "larry: good", "task: good", "bom body", "crlf body", "Just a body.", "body of a broken note"} {
+		if !strings.Contains(blk.Text, body) {
+			t.Errorf("block lacks %q:\n%s", body, blk.Text)
+		}
+	}
+	if strings.Contains(blk.Text, "\ufeff") {
+		t.Error("the BOM reached the block")
+	}
+	checkBlockInvariants(t, m, blk)
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
