@@ -1,0 +1,227 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/magicfrog/mf-lsp/engine"
+)
+
+// cli is one subcommand's flag set with the flags every subcommand shares.
+type cli struct {
+	name    string
+	usage   string // "mf-lsp render [flags]"
+	about   string // what the command does, a paragraph or two
+	fs      *flag.FlagSet
+	dataDir string
+	project string
+	stdout  io.Writer
+	stderr  io.Writer
+}
+
+func newCLI(name, usage, about string, stdout, stderr io.Writer) *cli {
+	c := &cli{name: name, usage: usage, about: about, stdout: stdout, stderr: stderr}
+	c.fs = flag.NewFlagSet("mf-lsp "+name, flag.ContinueOnError)
+	c.fs.SetOutput(io.Discard)
+	c.fs.Usage = func() {}
+	c.fs.StringVar(&c.dataDir, "data-dir", "", "the MagicFrog data `DIR` (default: $MAGICFROG_HOME, $XDG_DATA_HOME/magicfrog, ~/.local/share/magicfrog)")
+	c.fs.StringVar(&c.project, "project", "", "the project `DIR` whose .magicfrog/ holds task memory (default: the current directory)")
+	return c
+}
+
+// parse parses args, allowing flags before and after positional arguments
+// (`mf-lsp export out --with-device`); "--" ends the flags. It returns the
+// positional arguments, or done=true and the exit code when the command must
+// stop: 0 after --help, 2 after bad usage (reported on stderr).
+func (c *cli) parse(args []string, minPos, maxPos int) (pos []string, code int, done bool) {
+	for {
+		err := c.fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			c.printHelp(c.stdout)
+			return nil, exitOK, true
+		}
+		if err != nil {
+			return nil, c.usageError("%v", err), true
+		}
+		rest := c.fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	switch {
+	case len(pos) < minPos:
+		return nil, c.usageError("missing argument"), true
+	case len(pos) > maxPos:
+		return nil, c.usageError("unexpected argument %q", pos[maxPos]), true
+	}
+	return pos, exitOK, false
+}
+
+// usageError reports bad usage on stderr and returns exit code 2.
+func (c *cli) usageError(format string, args ...any) int {
+	fmt.Fprintf(c.stderr, "mf-lsp %s: %s\nusage: %s\nrun 'mf-lsp %s --help' for details\n", c.name, fmt.Sprintf(format, args...), c.usage, c.name)
+	return exitUsage
+}
+
+// fail reports an error on stderr and returns exit code 1.
+func (c *cli) fail(format string, args ...any) int {
+	fmt.Fprintf(c.stderr, "mf-lsp %s: %s\n", c.name, fmt.Sprintf(format, args...))
+	return exitError
+}
+
+// isSet reports whether a flag was given on the command line.
+func (c *cli) isSet(name string) bool {
+	set := false
+	c.fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+func (c *cli) printHelp(w io.Writer) {
+	fmt.Fprintf(w, "usage: %s\n\n%s\n\nFlags:\n", c.usage, strings.TrimSpace(c.about))
+	c.fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		fmt.Fprintf(w, "%s\n      %s\n", line, usage)
+	})
+	fmt.Fprint(w, "\nExit codes: 0 ok, 1 error, 2 bad usage, 3 stale or refused write.\n")
+}
+
+// projectDir is --project, or the current directory. A directory without
+// .magicfrog/ is still the project: it simply has no task notes.
+func (c *cli) projectDir() (string, error) {
+	if c.project != "" {
+		info, err := os.Stat(c.project)
+		if err != nil {
+			return "", fmt.Errorf("project: %w", err)
+		}
+		if !info.IsDir() {
+			return "", fmt.Errorf("project: %s is not a directory", c.project)
+		}
+		return c.project, nil
+	}
+	return os.Getwd()
+}
+
+// open loads memory. Problems (files that could not be read) are printed on
+// stderr as warnings: they never stop the rest of the tree from loading.
+func (c *cli) open(warn bool) (*engine.Memory, error) {
+	project, err := c.projectDir()
+	if err != nil {
+		return nil, err
+	}
+	m, err := engine.Open(engine.Options{DataDir: c.dataDir, ProjectDir: project})
+	if err != nil {
+		return nil, err
+	}
+	if warn {
+		if _, err := os.Stat(m.Paths.DataDir); err != nil {
+			fmt.Fprintf(c.stderr, "mf-lsp %s: warning: data directory %s does not exist (run mf-lsp init, or pass --data-dir)\n", c.name, m.Paths.DataDir)
+		}
+		for _, p := range m.Problems() {
+			fmt.Fprintf(c.stderr, "mf-lsp %s: warning: %s\n", c.name, p.Error())
+		}
+	}
+	return m, nil
+}
+
+// requireDataDir refuses to write into a data directory that does not exist:
+// a mistyped --data-dir must not grow a stray memory tree.
+func (c *cli) requireDataDir(m *engine.Memory) error {
+	info, err := os.Stat(m.Paths.DataDir)
+	if err != nil || !info.IsDir() {
+		return fmt.Errorf("data directory %s does not exist: run mf-lsp init, or pass --data-dir", m.Paths.DataDir)
+	}
+	return nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+func (l *stringList) Set(s string) error {
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			*l = append(*l, part)
+		}
+	}
+	return nil
+}
+
+// scopeFlags are --task, --agent (repeatable) and --machine: who is looking.
+type scopeFlags struct {
+	task    string
+	agents  stringList
+	machine string
+}
+
+func (s *scopeFlags) register(c *cli) {
+	c.fs.StringVar(&s.task, "task", "", "the task `ID` (default: the project binding's task)")
+	c.fs.Var(&s.agents, "agent", "an agent `ID`; repeat or separate with commas (default: the project binding's agents; given, it replaces them)")
+	c.fs.StringVar(&s.machine, "machine", "", "the machine `ID` whose device notes are shown (default: this machine's, <data>/machine-id)")
+}
+
+// scope is the project binding's scope with the flags applied.
+func (s *scopeFlags) scope(c *cli, m *engine.Memory) engine.Scope {
+	sc := m.DefaultScope()
+	if c.isSet("task") {
+		sc.Task = s.task
+	}
+	if c.isSet("agent") {
+		sc.Agents = append([]string(nil), s.agents...)
+	}
+	if c.isSet("machine") {
+		sc.Machine = s.machine
+	}
+	return sc
+}
+
+// parseWhere reads DIM or DIM/ID (promote's --from and --to).
+func parseWhere(s string) (engine.Dimension, string, error) {
+	dim, id, _ := strings.Cut(s, "/")
+	d, err := engine.ParseDimension(dim)
+	if err != nil {
+		return 0, "", err
+	}
+	if strings.Contains(id, "/") {
+		return 0, "", fmt.Errorf("%q: want DIMENSION or DIMENSION/ID", s)
+	}
+	if id != "" && !d.Scoped() {
+		return 0, "", fmt.Errorf("%q: %s notes have no ID", s, d)
+	}
+	return d, id, nil
+}
+
+// ref names a note the way export and the <memory> block do: dimension, ID
+// prefix and key.
+func ref(d engine.Dimension, scope, key string) string {
+	if scope != "" {
+		return d.String() + "/" + scope + "/" + key
+	}
+	return d.String() + "/" + key
+}
+
+// where names a dimension and scope: "agent/larry", "user".
+func where(d engine.Dimension, scope string) string {
+	if scope != "" {
+		return d.String() + "/" + scope
+	}
+	return d.String()
+}

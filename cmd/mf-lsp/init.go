@@ -1,0 +1,161 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/magicfrog/mf-lsp/engine"
+)
+
+// initLayers is the layers.json init writes: the two default layers and the
+// Fractal journal.
+var initLayers = []engine.Layer{
+	{Name: "core", Prefix: ""},
+	{Name: "skills", Prefix: "skills/"},
+	{Name: "journal", Prefix: "journal/", Kind: engine.KindFractal},
+}
+
+func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("init", "mf-lsp init [--task ID] [--agent ID]...", `
+Make a data directory and bind the project to it. In the data directory:
+memory/ with the account, user, agent and device folders, memory/layers.json
+(core, skills, and a fractal journal layer), magicfrog.json (the agent roster,
+from --agent) and machine-id. In the project: .magicfrog/config.json (the
+binding: --task and --agent) and .magicfrog/memory/ for task notes.
+
+Init is idempotent: it never overwrites an existing file. It prints a "made
+PATH" or "kept PATH" line for each, then the next steps.`, stdout, stderr)
+	task := c.fs.String("task", "", "the project's task `ID`")
+	var agents stringList
+	c.fs.Var(&agents, "agent", "an agent `ID` the project is bound to and the roster lists; repeat or separate with commas")
+	if _, code, done := c.parse(args, 0, 0); done {
+		return code
+	}
+	m, err := c.open(false)
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	if *task != "" {
+		if _, err := m.PathOf(engine.Task, *task, "x.md"); err != nil {
+			return c.usageError("--task %q: not a usable ID: %v", *task, err)
+		}
+	}
+	for _, a := range agents {
+		if _, err := m.PathOf(engine.Agent, a, "x.md"); err != nil {
+			return c.usageError("--agent %q: not a usable ID: %v", a, err)
+		}
+	}
+	p := m.Paths
+	say := func(made bool, path, note string) {
+		verb := "kept"
+		if made {
+			verb = "made"
+		}
+		fmt.Fprintf(stdout, "%s %s%s\n", verb, path, note)
+	}
+	dirs := []string{p.DataDir, p.MemoryDir()}
+	for _, d := range []engine.Dimension{engine.Account, engine.User, engine.Agent, engine.Device} {
+		dirs = append(dirs, p.CanonicalRoot(d))
+	}
+	for _, d := range dirs {
+		made, err := mkdir(d)
+		if err != nil {
+			return c.fail("%v", err)
+		}
+		say(made, d+string(filepath.Separator), "")
+	}
+	layers, _ := json.MarshalIndent(map[string]any{"layers": initLayers}, "", "  ")
+	roster, _ := json.MarshalIndent(engine.Roster{Agents: append([]string{}, agents...)}, "", "  ")
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{p.LayersFile(), layers}, {p.RosterFile(), roster}} {
+		made, err := createFile(f.path, append(f.data, '\n'))
+		if err != nil {
+			return c.fail("%v", err)
+		}
+		say(made, f.path, keptNote(made))
+	}
+	_, statErr := os.Stat(p.MachineIDFile())
+	id, err := engine.ReadMachineID(p, true)
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	say(statErr != nil, p.MachineIDFile(), " (this machine is "+id+")")
+
+	// The project binding.
+	bind := engine.Binding{Task: *task, Agents: append([]string(nil), agents...)}
+	cfg, _ := json.MarshalIndent(bind, "", "  ")
+	for _, d := range []string{filepath.Dir(p.ProjectConfigFile()), p.TaskDir()} {
+		made, err := mkdir(d)
+		if err != nil {
+			return c.fail("%v", err)
+		}
+		say(made, d+string(filepath.Separator), "")
+	}
+	made, err := createFile(p.ProjectConfigFile(), append(cfg, '\n'))
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	say(made, p.ProjectConfigFile(), keptNote(made))
+	if !made && (*task != "" || len(agents) > 0) {
+		fmt.Fprintf(stdout, "  note: --task and --agent were not applied to the existing %s; edit it by hand\n", p.ProjectConfigFile())
+	}
+
+	fmt.Fprintf(stdout, `
+Next steps:
+  echo "Prefer small commits." | mf-lsp write --dimension user --key style/commits.md --expect-revision 0
+  mf-lsp tree      the effective view: every key and where it comes from
+  mf-lsp render    the <memory> block an agent reads
+  Point your editor's mf-lsp client at this data directory (--data-dir %s
+  or $MAGICFROG_HOME) to edit notes with diagnostics.
+`, p.DataDir)
+	return exitOK
+}
+
+func keptNote(made bool) string {
+	if made {
+		return ""
+	}
+	return " (already there, not changed)"
+}
+
+// mkdir makes a directory and reports whether it made it.
+func mkdir(dir string) (bool, error) {
+	info, err := os.Stat(dir)
+	if err == nil {
+		if !info.IsDir() {
+			return false, fmt.Errorf("%s exists and is not a directory", dir)
+		}
+		return false, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// createFile writes a new file; an existing one is kept as it is.
+func createFile(path string, data []byte) (bool, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	return true, nil
+}

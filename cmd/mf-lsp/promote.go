@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/magicfrog/mf-lsp/engine"
+)
+
+func runPromote(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("promote", "mf-lsp promote --from DIM[/ID] --key KEY (--to DIM[/ID] | --layer NAME | both) [--copy] [--expect-revision N]", `
+Move (default) or copy a note to another dimension, scope ID or layer: up the
+chain (task/T-7 -> user), into another agent's or task's scope, or into the
+skills layer (--layer skills: notes/review.md becomes skills/review.md). Its
+body and frontmatter keys travel; the destination's revision goes on from its
+own. Both ends are revision-checked: the source must still be what was read
+(and, with --expect-revision, at revision N), and a destination whose revision
+is newer than the source's is never overwritten (exit 3). A move writes the
+destination first, then removes the source.
+
+Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision R)".`, stdout, stderr)
+	fromFlag := c.fs.String("from", "", "where the note is: `DIM[/ID]`, e.g. task/T-7 or user (required)")
+	key := c.fs.String("key", "", "the note's `KEY` (required)")
+	toFlag := c.fs.String("to", "", "where it goes: `DIM[/ID]` (default: the source's dimension and ID, with --layer)")
+	layer := c.fs.String("layer", "", "the destination layer `NAME`, e.g. skills (default: the note's own layer)")
+	cp := c.fs.Bool("copy", false, "copy: keep the source")
+	expectRev := c.fs.Int("expect-revision", -1, "refuse (exit 3) unless the source is at revision `N`")
+	if _, code, done := c.parse(args, 0, 0); done {
+		return code
+	}
+	switch {
+	case *fromFlag == "":
+		return c.usageError("--from is required")
+	case *key == "":
+		return c.usageError("--key is required")
+	case *toFlag == "" && *layer == "":
+		return c.usageError("--to or --layer is required")
+	}
+	fromDim, fromID, err := parseWhere(*fromFlag)
+	if err != nil {
+		return c.usageError("--from: %v", err)
+	}
+	toDim, toID := fromDim, fromID
+	if *toFlag != "" {
+		if toDim, toID, err = parseWhere(*toFlag); err != nil {
+			return c.usageError("--to: %v", err)
+		}
+	}
+	if err := engine.CheckKey(*key); err != nil {
+		return c.usageError("--key: %v", err)
+	}
+	m, err := c.open(false)
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	layers := m.Layers()
+	if *layer != "" {
+		if _, ok := layers.ByName(*layer); !ok {
+			return c.usageError("--layer: no layer %q (layers: %s)", *layer, layerNames(layers))
+		}
+	}
+	src := findNote(m, fromDim, fromID, *key)
+	if src == nil {
+		return c.fail("no note %s (looked for %s)", ref(fromDim, fromID, *key), pathOrDash(m, fromDim, fromID, *key))
+	}
+	if *expectRev >= 0 && src.Revision() != *expectRev {
+		fmt.Fprintf(stderr, "stale: current revision %d\n", src.Revision())
+		fmt.Fprintf(stderr, "mf-lsp promote: %s is at revision %d, not %d; nothing was moved\n", src.Path, src.Revision(), *expectRev)
+		return exitStale
+	}
+	// The destination key and file, as engine.Promote computes them, to refuse
+	// a newer destination with exit 3 and a message naming both files.
+	destKey := src.Key
+	if *layer != "" {
+		l, _ := layers.ByName(*layer)
+		destKey = l.Prefix + strings.TrimPrefix(src.Key, src.Layer.Prefix)
+	}
+	dest, err := m.PathOf(toDim, toID, destKey)
+	if err != nil {
+		return c.usageError("%v", err)
+	}
+	if toDim != engine.Task {
+		if err := c.requireDataDir(m); err != nil {
+			return c.fail("%v", err)
+		}
+	}
+	if d := m.Entry(dest); d != nil && d.Revision() > src.Revision() {
+		fmt.Fprintf(stderr, "refused: destination revision %d is newer than source revision %d\n", d.Revision(), src.Revision())
+		fmt.Fprintf(stderr, "mf-lsp promote: %s (revision %d) is newer than %s (revision %d): not overwritten; merge them by hand\n",
+			dest, d.Revision(), src.Path, src.Revision())
+		return exitStale
+	}
+	warnUnknownScope(c, m, toDim, toID)
+	res, err := m.Promote(engine.PromoteRequest{From: src, To: toDim, ToScope: toID, ToLayer: *layer, Copy: *cp})
+	if err != nil {
+		if res == nil {
+			if st, ok := engine.IsStale(err); ok {
+				fmt.Fprintf(stderr, "stale: current revision %d\n", st.Revision)
+				fmt.Fprintf(stderr, "mf-lsp promote: %v\n", err)
+				return exitStale
+			}
+		}
+		// A move whose destination was written but whose source could not be
+		// removed is not a clean refusal: exit 1, the message says what is where.
+		return c.fail("%v", err)
+	}
+	verb := "moved"
+	if *cp {
+		verb = "copied"
+	}
+	fmt.Fprintf(stdout, "%s %s -> %s (revision %d)\n", verb, src.Ref(), ref(toDim, toID, res.Key), res.Revision)
+	return exitOK
+}
+
+// findNote finds the note of a dimension, scope ID and key: the canonical file,
+// else the legacy one (machine/ for device, project/ for task).
+func findNote(m *engine.Memory, d engine.Dimension, scope, key string) *engine.Entry {
+	var legacy *engine.Entry
+	for _, e := range m.Versions(key) {
+		if e.Dimension != d || e.Scope != scope {
+			continue
+		}
+		if !e.Legacy {
+			return e
+		}
+		legacy = e
+	}
+	return legacy
+}
+
+func pathOrDash(m *engine.Memory, d engine.Dimension, scope, key string) string {
+	p, err := m.PathOf(d, scope, key)
+	if err != nil {
+		return "-"
+	}
+	return p
+}
+
+func layerNames(ls engine.Layers) string {
+	var names []string
+	for _, l := range ls {
+		names = append(names, l.Name)
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/magicfrog/mf-lsp/engine"
+)
+
+func runWrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("write", "mf-lsp write --dimension DIM [--scope ID] --key KEY --expect-revision N [--expect-hash H] < BODY", `
+Write a note: the body (Markdown without frontmatter) is read from stdin. The
+write lands only if the disk still holds revision N (0: the note must not exist
+yet) and, with --expect-hash, exactly the content whose hash is H (the "hash" of
+mf-lsp tree --json). The new note has revision N+1 and updated set to now; other
+frontmatter keys are kept. On success the new revision is printed on stdout.
+
+A stale write changes nothing and exits 3; the first line on stderr is exactly
+"stale: current revision M" (M is 0 when the note does not exist or has no
+readable revision), the second says why.`, stdout, stderr)
+	dim := c.fs.String("dimension", "", "the dimension `DIM`: account, user, agent, task or device (required)")
+	scope := c.fs.String("scope", "", "the agent or task `ID` the note belongs to (default: shared by every agent or task)")
+	key := c.fs.String("key", "", "the note's `KEY`, its path inside the dimension: notes/style.md (required)")
+	expectRev := c.fs.Int("expect-revision", -1, "the revision `N` the writer read; 0: the note must not exist (required)")
+	expectHash := c.fs.String("expect-hash", "", "the content hash `H` the writer read (optional)")
+	if _, code, done := c.parse(args, 0, 0); done {
+		return code
+	}
+	switch {
+	case *dim == "":
+		return c.usageError("--dimension is required")
+	case *key == "":
+		return c.usageError("--key is required")
+	case !c.isSet("expect-revision"):
+		return c.usageError("--expect-revision is required (0 when the note must not exist yet)")
+	case *expectRev < 0:
+		return c.usageError("--expect-revision %d: want 0 or more", *expectRev)
+	}
+	d, err := engine.ParseDimension(*dim)
+	if err != nil {
+		return c.usageError("--dimension: %v", err)
+	}
+	m, err := c.open(false)
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	path, err := m.PathOf(d, *scope, *key)
+	if err != nil {
+		return c.usageError("%v", err)
+	}
+	if d != engine.Task {
+		if err := c.requireDataDir(m); err != nil {
+			return c.fail("%v", err)
+		}
+	}
+	warnUnknownScope(c, m, d, *scope)
+	body, err := io.ReadAll(stdin)
+	if err != nil {
+		return c.fail("reading the body from stdin: %v", err)
+	}
+	res, err := m.Write(engine.WriteRequest{
+		Dimension: d, Scope: *scope, Key: *key, Body: body,
+		ExpectRevision: *expectRev, ExpectHash: *expectHash,
+	})
+	if st, ok := engine.IsStale(err); ok {
+		fmt.Fprintf(stderr, "stale: current revision %d\n", st.Revision)
+		fmt.Fprintf(stderr, "mf-lsp write: %v\n", err)
+		return exitStale
+	}
+	if err != nil {
+		return c.fail("%s: %v", path, err)
+	}
+	fmt.Fprintln(stdout, res.Revision)
+	return exitOK
+}
+
+// warnUnknownScope warns when an ID prefix is not one the tree reads as an ID:
+// such a note would read as a shared note whose key starts with the ID.
+func warnUnknownScope(c *cli, m *engine.Memory, d engine.Dimension, scope string) {
+	if scope == "" {
+		return
+	}
+	switch d {
+	case engine.Agent:
+		for _, a := range m.Roster() {
+			if a == scope {
+				return
+			}
+		}
+		fmt.Fprintf(c.stderr, "mf-lsp %s: warning: agent %q is not in the roster (%s agents, or the project's agents): its notes read as shared notes under %s/ until it is added\n",
+			c.name, scope, m.Paths.RosterFile(), scope)
+	case engine.Task:
+		if !m.IsTaskID(scope) {
+			fmt.Fprintf(c.stderr, "mf-lsp %s: warning: task %q is not this project's task (.magicfrog/config.json task or tasks): its notes read as shared task notes under %s/ until it is added\n",
+				c.name, scope, scope)
+		}
+	}
+}
