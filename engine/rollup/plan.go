@@ -1,0 +1,303 @@
+package rollup
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/journal"
+)
+
+// Source is one entry of a rollup's `sources:` frontmatter: the layer-relative
+// key of a journal file it read, that file's revision and the hex sha256 of its
+// bytes (engine.Entry.Hash).
+type Source struct {
+	Key      string
+	Revision int
+	Hash     string
+}
+
+// sourceOf records an entry as a source.
+func sourceOf(rel string, e *engine.Entry) Source {
+	return Source{Key: rel, Revision: e.Revision(), Hash: e.Hash}
+}
+
+// sourcesValue is the frontmatter value of sources: a YAML list of
+// {key, revision, hash} maps, in that key order.
+func sourcesValue(srcs []Source) []any {
+	out := make([]any, 0, len(srcs))
+	for _, s := range srcs {
+		out = append(out, yaml.MapSlice{{Key: "key", Value: s.Key}, {Key: "revision", Value: s.Revision}, {Key: "hash", Value: s.Hash}})
+	}
+	return out
+}
+
+// RecordedSources reads the `sources:` of a rollup's frontmatter. ok is false
+// when the key is missing or is not a list of {key, revision, hash} maps.
+func RecordedSources(e *engine.Entry) (out []Source, ok bool) {
+	f := e.Doc.Field("sources")
+	if f == nil {
+		return nil, false
+	}
+	list, isList := f.Value.([]any)
+	if !isList {
+		return nil, false
+	}
+	out = []Source{}
+	for _, item := range list {
+		mp, isMap := item.(map[string]any)
+		if !isMap {
+			return nil, false
+		}
+		key, _ := mp["key"].(string)
+		rev, revOK := mp["revision"].(int)
+		hash := fmt.Sprint(mp["hash"])
+		if key == "" || !revOK || rev < 0 {
+			return nil, false
+		}
+		out = append(out, Source{Key: key, Revision: rev, Hash: hash})
+	}
+	return out, true
+}
+
+// diffSources says how the sources recorded by a rollup differ from the current
+// ones: "" when they are the same set at the same revisions and hashes, else
+// the first difference in words.
+func diffSources(recorded, current []Source) string {
+	rec := map[string]Source{}
+	for _, s := range recorded {
+		rec[s.Key] = s
+	}
+	cur := map[string]bool{}
+	for _, s := range current {
+		cur[s.Key] = true
+		r, ok := rec[s.Key]
+		switch {
+		case !ok:
+			return s.Key + " was added"
+		case r.Revision != s.Revision:
+			return fmt.Sprintf("%s is at revision %d, the rollup read revision %d", s.Key, s.Revision, r.Revision)
+		case !strings.EqualFold(r.Hash, s.Hash):
+			return fmt.Sprintf("%s changed (same revision %d, different content)", s.Key, s.Revision)
+		}
+	}
+	for _, s := range recorded {
+		if !cur[s.Key] {
+			return s.Key + " was removed"
+		}
+	}
+	return ""
+}
+
+// Options select what Plan plans and RunPlan runs.
+type Options struct {
+	// Dimension limits the plan to one dimension's journals; 0 is every one.
+	Dimension engine.Dimension
+	// Scope, when ScopeSet, limits the plan to journals of that ID prefix
+	// ("" is the shared journal of a dimension).
+	Scope    string
+	ScopeSet bool
+	// Today decides which periods are complete; zero is the local date.
+	Today journal.Day
+	// Summarizer writes the rollups (RunPlan); nil is Builtin.
+	Summarizer Summarizer
+}
+
+func (o Options) today() journal.Day {
+	if o.Today.IsZero() {
+		return journal.DayOf(time.Now())
+	}
+	return o.Today
+}
+
+func (o Options) selects(j Journal) bool {
+	return (o.Dimension == 0 || j.Dimension == o.Dimension) && (!o.ScopeSet || j.Scope == o.Scope)
+}
+
+// Request is what to plan: every due rollup, or one period.
+type Request struct {
+	// Due plans everything complete whose output is missing or stale.
+	Due bool
+	// Rollup is the one period to roll up when Due is false (journal.ParseRollup).
+	Rollup journal.Rollup
+}
+
+// ParseRequest reads a request as the CLI takes it: "due", or "day 2026-11-30",
+// "week 2026-W48", "month 2026-11".
+func ParseRequest(args []string) (Request, error) {
+	if len(args) == 1 && args[0] == "due" {
+		return Request{Due: true}, nil
+	}
+	if len(args) != 2 {
+		return Request{}, fmt.Errorf("want due, day YYYY-MM-DD, week YYYY-Www or month YYYY-MM (got %q)", strings.Join(args, " "))
+	}
+	var k journal.RollupKind
+	switch args[0] {
+	case "day":
+		k = journal.RefineDay
+	case "week":
+		k = journal.RollupWeek
+	case "month":
+		k = journal.RollupMonth
+	default:
+		return Request{}, fmt.Errorf("unknown rollup %q: want day, week, month or due", args[0])
+	}
+	r, err := journal.ParseRollup(k, args[1])
+	if err != nil {
+		return Request{}, err
+	}
+	return Request{Rollup: r}, nil
+}
+
+// Job is one rollup of one journal.
+type Job struct {
+	Journal Journal
+	Rollup  journal.Rollup
+	// Output is the layer-relative path the rollup writes (refined/…, weekly/…,
+	// monthly/…).
+	Output string
+	// Reason says why the job is planned: "missing", "stale: <what changed>",
+	// "a source is rewritten first", "requested"; "up to date" for a requested
+	// rollup whose output is current (running it does nothing).
+	Reason string
+	// UpToDate: the output exists and records exactly the current sources.
+	UpToDate bool
+	// Sources are the files the rollup reads, as planned. Run reads them again.
+	Sources []Source
+}
+
+func (j Job) String() string { return j.Rollup.String() + " in " + j.Journal.String() }
+
+// Plan returns the jobs of a request over the selected journals.
+//
+// For Due: every rollup whose period is complete on opts.Today, that has at
+// least one source, and whose output is missing (journal.Due) or stale (its
+// recorded sources differ from the current ones in set, revision or hash), plus
+// every rollup that reads the output of a planned job (that output is about to
+// change). Outputs without a `sources:` record (written by hand or imported)
+// are left alone. Jobs are oldest first and in dependency order (days, then the
+// weeks reading them, then the months), journal by journal.
+//
+// For one period: a job per selected journal with sources for it, even when the
+// period is not over yet (an early rollup is rerun when it goes stale), marked
+// UpToDate when its output is current.
+func Plan(m *engine.Memory, req Request, opts Options) ([]Job, error) {
+	var jobs []Job
+	for _, j := range Journals(m) {
+		if !opts.selects(j) {
+			continue
+		}
+		if req.Due {
+			j.refresh(m)
+			jobs = append(jobs, planDue(m, j, opts.today())...)
+			continue
+		}
+		job, ok := planOne(m, j, req.Rollup)
+		if ok {
+			jobs = append(jobs, job)
+		}
+	}
+	return jobs, nil
+}
+
+// planOne plans rollup r of journal j; ok is false when it has no sources.
+func planOne(m *engine.Memory, j Journal, r journal.Rollup) (Job, bool) {
+	job := Job{Journal: j, Rollup: r, Output: r.Output(), Reason: "requested"}
+	files := j.sourceFiles(m, r)
+	if len(files) == 0 {
+		return job, false
+	}
+	for _, f := range files {
+		job.Sources = append(job.Sources, sourceOf(f.Rel, f.Entry))
+	}
+	if out := j.lookup(m, job.Output); out != nil {
+		if rec, ok := RecordedSources(out); ok && diffSources(rec, job.Sources) == "" {
+			job.UpToDate, job.Reason = true, "up to date"
+		}
+	}
+	return job, true
+}
+
+func planDue(m *engine.Memory, j Journal, today journal.Day) []Job {
+	files := j.Files(m)
+	plain := make([]journal.File, 0, len(files))
+	byRel := map[string]*engine.Entry{}
+	for _, f := range files {
+		plain = append(plain, f.File)
+		byRel[f.Rel] = f.Entry
+	}
+	planned := map[string]bool{} // outputs about to be (re)written
+	var jobs []Job
+	add := func(r journal.Rollup, reason string) {
+		jobs = append(jobs, Job{Journal: j, Rollup: r, Output: r.Output(), Reason: reason})
+		if !planned[r.Output()] && byRel[r.Output()] == nil {
+			f, _ := journal.Classify(r.Output())
+			plain = append(plain, f) // a later rollup reads it
+		}
+		planned[r.Output()] = true
+	}
+	for _, r := range journal.Due(plain, today) {
+		add(r, "missing")
+	}
+	// Stale outputs, in dependency order: days, then weeks, then months, so that
+	// a week reading a day planned above is planned too.
+	for _, kind := range []journal.RollupKind{journal.RefineDay, journal.RollupWeek, journal.RollupMonth} {
+		for _, f := range files {
+			r, ok := rollupOf(f.File, kind)
+			if !ok || planned[f.Rel] || !r.Complete(today) {
+				continue
+			}
+			rec, ok := RecordedSources(f.Entry)
+			if !ok {
+				continue // not written by a rollup: left alone
+			}
+			srcs := journal.Sources(r, plain)
+			if len(srcs) == 0 {
+				continue // every source is gone: nothing to roll up; diagnostics flag it
+			}
+			reason := ""
+			var cur []Source
+			for _, s := range srcs {
+				if planned[s.Rel] {
+					if reason == "" {
+						reason = "its source " + s.Rel + " is rolled up first"
+					}
+					continue
+				}
+				cur = append(cur, sourceOf(s.Rel, byRel[s.Rel]))
+			}
+			if reason == "" {
+				if d := diffSources(rec, cur); d != "" {
+					reason = "stale: " + d
+				}
+			}
+			if reason != "" {
+				add(r, reason)
+			}
+		}
+	}
+	sort.SliceStable(jobs, func(a, b int) bool {
+		x, y := jobs[a].Rollup, jobs[b].Rollup
+		if c := x.CompleteAfter().Compare(y.CompleteAfter()); c != 0 {
+			return c < 0
+		}
+		return x.Kind < y.Kind
+	})
+	return jobs
+}
+
+// rollupOf returns the rollup that writes f when f is an output of kind k.
+func rollupOf(f journal.File, k journal.RollupKind) (journal.Rollup, bool) {
+	switch {
+	case k == journal.RefineDay && f.Kind == journal.Refined:
+		return journal.Rollup{Kind: k, Day: f.Day}, true
+	case k == journal.RollupWeek && f.Kind == journal.Weekly:
+		return journal.Rollup{Kind: k, Week: f.Week}, true
+	case k == journal.RollupMonth && f.Kind == journal.Monthly:
+		return journal.Rollup{Kind: k, Month: f.Month}, true
+	}
+	return journal.Rollup{}, false
+}
