@@ -24,19 +24,16 @@ stderr as warnings (and in the JSON's "problems").`, stdout, stderr)
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
-	m, err := c.open(!*asJSON)
+	m, err := c.open(true)
 	if err != nil {
 		return c.fail("%v", err)
 	}
 	v := m.View(sf.scope(c, m))
 	if *asJSON {
-		t := treeJSON(m, v)
-		for _, p := range t.Problems {
-			fmt.Fprintf(stderr, "mf-lsp tree: warning: %s: %s\n", p.Path, p.Message)
-		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(t); err != nil {
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(treeJSON(m, v)); err != nil {
 			return c.fail("%v", err)
 		}
 		return exitOK
