@@ -95,8 +95,8 @@ func toJSONEntry(e *engine.Entry) jsonEntry {
 func treeJSON(m *engine.Memory, v *engine.View) jsonTree {
 	t := jsonTree{
 		DataDir: m.Paths.DataDir, ProjectDir: m.Paths.ProjectDir,
-		Scope:  jsonScope{Task: v.Scope.Task, Agents: append([]string{}, v.Scope.Agents...), Machine: v.Scope.Machine},
-		Keys:   []jsonKey{}, Device: []jsonEntry{}, Problems: []jsonProblem{},
+		Scope: jsonScope{Task: v.Scope.Task, Agents: append([]string{}, v.Scope.Agents...), Machine: v.Scope.Machine},
+		Keys:  []jsonKey{}, Device: []jsonEntry{}, Problems: []jsonProblem{},
 	}
 	for _, kv := range v.Keys {
 		k := jsonKey{Key: kv.Key, Winner: toJSONEntry(kv.Winner), Shadowed: []jsonEntry{}}
