@@ -58,7 +58,10 @@ if (candidates.length === 0) {
   console.log('vscode: 0 passed, 1 failed');
   process.exit(1);
 }
-const DEMO_NOTE = candidates.find((f) => !/journal|sticky|MEMORY\.md/.test(f)) ?? candidates[0];
+// An ID-scoped note beats an unscoped one with the same key: prefer it, so the demo
+// note is the effective one.
+const scoped = (f) => taskIds().includes(path.relative(TASK_ROOT, f).split(path.sep)[0]);
+const DEMO_NOTE = candidates.find(scoped) ?? candidates[0];
 const DEMO_KEY = keyOf(DEMO_NOTE);
 // A note an agent wrote by hand, without frontmatter: SPEC §2 says it is flagged.
 const BROKEN_NOTE = path.join(TASK_ROOT, 'notes', 'vscode-e2e-unversioned.md');
@@ -82,6 +85,9 @@ async function waitFor(what, fn, timeout = STEP_TIMEOUT, interval = 250) {
         return v;
       }
     } catch (e) {
+      if (e.fatal) {
+        throw e;
+      }
       last = e;
     }
     if (Date.now() > deadline) {
@@ -210,6 +216,38 @@ async function fullEditorText() {
   return text || visibleEditorText();
 }
 
+/** The text of MagicFrog error notifications on screen (commands that failed). */
+async function magicfrogErrors() {
+  return page.$$eval('.notifications-toasts .notification-list-item-message, .notifications-center .notification-list-item-message', (els) =>
+    els.map((e) => e.textContent.trim()).filter((t) => /^MagicFrog: .*(failed|not found|could not)/i.test(t)),
+  ).catch(() => []);
+}
+
+/** Like waitFor, but stops early with the message of a MagicFrog error notification. */
+async function waitOrError(what, fn, timeout) {
+  return waitFor(what, async () => {
+    const errs = await magicfrogErrors();
+    if (errs.length) {
+      throw Object.assign(new Error(`the extension reported: ${errs[errs.length - 1]}`), { fatal: true });
+    }
+    return fn();
+  }, timeout);
+}
+
+async function clearNotifications() {
+  await page.keyboard.press('Escape');
+  await runCommandId('Notifications: Clear All Notifications').catch(() => {});
+}
+
+async function runCommandId(label) {
+  await page.keyboard.press('F1');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true, timeout: STEP_TIMEOUT });
+  await page.keyboard.type(label, { delay: 2 });
+  await waitFor(`command "${label}"`, async () => (await quickInputRows()).some((r) => r.includes(label)), 5000);
+  await sleep(150);
+  await page.keyboard.press('Enter');
+}
+
 async function statusItemText() {
   return page.$$eval('.statusbar-item', (items) => {
     const it = items.find((i) => (i.id || '').includes('magicfrog.status'));
@@ -331,12 +369,25 @@ await step('explorer view lists the effective view', async () => {
   if (!expanded) {
     await header.click();
   }
+  // Collapse the folders view so the memory tree has the room.
+  const folders = await page.$('.explorer-folders-view');
+  const foldersHeader = await page.$$eval('.pane-header', (hs) => hs.findIndex((h) => h.parentElement?.querySelector('.explorer-folders-view')));
+  if (folders && foldersHeader >= 0) {
+    const hs = await page.$$('.pane-header');
+    if (await hs[foldersHeader].evaluate((e) => e.getAttribute('aria-expanded') === 'true')) {
+      await hs[foldersHeader].click();
+    }
+  }
   const base = path.basename(DEMO_KEY);
   const rows = await waitFor(`a row for ${DEMO_KEY}`, async () => {
     const r = await page.$$eval('.pane', (panes) => {
       const pane = panes.find((p) => /MagicFrog Memory/i.test(p.querySelector('.pane-header')?.textContent || ''));
       return pane ? [...pane.querySelectorAll('.monaco-list-row')].map((x) => x.textContent.replace(/\s+/g, ' ').trim()) : [];
     });
+    const err = r.find((x) => x.startsWith('Could not read the effective view'));
+    if (err) {
+      throw Object.assign(new Error(err), { fatal: true });
+    }
     return r.some((x) => x.includes(base)) && r.some((x) => /^task/.test(x)) ? r : null;
   });
   if (!rows.some((r) => r.includes('effective'))) {
@@ -351,8 +402,12 @@ let blockText = '';
 await step('command palette renders the memory block', async () => {
   await runCommand('MagicFrog: Render Memory Block');
   await waitFor('the memory block editor', () => activeTabTitle().then((t) => t === 'memory-block.xml'));
-  blockText = await waitFor('the block text', async () => {
+  blockText = await waitOrError('the block text', async () => {
     const t = await visibleEditorText();
+    const err = /<!-- (MagicFrog: could not render: .*?) -->/.exec(t);
+    if (err) {
+      throw Object.assign(new Error(err[1]), { fatal: true });
+    }
     return t.includes('<memory') ? t : null;
   });
   await shot('vscode-memory-block');
@@ -382,13 +437,61 @@ await step('memory block refreshes on memoryChanged', async () => {
   }, 30000, 1000);
 });
 
+async function notificationWithActions(actions) {
+  return page.$$eval('.notification-list-item', (items, actions) => {
+    for (const it of items) {
+      const buttons = [...it.querySelectorAll('.monaco-button')].map((b) => b.textContent.trim());
+      if (actions.every((a) => buttons.includes(a))) {
+        return { message: it.querySelector('.notification-list-item-message')?.textContent.trim() ?? '', buttons };
+      }
+    }
+    return null;
+  }, actions);
+}
+
+await step('save-time revision conflict offers the two fixes', async () => {
+  await clearNotifications();
+  await openFile(DEMO_NOTE);
+  // Make the buffer dirty, then let an "agent" move the disk past its revision.
+  await page.click('.editor-group-container.active .monaco-editor .view-lines');
+  await page.keyboard.down('Control');
+  await page.keyboard.press('End');
+  await page.keyboard.up('Control');
+  await page.keyboard.type('\nEdited in VS Code.', { delay: 2 });
+  const agentMarker = `agent-wrote-${Date.now()}`;
+  const disk = fs.readFileSync(DEMO_NOTE, 'utf8');
+  fs.writeFileSync(DEMO_NOTE, disk.replace(/revision:\s*(\d+)/, (_, n) => `revision: ${Number(n) + 1}`) + `\n${agentMarker}\n`);
+  await sleep(1500);
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyS');
+  await page.keyboard.up('Control');
+  const actions = ['Take disk version', 'Keep mine as next revision'];
+  try {
+    const n = await waitFor('the conflict message with its two actions', () => notificationWithActions(actions), 15000);
+    await shot('vscode-conflict');
+    const button = await page.evaluateHandle((label) =>
+      [...document.querySelectorAll('.notification-list-item .monaco-button')].find((b) => b.textContent.trim() === label), actions[0]);
+    await button.asElement().click();
+    await waitFor('the disk version in the editor', async () => (await fullEditorText()).includes(agentMarker), 15000);
+    return `"${n.message.slice(0, 100)}" [${n.buttons.join(' | ')}]`;
+  } catch (e) {
+    await shot('fail-conflict-before-revert');
+    throw e;
+  } finally {
+    // Leave the buffer equal to the disk for the next step.
+    await page.keyboard.press('Escape');
+    await runCommandId('File: Revert File').catch(() => {});
+    await clearNotifications();
+  }
+});
+
 await step('promote the demo note to user', async () => {
   await openFile(DEMO_NOTE);
   await runCommand('MagicFrog: Promote Note');
   await pick('user');
   await pick('Move');
   const dest = path.join(DATA, 'memory', 'user', ...DEMO_KEY.split('/'));
-  await waitFor(`${dest} on disk`, () => fs.existsSync(dest));
+  await waitOrError(`${dest} on disk`, () => fs.existsSync(dest));
   await waitFor(`${DEMO_NOTE} gone after a move`, () => !fs.existsSync(DEMO_NOTE));
   await waitFor('the promoted note open in the editor', () => activeTabTitle().then((t) => t === path.basename(dest)));
   await waitFor('the promoted note to read as user in the status bar', async () => /user/.test((await statusItemText()) || ''));
