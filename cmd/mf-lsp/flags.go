@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -148,6 +149,21 @@ func (c *cli) requireDataDir(m *engine.Memory) error {
 	info, err := os.Stat(m.Paths.DataDir)
 	if err != nil || !info.IsDir() {
 		return fmt.Errorf("data directory %s does not exist: run mf-lsp init, or pass --data-dir", m.Paths.DataDir)
+	}
+	return nil
+}
+
+// requireWritable refuses writes that would make a memory root out of nothing:
+// the data directory must exist for data-directory notes, and the project's
+// .magicfrog/ for task notes (a stray `write --dimension task` in the wrong
+// folder must not make one).
+func (c *cli) requireWritable(m *engine.Memory, d engine.Dimension) error {
+	if d != engine.Task {
+		return c.requireDataDir(m)
+	}
+	dir := filepath.Dir(m.Paths.TaskDir())
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return fmt.Errorf("%s does not exist: task notes live in a project; run mf-lsp init there, or pass --project", dir)
 	}
 	return nil
 }

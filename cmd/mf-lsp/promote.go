@@ -80,10 +80,8 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 	if err != nil {
 		return c.usageError("%v", err)
 	}
-	if toDim != engine.Task {
-		if err := c.requireDataDir(m); err != nil {
-			return c.fail("%v", err)
-		}
+	if err := c.requireWritable(m, toDim); err != nil {
+		return c.fail("%v", err)
 	}
 	if d := m.Entry(dest); d != nil && d.Revision() > src.Revision() {
 		fmt.Fprintf(stderr, "refused: destination revision %d is newer than source revision %d\n", d.Revision(), src.Revision())

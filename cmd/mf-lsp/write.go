@@ -48,10 +48,8 @@ readable revision), the second says why.`, stdout, stderr)
 	if err != nil {
 		return c.usageError("%v", err)
 	}
-	if d != engine.Task {
-		if err := c.requireDataDir(m); err != nil {
-			return c.fail("%v", err)
-		}
+	if err := c.requireWritable(m, d); err != nil {
+		return c.fail("%v", err)
 	}
 	warnUnknownScope(c, m, d, *scope)
 	body, err := io.ReadAll(stdin)
