@@ -1,0 +1,85 @@
+package lsp
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"github.com/tliron/glsp"
+)
+
+// CommandFunc runs one workspace/executeCommand command. arg is the first element of
+// the request's arguments (docs/protocol.md: one JSON object), or nil. Slow commands
+// return Async; commands that report progress use BeginProgress with
+// WorkDoneToken(ctx).
+type CommandFunc func(ctx *glsp.Context, arg json.RawMessage) (any, error)
+
+// registerCommands lists every command of docs/protocol.md. A nil func is announced
+// but answers "not implemented yet": the owner of each command replaces nil with a
+// method in their feature file. The capability list is derived from these keys, and
+// a test checks them against docs/protocol.md.
+func (s *Server) registerCommands() map[string]CommandFunc {
+	return map[string]CommandFunc{
+		"magicfrog.render":        nil,
+		"magicfrog.effectiveView": nil,
+		"magicfrog.describe":      nil,
+		"magicfrog.promote":       nil,
+		"magicfrog.export":        nil,
+		"magicfrog.import":        nil,
+		"magicfrog.rollup":        nil,
+		"magicfrog.today":         nil,
+		"magicfrog.showEntry":     nil,
+	}
+}
+
+// commandNames is the sorted command list for the executeCommand capability.
+func (s *Server) commandNames() []string {
+	names := make([]string, 0, len(s.commands))
+	for name := range s.commands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// executeCommand dispatches workspace/executeCommand from the raw params (glsp's
+// decoded Arguments would be []any, and its workDoneToken nil).
+func (s *Server) executeCommand(ctx *glsp.Context) (any, error) {
+	var params struct {
+		Command   string            `json:"command"`
+		Arguments []json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(ctx.Params, &params); err != nil {
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "invalid params for workspace/executeCommand: %v", err)
+	}
+	fn, known := s.commands[params.Command]
+	if !known {
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "unknown command %q (known: %v)", params.Command, s.commandNames())
+	}
+	if fn == nil {
+		return nil, Errorf(CodeRequestFailed, "%s is not implemented yet", params.Command)
+	}
+	var arg json.RawMessage
+	if len(params.Arguments) > 0 {
+		arg = params.Arguments[0]
+	}
+	return fn(ctx, arg)
+}
+
+// DecodeArg decodes a command argument into v (a pointer to a struct), with an
+// InvalidParams error naming the command that the user can act on. A missing or null
+// argument leaves v as it is.
+func DecodeArg(command string, arg json.RawMessage, v any) error {
+	if len(arg) == 0 || string(arg) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(arg, v); err != nil {
+		return Errorf(jsonrpc2.CodeInvalidParams, "%s: invalid argument: %v", command, err)
+	}
+	return nil
+}
+
+// MissingArg is the error for a required argument field that is absent.
+func MissingArg(command, field string) error {
+	return Errorf(jsonrpc2.CodeInvalidParams, "%s: argument %q is required", command, field)
+}

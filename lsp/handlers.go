@@ -1,0 +1,80 @@
+package lsp
+
+import (
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+)
+
+// registerHandlers is the one place that wires LSP methods to Server methods. Each
+// feature lives in its own file (hover.go, codelens.go, ...) and is connected here
+// with one line. Keep capabilities() below in step: announce what is wired.
+//
+// initialize, shutdown and exit are handled by Server.Handle (the lifecycle);
+// $/cancelRequest by the transport (it must see the raw request id).
+func (s *Server) registerHandlers() {
+	h := &s.handler
+
+	// Lifecycle and housekeeping.
+	h.Initialized = s.initialized
+	h.SetTrace = s.setTrace
+	// Settings are taken from initializationOptions only; accept the notification
+	// VS Code sends anyway rather than log "unsupported" for it.
+	h.WorkspaceDidChangeConfiguration = func(*glsp.Context, *protocol.DidChangeConfigurationParams) error { return nil }
+
+	// Text synchronization (documents.go).
+	h.TextDocumentDidOpen = s.didOpen
+	h.TextDocumentDidChange = s.didChange
+	h.TextDocumentDidSave = s.didSave
+	h.TextDocumentDidClose = s.didClose
+	h.TextDocumentWillSaveWaitUntil = s.willSaveWaitUntil // save.go
+
+	// Features, one file each.
+	h.TextDocumentHover = s.hover                   // hover.go
+	h.TextDocumentCodeLens = s.codeLens             // codelens.go
+	h.TextDocumentCodeAction = s.codeAction         // codeaction.go
+	h.TextDocumentDocumentSymbol = s.documentSymbol // symbols.go
+	h.WorkspaceSymbol = s.workspaceSymbol           // symbols.go
+
+	// Methods that need raw params (glsp mis-decodes IntegerOrString fields such as
+	// progress tokens) or that glsp does not know go in s.extra.
+	s.extra[string(protocol.MethodWindowWorkDoneProgressCancel)] = s.progressCancel // progress.go
+	s.extra[string(protocol.MethodWorkspaceExecuteCommand)] = s.executeCommand      // commands.go
+
+	s.commands = s.registerCommands() // commands.go
+}
+
+// capabilities announces what registerHandlers wires. glsp's
+// CreateServerCapabilities is not used: it sends "commands": null.
+func (s *Server) capabilities() protocol.ServerCapabilities {
+	yes := true
+	return protocol.ServerCapabilities{
+		TextDocumentSync: protocol.TextDocumentSyncOptions{
+			OpenClose:         &yes,
+			Change:            ptr(protocol.TextDocumentSyncKindIncremental),
+			WillSaveWaitUntil: &yes,
+			Save:              protocol.SaveOptions{IncludeText: ptr(false)},
+		},
+		HoverProvider:           true,
+		CodeLensProvider:        &protocol.CodeLensOptions{ResolveProvider: ptr(false)},
+		CodeActionProvider:      protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}},
+		ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: s.commandNames()},
+		DocumentSymbolProvider:  true,
+		WorkspaceSymbolProvider: true,
+	}
+}
+
+// Document hooks: feature files that react to buffer changes (diagnostics, most
+// likely) register here, in registerHandlers, e.g. s.hooks.change = append(...).
+// Hooks run on the read loop right after the store is updated; keep them quick or
+// hand work to s.Go with the *Document they were given (it is immutable).
+type docHooks struct {
+	open, change, save, close []func(*Document)
+}
+
+func (s *Server) runHooks(hooks []func(*Document), d *Document) {
+	for _, h := range hooks {
+		h(d)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,43 @@
+package lsp
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+)
+
+// URIToPath converts a file:// URI from the client to a local path. Other schemes
+// (untitled:, git:) are an error: those documents are not memory on disk.
+func URIToPath(uri protocol.DocumentUri) (string, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", fmt.Errorf("invalid URI %q: %v", uri, err)
+	}
+	if u.Scheme != "file" {
+		return "", fmt.Errorf("not a file URI: %q", uri)
+	}
+	p := u.Path
+	if runtime.GOOS == "windows" {
+		// file:///C:/x has path "/C:/x"; a UNC file://host/share keeps its host.
+		if len(p) >= 3 && p[0] == '/' && p[2] == ':' {
+			p = p[1:]
+		} else if u.Host != "" {
+			p = "//" + u.Host + p
+		}
+	}
+	return filepath.FromSlash(p), nil
+}
+
+// PathToURI converts an absolute local path to a file:// URI, percent-encoded as
+// clients expect.
+func PathToURI(path string) protocol.DocumentUri {
+	p := filepath.ToSlash(path)
+	if runtime.GOOS == "windows" && !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
+}
