@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -39,9 +40,10 @@ func (m *Memory) Export(dir string, withDevice bool) (*ExportResult, error) {
 	}
 	res := &ExportResult{}
 	files := map[string]*Entry{}
+	here := Scope{Machine: m.MachineID()}
 	for _, e := range m.Entries() { // canonical before legacy
-		if e.Dimension == Device && !withDevice {
-			continue
+		if e.Dimension == Device && (!withDevice || !here.inScope(e, here.Machine)) {
+			continue // only this machine's device notes, and only when asked
 		}
 		rel := exportDir(e.Dimension) + "/" + e.Key
 		if e.Scope != "" {
@@ -52,6 +54,11 @@ func (m *Memory) Export(dir string, withDevice bool) (*ExportResult, error) {
 			continue
 		}
 		files[rel] = e
+		if e.Dimension == Device && e.Machine() == "" && here.Machine != "" {
+			// An unbound device note (legacy machine/) is this machine's: the
+			// portable copy says so, or it would land on every machine it reaches.
+			files[rel] = bindToMachine(e, here.Machine)
+		}
 	}
 	rels := make([]string, 0, len(files))
 	for rel := range files {
@@ -89,10 +96,22 @@ func (m *Memory) Export(dir string, withDevice bool) (*ExportResult, error) {
 
 // ImportResult lists what an import did.
 type ImportResult struct {
-	Imported  []string // destination paths written
-	Unchanged int      // already there, same revision and content
-	Skipped   []string // refused or kept back, each with why
+	Imported  []string     // destination paths written
+	Unchanged int          // already there, same revision and content
+	Skipped   []ImportSkip // kept back or refused, each with why
 }
+
+// ImportSkip is a file an import did not write.
+type ImportSkip struct {
+	From   string // the path in the portable tree (or on disk when it could not be read)
+	Reason string
+	// Kept: the destination is at least as new, which is not an error. Otherwise
+	// the file was refused (a link, a path leaving the tree, not a note, broken
+	// frontmatter) and needs the user's attention.
+	Kept bool
+}
+
+func (s ImportSkip) String() string { return s.From + ": " + s.Reason }
 
 // CheckImportPath refuses any path in a portable tree that could leave the
 // target: absolute paths, "..", empty or hidden elements, backslashes, drive
@@ -157,7 +176,7 @@ func (m *Memory) Import(dir string) (*ImportResult, error) {
 	var items []item
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %v", p, err))
+			res.Skipped = append(res.Skipped, ImportSkip{From: p, Reason: err.Error()})
 			return nil
 		}
 		if p == dir {
@@ -166,7 +185,7 @@ func (m *Memory) Import(dir string) (*ImportResult, error) {
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
 		if d.Type()&fs.ModeSymlink != 0 {
-			res.Skipped = append(res.Skipped, rel+": links are refused")
+			res.Skipped = append(res.Skipped, ImportSkip{From: rel, Reason: "links are refused"})
 			return nil
 		}
 		if d.IsDir() {
@@ -179,25 +198,25 @@ func (m *Memory) Import(dir string) (*ImportResult, error) {
 			return nil
 		}
 		if err := CheckImportPath(rel); err != nil {
-			res.Skipped = append(res.Skipped, err.Error())
+			res.Skipped = append(res.Skipped, ImportSkip{From: rel, Reason: err.Error()})
 			return nil
 		}
 		dim, inner, err := importTarget(rel)
 		if err != nil {
-			res.Skipped = append(res.Skipped, err.Error())
+			res.Skipped = append(res.Skipped, ImportSkip{From: rel, Reason: err.Error()})
 			return nil
 		}
 		if dim == Task && m.Paths.TaskDir() == "" {
-			res.Skipped = append(res.Skipped, rel+": task notes need a project (--project)")
+			res.Skipped = append(res.Skipped, ImportSkip{From: rel, Reason: "task notes need a project (--project)"})
 			return nil
 		}
 		src, err := os.ReadFile(p)
 		if err != nil {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %v", rel, err))
+			res.Skipped = append(res.Skipped, ImportSkip{From: rel, Reason: err.Error()})
 			return nil
 		}
 		if len(src) > MaxNoteSize || bytes.IndexByte(src, 0) >= 0 {
-			res.Skipped = append(res.Skipped, rel+": not a note (binary or larger than 4 MiB)")
+			res.Skipped = append(res.Skipped, ImportSkip{From: rel, Reason: "not a note (binary, or larger than 4 MiB)"})
 			return nil
 		}
 		items = append(items, item{dim: dim, rel: inner, src: src, from: rel})
@@ -210,7 +229,7 @@ func (m *Memory) Import(dir string) (*ImportResult, error) {
 		dest := filepath.Join(m.Paths.CanonicalRoot(it.dim), filepath.FromSlash(it.rel))
 		newRev, ok := store.RevisionOf(it.src)
 		if !ok {
-			res.Skipped = append(res.Skipped, it.from+": its frontmatter does not parse; fix it and import again")
+			res.Skipped = append(res.Skipped, ImportSkip{From: it.from, Reason: "its frontmatter does not parse; fix it and import again"})
 			continue
 		}
 		cur, err := os.ReadFile(dest)
@@ -218,7 +237,7 @@ func (m *Memory) Import(dir string) (*ImportResult, error) {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
-			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %v", it.from, err))
+			res.Skipped = append(res.Skipped, ImportSkip{From: it.from, Reason: err.Error()})
 			continue
 		default:
 			curRev, readable := store.RevisionOf(cur)
@@ -227,16 +246,16 @@ func (m *Memory) Import(dir string) (*ImportResult, error) {
 				res.Unchanged++
 				continue
 			case !readable:
-				res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s has frontmatter that does not parse; kept", it.from, dest))
+				res.Skipped = append(res.Skipped, ImportSkip{From: it.from, Reason: dest + " has frontmatter that does not parse; it was kept", Kept: true})
 				continue
 			case curRev >= newRev:
-				res.Skipped = append(res.Skipped, fmt.Sprintf("%s: revision %d does not replace %s at revision %d", it.from, newRev, dest, curRev))
+				res.Skipped = append(res.Skipped, ImportSkip{From: it.from, Reason: fmt.Sprintf("revision %d does not replace %s at revision %d", newRev, dest, curRev), Kept: true})
 				continue
 			}
 			expect = store.Expect{Revision: curRev, Hash: store.Hash(cur)}
 		}
 		if err := store.Write(m.Paths.LockRoot(dest), dest, it.src, expect); err != nil {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %v", it.from, err))
+			res.Skipped = append(res.Skipped, ImportSkip{From: it.from, Reason: err.Error()})
 			continue
 		}
 		res.Imported = append(res.Imported, dest)
@@ -245,4 +264,18 @@ func (m *Memory) Import(dir string) (*ImportResult, error) {
 		m.Reload()
 	}
 	return res, nil
+}
+
+// bindToMachine returns a copy of a device entry whose frontmatter names machine.
+func bindToMachine(e *Entry, machine string) *Entry {
+	sets := []frontmatter.Set{{Key: "machine", Value: machine}}
+	edits, ok := frontmatter.SetFields(e.Src, e.Doc, sets)
+	if !ok {
+		return e
+	}
+	c := &Entry{Path: e.Path, Root: e.Root, Dimension: e.Dimension, Key: e.Key, Layer: e.Layer, Legacy: e.Legacy}
+	c.Src = frontmatter.Apply(e.Src, edits)
+	c.Doc = frontmatter.Parse(c.Src)
+	c.Hash = hashBytes(c.Src)
+	return c
 }

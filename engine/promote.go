@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -26,9 +28,10 @@ type PromoteResult struct {
 }
 
 // Promote writes the note at its destination, then removes the source unless
-// Copy is set. Both ends are revision-checked: the source must still be what the
-// caller read, and a destination with a newer revision than the source is never
-// overwritten. The destination is written first, so a crash between the two steps
+// Copy is set. Both ends are checked: the source must still be what the caller
+// read (its hash), and an existing destination is overwritten only when it is
+// older than the source (see isNewer); otherwise a *ConflictError wrapping
+// ErrNewerDestination. The destination write itself is revision-checked. The destination is written first, so a crash between the two steps
 // leaves two copies, never none.
 func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 	src := req.From
@@ -64,9 +67,8 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 	destRev, destHash := 0, ""
 	if d := m.Entry(dest); d != nil {
 		destRev, destHash = d.Revision(), d.Hash
-		if destRev > src.Revision() {
-			return nil, fmt.Errorf("promote: %s has revision %d, newer than %s (revision %d): not overwritten; merge them by hand",
-				d.Ref(), destRev, src.Ref(), src.Revision())
+		if newer, why := isNewer(d, src); newer {
+			return nil, &ConflictError{Source: src.Path, Destination: d.Path, Reason: why}
 		}
 	}
 	res, err := m.Write(WriteRequest{
@@ -85,4 +87,40 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 	}
 	out.Removed = true
 	return out, nil
+}
+
+// ErrNewerDestination is wrapped by a ConflictError: the destination may hold
+// edits the source does not, so it is not overwritten.
+var ErrNewerDestination = errors.New("the destination is newer than the source")
+
+// ConflictError refuses a promotion that could lose the destination's edits.
+type ConflictError struct {
+	Source, Destination string
+	Reason              string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("promote: %s was not overwritten: %s; merge the two notes by hand", e.Destination, e.Reason)
+}
+
+func (e *ConflictError) Unwrap() error { return ErrNewerDestination }
+
+// isNewer decides whether an existing destination may hold edits the source
+// lacks. Revisions count writes to one file and cannot be compared across two,
+// so the test is the write time: a destination updated after the source was is
+// newer. Without both times it cannot be told, and a destination with other
+// content is kept.
+func isNewer(dest, src *Entry) (bool, string) {
+	if bytes.Equal(dest.Body(), src.Body()) {
+		return false, ""
+	}
+	dt, dok := dest.UpdatedTime()
+	st, sok := src.UpdatedTime()
+	switch {
+	case dok && sok && dt.After(st):
+		return true, fmt.Sprintf("it was updated %s, after the source (%s)", dest.Updated(), src.Updated())
+	case !dok || !sok:
+		return true, "it has other content and the two cannot be ordered (an `updated` time is missing)"
+	}
+	return false, ""
 }

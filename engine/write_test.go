@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,11 +151,27 @@ func TestPromote(t *testing.T) {
 	}
 	// A newer destination is never overwritten.
 	older := m.Entry(filepath.Join(dir, "data/memory/agent/larry/newer.md"))
-	if _, err := m.Promote(PromoteRequest{From: older, To: User}); err == nil || !strings.Contains(err.Error(), "newer") {
+	if _, err := m.Promote(PromoteRequest{From: older, To: User}); !errors.Is(err, ErrNewerDestination) {
 		t.Errorf("overwrote a newer destination: %v", err)
 	}
 	if read(t, filepath.Join(dir, "data/memory/user/newer.md")) != "---\nrevision: 9\n---\nnewer\n" {
 		t.Error("destination changed")
+	}
+	// Revisions of two files are not comparable: a copy edited after the
+	// promotion is newer even at a lower revision, and is not overwritten.
+	larry := m.Entry(filepath.Join(dir, "data/memory/agent/larry/lesson.md"))
+	if _, err := m.Promote(PromoteRequest{From: larry, To: Account, Copy: true}); err != nil {
+		t.Fatal(err)
+	}
+	acct := filepath.Join(dir, "data/memory/account/lesson.md")
+	if _, err := m.Write(WriteRequest{Dimension: Account, Key: "lesson.md", Body: []byte("edited in account\n"), ExpectRevision: 1, Now: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Promote(PromoteRequest{From: larry, To: Account, Copy: true}); !errors.Is(err, ErrNewerDestination) {
+		t.Errorf("a newer copy was overwritten: %v", err)
+	}
+	if !strings.Contains(read(t, acct), "edited in account") {
+		t.Error("the edit was lost")
 	}
 	// A source edited since it was read is refused.
 	os.WriteFile(older.Path, []byte("---\nrevision: 3\n---\nedited\n"), 0o644)
@@ -208,7 +225,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if got := read(t, filepath.Join(dir2, "data/memory/account/a.md")); got != "---\nrevision: 5\n---\nnewer a\n" {
 		t.Errorf("import replaced a newer revision: %q", got)
 	}
-	if len(ir.Skipped) != 1 || !strings.Contains(ir.Skipped[0], "account/a.md") {
+	if len(ir.Skipped) != 1 || !strings.Contains(ir.Skipped[0].From, "account/a.md") || !ir.Skipped[0].Kept {
 		t.Errorf("skipped = %v", ir.Skipped)
 	}
 	if _, err := os.Stat(filepath.Join(dir2, "project/.magicfrog/memory/T-7/t.md")); err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 )
 
 func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -69,9 +68,7 @@ otherwise (kept notes are not an error).`, stdout, stderr)
 	}
 	kept, refused := 0, 0
 	for _, s := range res.Skipped {
-		// The engine's reasons are sentences; "does not replace" is the one
-		// that means the destination is at least as new (not an error).
-		if strings.Contains(s, " does not replace ") {
+		if s.Kept { // the destination is at least as new: not an error
 			kept++
 			fmt.Fprintf(stdout, "kept: %s\n", s)
 			continue

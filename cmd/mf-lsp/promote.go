@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -69,30 +70,28 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 		fmt.Fprintf(stderr, "mf-lsp promote: %s is at revision %d, not %d; nothing was moved\n", src.Path, src.Revision(), *expectRev)
 		return exitStale
 	}
-	// The destination key and file, as engine.Promote computes them, to refuse
-	// a newer destination with exit 3 and a message naming both files.
+	// A destination key that cannot be a note is bad usage, not a failure.
 	destKey := src.Key
 	if *layer != "" {
 		l, _ := layers.ByName(*layer)
 		destKey = l.Prefix + strings.TrimPrefix(src.Key, src.Layer.Prefix)
 	}
-	dest, err := m.PathOf(toDim, toID, destKey)
-	if err != nil {
+	if _, err := m.PathOf(toDim, toID, destKey); err != nil {
 		return c.usageError("%v", err)
 	}
 	if err := c.requireWritable(m, toDim); err != nil {
 		return c.fail("%v", err)
 	}
-	if d := m.Entry(dest); d != nil && d.Revision() > src.Revision() {
-		fmt.Fprintf(stderr, "refused: destination revision %d is newer than source revision %d\n", d.Revision(), src.Revision())
-		fmt.Fprintf(stderr, "mf-lsp promote: %s (revision %d) is newer than %s (revision %d): not overwritten; merge them by hand\n",
-			dest, d.Revision(), src.Path, src.Revision())
-		return exitStale
-	}
 	warnUnknownScope(c, m, toDim, toID)
 	res, err := m.Promote(engine.PromoteRequest{From: src, To: toDim, ToScope: toID, ToLayer: *layer, Copy: *cp})
 	if err != nil {
 		if res == nil {
+			var conflict *engine.ConflictError
+			if errors.As(err, &conflict) {
+				fmt.Fprintf(stderr, "refused: destination is newer than the source\n")
+				fmt.Fprintf(stderr, "mf-lsp promote: %v\n", err)
+				return exitStale
+			}
 			if st, ok := engine.IsStale(err); ok {
 				fmt.Fprintf(stderr, "stale: current revision %d\n", st.Revision)
 				fmt.Fprintf(stderr, "mf-lsp promote: %v\n", err)
