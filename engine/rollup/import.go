@@ -20,9 +20,17 @@ import (
 type ImportStatus string
 
 const (
-	Imported  ImportStatus = "imported"
+	// Imported: written into the journal.
+	Imported ImportStatus = "imported"
+	// Unchanged: the journal already holds these bytes.
 	Unchanged ImportStatus = "unchanged"
-	Skipped   ImportStatus = "skipped"
+	// Kept: the journal's note is at the same or a newer revision; it stays.
+	Kept ImportStatus = "kept"
+	// Ignored: not a journal note (not .md, hidden, outside memory/); not read.
+	Ignored ImportStatus = "ignored"
+	// Skipped: refused (a link, a name that could leave the tree, frontmatter
+	// that does not parse, an unreadable file): fix it and import again.
+	Skipped ImportStatus = "skipped"
 )
 
 // ImportedFile is one file of the workspace and what the import did with it.
@@ -63,12 +71,12 @@ func (r Report) Count(s ImportStatus) int {
 // diagnostics say what is wrong). A file without frontmatter gets one
 // (revision 1, updated = the file's modification time in UTC) in front of its
 // bytes; a frontmatter without revision gets those two keys; every other byte
-// is kept. Links, hidden names, names that could leave the tree, files that
-// are not .md notes and frontmatter that does not parse are refused. As in
+// is kept. Links, names that could leave the tree and frontmatter that does
+// not parse are refused (Skipped); hidden names, files that are not .md and
+// the workspace root's other entries are reported as Ignored, not read. As in
 // engine.Import, a note never replaces a newer one: an existing destination at
-// the same or a higher revision is kept (same bytes: unchanged). Other entries
-// at the workspace root are reported as not part of the journal, not read.
-// Nothing is dropped silently: every file is in the report.
+// the same or a higher revision is Kept (same bytes: Unchanged). Nothing is
+// dropped silently: every file is in the report.
 func ImportJournal(m *engine.Memory, dir string, d engine.Dimension, scope string) (Report, error) {
 	j, err := JournalFor(m, d, scope)
 	rep := Report{Journal: j}
@@ -88,6 +96,9 @@ func ImportJournal(m *engine.Memory, dir string, d engine.Dimension, scope strin
 	}
 	skip := func(from, why string) {
 		rep.Files = append(rep.Files, ImportedFile{From: from, Status: Skipped, Why: why})
+	}
+	ignore := func(from, why string) {
+		rep.Files = append(rep.Files, ImportedFile{From: from, Status: Ignored, Why: why})
 	}
 	base, prefix := dir, ""
 	memDir := filepath.Join(dir, "memory")
@@ -123,9 +134,9 @@ func ImportJournal(m *engine.Memory, dir string, d engine.Dimension, scope strin
 			case name == journal.MemoryFile && e.Type().IsRegular():
 				items = append(items, item{from: name, rel: journal.MemoryFile, path: filepath.Join(dir, name)})
 			case e.IsDir():
-				skip(name+"/", "not part of the journal (only memory/ and MEMORY.md are read)")
+				ignore(name+"/", "not part of the journal (only memory/ and MEMORY.md are read)")
 			default:
-				skip(name, "not part of the journal (only memory/ and MEMORY.md are read)")
+				ignore(name, "not part of the journal (only memory/ and MEMORY.md are read)")
 			}
 		}
 	}
@@ -149,7 +160,7 @@ func ImportJournal(m *engine.Memory, dir string, d engine.Dimension, scope strin
 			skip(from, "links are refused")
 			return nil
 		case strings.HasPrefix(name, "."):
-			skip(from, "hidden names are not notes")
+			ignore(from, "hidden names are not notes")
 			if de.IsDir() {
 				return fs.SkipDir
 			}
@@ -160,7 +171,7 @@ func ImportJournal(m *engine.Memory, dir string, d engine.Dimension, scope strin
 			skip(from, "not a regular file")
 			return nil
 		case !strings.EqualFold(filepath.Ext(name), ".md"):
-			skip(from, "not a note (only .md files are notes)")
+			ignore(from, "not a note (only .md files are notes)")
 			return nil
 		}
 		if err := engine.CheckImportPath(rel); err != nil {
@@ -261,6 +272,7 @@ func importOne(m *engine.Memory, j Journal, from, rel, path string) ImportedFile
 			out.Why = dest + " has frontmatter that does not parse; kept"
 			return out
 		case curRev >= rev:
+			out.Status = Kept
 			out.Why = fmt.Sprintf("revision %d does not replace %s at revision %d (kept)", rev, dest, curRev)
 			return out
 		}

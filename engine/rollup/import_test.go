@@ -53,22 +53,22 @@ func TestImportJournal(t *testing.T) {
 	}
 	expect := map[string]ImportStatus{
 		"memory/2026-02-16.md":                 Imported,
-		"memory/2026-02-17.md":                 Skipped,
+		"memory/2026-02-17.md":                 Kept,
 		"memory/refined/2026-02-16.md":         Imported,
 		"memory/weekly/2026-W07.md":            Imported,
 		"memory/weekly/2026-w08.md":            Imported,
 		"memory/monthly/2026-02.md":            Imported,
 		"memory/sticky-notes/devices.md":       Imported,
 		"memory/sticky-notes/infra/servers.md": Imported,
-		"memory/notes.txt":                     Skipped,
-		"memory/.DS_Store":                     Skipped,
+		"memory/notes.txt":                     Ignored,
+		"memory/.DS_Store":                     Ignored,
 		"memory/evil\\name.md":                 Skipped,
 		"memory/broken.md":                     Skipped,
 		"memory/link.md":                       Skipped,
 		"memory/linkdir":                       Skipped,
 		"MEMORY.md":                            Imported,
-		"AGENTS.md":                            Skipped,
-		"projects/":                            Skipped,
+		"AGENTS.md":                            Ignored,
+		"projects/":                            Ignored,
 	}
 	for from, st := range expect {
 		x, ok := got[from]
