@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/journal"
+	"github.com/magicfrog/mf-lsp/engine/rollup"
+)
+
+// journalFlags are --dimension and --scope: which journal a command acts on.
+type journalFlags struct {
+	dimension string
+	scope     string
+}
+
+func (j *journalFlags) register(c *cli, dimDefault, dimHelp string) {
+	j.dimension = dimDefault
+	c.fs.StringVar(&j.dimension, "dimension", dimDefault, dimHelp)
+	c.fs.StringVar(&j.scope, "scope", "", "the agent or task `ID` prefix of the journal (default: the dimension's shared journal)")
+}
+
+// dim parses --dimension; "" is 0 (every dimension).
+func (j *journalFlags) dim() (engine.Dimension, error) {
+	if j.dimension == "" {
+		return 0, nil
+	}
+	return engine.ParseDimension(j.dimension)
+}
+
+func runRollup(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("rollup", "mf-lsp rollup day YYYY-MM-DD | week YYYY-Www | month YYYY-MM | due [flags]", `
+Roll up the Fractal journal (SPEC §6): refine a day's raw daily into
+refined/YYYY-MM-DD.md, roll a week's refined days into weekly/YYYY-Www.md, a
+month's weeklies into monthly/YYYY-MM.md, or run everything that is due: every
+complete period whose rollup is missing or stale (a source changed since),
+oldest first, days before the weeks that read them before the months. A
+rollup records its sources (key, revision, hash) in its frontmatter; rerunning
+an up-to-date rollup does nothing. Raw dailies are only read.
+
+The summarizer is --summarizer, else the project's config.json "summarizer",
+else the built-in extractive one ("builtin" names it). A command gets the
+prompt on stdin and prints Markdown on stdout; it is split like a shell line
+(quotes, backslashes) and run directly, not by a shell.
+
+Prints one line per job: "written REF: ...", "up to date REF: ...",
+"failed REF: ...", a "lesson REF: TEXT" line per lesson a monthly proposes for
+MEMORY.md (--promote writes them), then a summary. Exit code 1 when a job
+failed (3 when every failure is a stale write: nothing was written).`, stdout, stderr)
+	var jf journalFlags
+	jf.register(c, "", "only the journals of this `DIMENSION` (default: every journal)")
+	summ := c.fs.String("summarizer", "", "the summarizer `COMMAND` line, or builtin (default: config.json summarizer, else builtin)")
+	timeout := c.fs.Duration("timeout", rollup.DefaultTimeout, "how long the summarizer may run per rollup (`DURATION`)")
+	promote := c.fs.Bool("promote", false, "write the lessons monthly rollups propose into the journal's MEMORY.md")
+	today := c.fs.String("today", "", "the journal's today, `YYYY-MM-DD`, for due (default: the local date)")
+	dry := c.fs.Bool("dry-run", false, "print the plan; run and write nothing")
+	pos, code, done := c.parse(args, 1, 2)
+	if done {
+		return code
+	}
+	req, err := rollup.ParseRequest(pos)
+	if err != nil {
+		return c.usageError("%v", err)
+	}
+	dim, err := jf.dim()
+	if err != nil {
+		return c.usageError("--dimension: %v", err)
+	}
+	day, err := engine.Today(*today)
+	if err != nil {
+		return c.usageError("--today: %v", err)
+	}
+	m, err := c.open(true)
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	if err := c.requireDataDir(m); err != nil {
+		return c.fail("%v", err)
+	}
+	if _, err := rollup.FractalLayer(m); err != nil {
+		return c.fail("%v", err)
+	}
+	s, err := rollup.Resolve(*timeout, *summ, m.Binding().Summarizer)
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	opts := rollup.Options{Dimension: dim, Scope: jf.scope, ScopeSet: c.isSet("scope"), Today: day, Summarizer: s}
+	label := "rollup " + strings.Join(pos, " ")
+	if *dry {
+		jobs, err := rollup.Plan(m, req, opts)
+		if err != nil {
+			return c.fail("%v", err)
+		}
+		for _, j := range jobs {
+			verb := "would write"
+			if j.UpToDate {
+				verb = "up to date"
+			}
+			fmt.Fprintf(stdout, "%s %s: %s (%s)\n", verb, j.Journal.String()+j.Output, j.Rollup, j.Reason)
+		}
+		if len(jobs) == 0 {
+			fmt.Fprintf(stdout, "%s: nothing to do\n", label)
+		}
+		return exitOK
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	wrote, current, failed, stale := 0, 0, 0, 0
+	outs, err := rollup.RunPlan(ctx, m, req, opts, func(o rollup.Outcome) {
+		ref := o.Job.Journal.String() + o.Job.Output
+		switch {
+		case o.Err != nil:
+			failed++
+			if _, ok := engine.IsStale(o.Err); ok {
+				stale++
+			}
+			fmt.Fprintf(stdout, "failed %s: %v\n", ref, o.Err)
+		case o.Status == rollup.UpToDate:
+			current++
+			fmt.Fprintf(stdout, "up to date %s: %s\n", ref, o.Job.Rollup)
+		default:
+			wrote++
+			again := ""
+			if o.Attempts > 1 {
+				again = ", summarized again: a source changed meanwhile"
+			}
+			fmt.Fprintf(stdout, "written %s: %s (%s), revision %d, %s, %s%s\n", ref, o.Job.Rollup, o.Job.Reason, o.Revision, plural(len(o.Sources), "source"), s.Name(), again)
+			for _, w := range o.Warnings {
+				fmt.Fprintf(stderr, "mf-lsp rollup: warning: %s: %s\n", ref, w)
+			}
+		}
+		for _, l := range o.Lessons {
+			fmt.Fprintf(stdout, "lesson %s: %s\n", ref, l)
+		}
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "mf-lsp rollup: %v\n", err)
+		failed++
+	}
+	if *promote {
+		for _, o := range outs {
+			if o.Err != nil || len(o.Lessons) == 0 {
+				continue
+			}
+			pr, err := rollup.Promote(m, o.Job.Journal, o.Lessons)
+			ref := o.Job.Journal.String() + journal.MemoryFile
+			if err != nil {
+				failed++
+				if _, ok := engine.IsStale(err); ok {
+					stale++
+				}
+				fmt.Fprintf(stdout, "failed %s: %v\n", ref, err)
+				continue
+			}
+			if len(pr.Added) > 0 {
+				fmt.Fprintf(stdout, "promoted %s: %d lessons, revision %d\n", ref, len(pr.Added), pr.Revision)
+			}
+		}
+	}
+	if len(outs) == 0 && failed == 0 {
+		what := "nothing to do"
+		if !req.Due {
+			what = "nothing to do: no journal has sources for " + req.Rollup.String()
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", label, what)
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "%s: wrote %d, up to date %d, failed %d\n", label, wrote, current, failed)
+	switch {
+	case failed > 0 && failed == stale:
+		return exitStale
+	case failed > 0:
+		return exitError
+	}
+	return exitOK
+}
+
+// plural writes "1 source", "3 sources".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
