@@ -50,6 +50,8 @@ var commands = map[string]command{
 	"import":  runImport,
 	"init":    runInit,
 	"version": runVersion,
+	"rollup":  runRollup,
+	"today":   runToday,
 }
 
 // summaries are the one-line descriptions `mf-lsp help` lists.
@@ -62,6 +64,8 @@ var summaries = map[string]string{
 	"import":  "read a portable tree into memory; never replaces a newer revision",
 	"init":    "make a data directory and bind the current project",
 	"version": "print the version of mf-lsp and of Go",
+	"rollup":  "roll up the journal: day, week, month, or everything due",
+	"today":   "print (and create if missing) today's daily note in a journal",
 }
 
 // Exit codes shared by every subcommand.
