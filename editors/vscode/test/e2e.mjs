@@ -18,6 +18,7 @@ const BASE_URL = env('CS_URL');
 const PROJECT = env('PROJECT');
 const DATA = env('DATA_DIR');
 const SHOTS = env('SHOTS');
+const USER_SETTINGS = env('USER_SETTINGS');
 const CHROMIUM = env('CHROMIUM');
 const TASK_ROOT = path.join(PROJECT, '.magicfrog', 'memory');
 
@@ -67,6 +68,9 @@ const DEMO_KEY = keyOf(DEMO_NOTE);
 const BROKEN_NOTE = path.join(TASK_ROOT, 'notes', 'vscode-e2e-unversioned.md');
 fs.mkdirSync(path.dirname(BROKEN_NOTE), { recursive: true });
 fs.writeFileSync(BROKEN_NOTE, 'Written by hand, no frontmatter: the engine never wrote this note.\n');
+// Empty workspace settings, changed by the restart step.
+fs.mkdirSync(path.join(PROJECT, '.vscode'), { recursive: true });
+fs.writeFileSync(path.join(PROJECT, '.vscode', 'settings.json'), '{}\n');
 console.log(`demo note: ${path.relative(PROJECT, DEMO_NOTE)} (key ${DEMO_KEY}); broken note: ${path.relative(PROJECT, BROKEN_NOTE)}`);
 const STEP_TIMEOUT = Number(process.env.STEP_TIMEOUT_MS || 20000);
 
@@ -497,6 +501,32 @@ await step('promote the demo note to user', async () => {
   await waitFor('the promoted note to read as user in the status bar', async () => /user/.test((await statusItemText()) || ''));
   await shot('vscode-promote');
   return `now ${path.relative(DATA, dest)}`;
+});
+
+await step('settings change restarts the server; a bad serverPath says how to install', async () => {
+  // Workspace settings: VS Code watches the workspace folder like any other file.
+  const wsSettings = path.join(PROJECT, '.vscode', 'settings.json');
+  const good = JSON.parse(fs.readFileSync(USER_SETTINGS, 'utf8'))['magicfrog.serverPath'];
+  await clearNotifications();
+  try {
+    fs.mkdirSync(path.dirname(wsSettings), { recursive: true });
+    fs.writeFileSync(wsSettings, JSON.stringify({ 'magicfrog.serverPath': '/nonexistent/mf-lsp' }, null, 2));
+    const msg = await waitFor('the missing-server error', async () => {
+      const texts = await page.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent.trim()));
+      return texts.find((t) => t.includes('/nonexistent/mf-lsp'));
+    });
+    if (!msg.includes('go install github.com/magicfrog/mf-lsp/cmd/mf-lsp@latest')) {
+      throw new Error(`the error does not say how to install: "${msg}"`);
+    }
+    await shot('vscode-missing-server');
+    await waitFor('the status bar item to hide without a server', async () => (await statusItemText()) === null || !(await page.$$eval('.statusbar-item', (items) => items.some((i) => (i.id || '').includes('magicfrog.status') && i.offsetParent !== null))), 10000);
+  } finally {
+    fs.writeFileSync(wsSettings, '{}\n');
+  }
+  await clearNotifications();
+  // Back on the good binary, the restarted server describes the open note again.
+  await waitFor(`the status bar item back after the restart (${good})`, async () => /r\d+/.test((await statusItemText()) || ''), 30000);
+  return 'error shown with the install command; restarted on the restored setting';
 });
 
 await browser.close();

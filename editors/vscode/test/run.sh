@@ -195,7 +195,7 @@ done
 # ---- 6. the browser test -----------------------------------------------------------------------
 phase_start "driving VS Code in headless Chromium"
 set +e
-CS_URL="http://127.0.0.1:$PORT" PROJECT="$PROJECT" DATA_DIR="$DATA" SHOTS="$WORK/shots" CHROMIUM="$CHROMIUM" \
+CS_URL="http://127.0.0.1:$PORT" USER_SETTINGS="$UD/User/settings.json" PROJECT="$PROJECT" DATA_DIR="$DATA" SHOTS="$WORK/shots" CHROMIUM="$CHROMIUM" \
   node "$HERE/e2e.mjs" 2>&1 | tee "$WORK/e2e.log"
 RC=${PIPESTATUS[0]}
 set -e
