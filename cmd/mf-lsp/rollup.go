@@ -158,7 +158,7 @@ failed (3 when every failure is a stale write: nothing was written).`, stdout, s
 				continue
 			}
 			if len(pr.Added) > 0 {
-				fmt.Fprintf(stdout, "promoted %s: %d lessons, revision %d\n", ref, len(pr.Added), pr.Revision)
+				fmt.Fprintf(stdout, "promoted %s: %s, revision %d\n", ref, plural(len(pr.Added), "lesson"), pr.Revision)
 			}
 		}
 	}

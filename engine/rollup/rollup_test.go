@@ -463,3 +463,31 @@ func TestNoJournalLayer(t *testing.T) {
 		t.Fatalf("want an error naming layers.json, got %v", err)
 	}
 }
+
+// A failed day fails the week that reads it, without running it.
+func TestRunPlanFailedSource(t *testing.T) {
+	f := novemberFixture(t)
+	bad := summarizerFunc(func(in Input) (string, error) {
+		if in.Kind == journal.RefineDay && in.Period == "2026-11-04" {
+			return "", errors.New("model quota exceeded")
+		}
+		return journal.Summarize(in.Kind, in.Period, in.Sources), nil
+	})
+	outs, err := RunPlan(ctx, f.m, Request{Due: true}, Options{Today: day(t, "2026-12-01"), Summarizer: bad}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := map[string]string{}
+	for _, o := range outs {
+		if o.Err != nil {
+			failed[o.Job.Rollup.String()] = o.Err.Error()
+		}
+	}
+	if len(failed) != 3 || !strings.Contains(failed["week 2026-W45"], "not run: its source refined/2026-11-04.md failed") ||
+		!strings.Contains(failed["month 2026-11"], "not run: its source weekly/2026-W45.md failed") {
+		t.Fatalf("failures: %q", failed)
+	}
+	if _, err := os.Stat(f.path("weekly/2026-W45.md")); !os.IsNotExist(err) {
+		t.Fatal("the week was written without its day")
+	}
+}

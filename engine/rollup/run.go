@@ -195,6 +195,30 @@ func wantedSources(r journal.Rollup) string {
 	return "unknown rollup"
 }
 
+// failedSource returns a source of job that a failed job should have written.
+func failedSource(job Job, failed map[string]bool) string {
+	if len(failed) == 0 {
+		return ""
+	}
+	var rels []string
+	switch job.Rollup.Kind {
+	case journal.RollupWeek:
+		for _, d := range job.Rollup.Week.Days() {
+			rels = append(rels, journal.Path(journal.Refined, d, journal.Week{}, journal.Month{}))
+		}
+	case journal.RollupMonth:
+		for _, w := range job.Rollup.Month.Weeks() {
+			rels = append(rels, journal.Path(journal.Weekly, journal.Day{}, w, journal.Month{}))
+		}
+	}
+	for _, r := range rels {
+		if failed[job.Journal.String()+r] {
+			return r
+		}
+	}
+	return ""
+}
+
 // Outcome is a job and what running it did (Err set when it failed).
 type Outcome struct {
 	Result
@@ -202,8 +226,10 @@ type Outcome struct {
 }
 
 // RunPlan plans a request (Plan) and runs every job in order with
-// opts.Summarizer. A failed job does not stop the others; a job whose sources
-// failed is still tried (it reads what is on disk). Every outcome is returned,
+// opts.Summarizer. A failed job does not stop the others, but the jobs that
+// read its output fail too, without running ("not run: its source … failed"):
+// a week rolled up without one of its days would only go stale again. Every
+// outcome is returned,
 // in order; progress, when not nil, is called after each job.
 func RunPlan(ctx context.Context, m *engine.Memory, req Request, opts Options, progress func(Outcome)) ([]Outcome, error) {
 	jobs, err := Plan(m, req, opts)
@@ -211,11 +237,22 @@ func RunPlan(ctx context.Context, m *engine.Memory, req Request, opts Options, p
 		return nil, err
 	}
 	out := make([]Outcome, 0, len(jobs))
+	failed := map[string]bool{} // journal + output of failed jobs
 	for _, job := range jobs {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		res, err := Run(ctx, m, job, opts.Summarizer)
+		var res Result
+		var err error
+		if dep := failedSource(job, failed); dep != "" {
+			res = Result{Job: job}
+			err = fmt.Errorf("rollup %s: not run: its source %s failed above", job, dep)
+		} else {
+			res, err = Run(ctx, m, job, opts.Summarizer)
+		}
+		if err != nil {
+			failed[job.Journal.String()+job.Output] = true
+		}
 		o := Outcome{Result: res, Err: err}
 		out = append(out, o)
 		if progress != nil {
