@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
@@ -128,6 +129,11 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	case <-conn.DisconnectNotify():
 	case <-ctx.Done():
 		conn.Close()
+	}
+	// Let the last queued messages out (the stream is closing now).
+	select {
+	case <-st.wdone:
+	case <-time.After(3 * time.Second):
 	}
 	if lifecycle(s.state.Load()) == stateExited && s.shutdownSeen.Load() {
 		return nil

@@ -117,12 +117,12 @@ func ParseSettings(raw json.RawMessage) (Settings, []error) {
 			for i, item := range list {
 				str, isStr := jsonString(item)
 				if !isStr {
-					bad(key, "[%d] must be a string, got %s", i, truncate(string(item), 40))
+					bad(fmt.Sprintf("%s[%d]", key, i), "must be a string, got %s", truncate(string(item), 40))
 					ok = false
 					break
 				}
 				if err := checkID(str); err != nil {
-					bad(key, "[%d] %v", i, err)
+					bad(fmt.Sprintf("%s[%d]", key, i), "%v", err)
 					ok = false
 					break
 				}

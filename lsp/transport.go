@@ -42,6 +42,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
@@ -84,15 +85,27 @@ type stream struct {
 	maxMessage int64
 	log        *log.Logger
 
-	wmu sync.Mutex // one frame at a time on w
-	w   *bufio.Writer
+	// Writes are queued and written by writeLoop, so the read loop never blocks on a
+	// client that is busy writing to us instead of reading (both sides would wait for
+	// each other: with net.Pipe at once, with OS pipes once a message outgrows their
+	// buffer).
+	wmu     sync.Mutex
+	wcond   *sync.Cond
+	queue   [][]byte
+	werr    error // the first write error; later writes fail with it
+	closing bool
+	wdone   chan struct{}
+	w       *bufio.Writer
 }
 
 func newStream(rwc io.ReadWriteCloser, maxMessage int64, logger *log.Logger) *stream {
 	if maxMessage <= 0 {
 		maxMessage = DefaultMaxMessageBytes
 	}
-	return &stream{rwc: rwc, r: bufio.NewReaderSize(rwc, 64<<10), w: bufio.NewWriter(rwc), maxMessage: maxMessage, log: logger}
+	s := &stream{rwc: rwc, r: bufio.NewReaderSize(rwc, 64<<10), w: bufio.NewWriter(rwc), maxMessage: maxMessage, log: logger, wdone: make(chan struct{})}
+	s.wcond = sync.NewCond(&s.wmu)
+	go s.writeLoop()
+	return s
 }
 
 // badMessage is a problem with one incoming message that does not end the stream.
@@ -134,18 +147,68 @@ func (s *stream) WriteObject(obj any) error {
 	return s.writeFrame(data)
 }
 
-func (s *stream) Close() error { return s.rwc.Close() }
+// Close lets queued messages (the reply to shutdown, a last logMessage) reach the
+// client before closing, but gives up after a while on a client that does not read.
+func (s *stream) Close() error {
+	s.wmu.Lock()
+	s.closing = true
+	s.wcond.Signal()
+	s.wmu.Unlock()
+	select {
+	case <-s.wdone:
+	case <-time.After(2 * time.Second):
+	}
+	return s.rwc.Close()
+}
 
 func (s *stream) writeFrame(data []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if _, err := fmt.Fprintf(s.w, "Content-Length: %d\r\n\r\n", len(data)); err != nil {
-		return err
+	if s.werr != nil {
+		return s.werr
 	}
-	if _, err := s.w.Write(data); err != nil {
-		return err
+	if s.closing {
+		return jsonrpc2.ErrClosed
 	}
-	return s.w.Flush()
+	s.queue = append(s.queue, data)
+	s.wcond.Signal()
+	return nil
+}
+
+func (s *stream) writeLoop() {
+	defer close(s.wdone)
+	for {
+		s.wmu.Lock()
+		for len(s.queue) == 0 && !s.closing {
+			s.wcond.Wait()
+		}
+		batch := s.queue
+		s.queue = nil
+		done := s.closing && len(batch) == 0
+		s.wmu.Unlock()
+		if done {
+			return
+		}
+		err := func() error {
+			for _, data := range batch {
+				if _, err := fmt.Fprintf(s.w, "Content-Length: %d\r\n\r\n", len(data)); err != nil {
+					return err
+				}
+				if _, err := s.w.Write(data); err != nil {
+					return err
+				}
+			}
+			return s.w.Flush()
+		}()
+		if err != nil {
+			s.wmu.Lock()
+			s.werr = err
+			s.queue = nil
+			s.wmu.Unlock()
+			s.log.Printf("writing to client: %v", err)
+			return
+		}
+	}
 }
 
 func (s *stream) replyError(id json.RawMessage, e *jsonrpc2.Error) {

@@ -129,7 +129,7 @@ func newClient(t testing.TB, rwc io.ReadWriteCloser) *Client {
 	c.stream.onRawReply = func(r RawReply) {
 		c.record(func() { c.rawReplies = append(c.rawReplies, r) })
 	}
-	c.conn = jsonrpc2.NewConn(context.Background(), c.stream, jsonrpc2.HandlerWithError(c.handle),
+	c.conn = jsonrpc2.NewConn(context.Background(), c.stream, c,
 		jsonrpc2.SetLogger(testLogger{t}))
 	t.Cleanup(func() { c.conn.Close() })
 	return c
@@ -164,23 +164,39 @@ func (c *Client) Reply(method string, fn Reply) {
 	c.mu.Unlock()
 }
 
-func (c *Client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+// Handle implements jsonrpc2.Handler: it records what the server sent, in order, on
+// the read loop, and answers requests from a goroutine, so the client keeps reading
+// while it writes (a client that stops reading to write can deadlock with a server
+// doing the same).
+func (c *Client) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	m := Message{Method: req.Method}
 	if req.Params != nil {
 		m.Params = *req.Params
 	}
 	if req.Notif {
 		c.record(func() { c.notes = append(c.notes, m) })
-		return nil, nil
+		return
 	}
 	c.record(func() { c.requests = append(c.requests, m) })
 	c.mu.Lock()
 	fn := c.replies[req.Method]
 	c.mu.Unlock()
-	if fn == nil {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "lsptest: no reply configured for " + req.Method}
-	}
-	return fn(m.Params)
+	go func() {
+		if fn == nil {
+			_ = conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "lsptest: no reply configured for " + req.Method})
+			return
+		}
+		result, err := fn(m.Params)
+		if err != nil {
+			e, ok := err.(*jsonrpc2.Error)
+			if !ok {
+				e = &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
+			}
+			_ = conn.ReplyWithError(ctx, req.ID, e)
+			return
+		}
+		_ = conn.Reply(ctx, req.ID, result)
+	}()
 }
 
 func (c *Client) record(f func()) {
