@@ -489,6 +489,33 @@ await step('save-time revision conflict offers the two fixes', async () => {
   }
 });
 
+await step("open today's daily note", async () => {
+  await clearNotifications();
+  const d = new Date();
+  const today = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}.md`;
+  await runCommand("MagicFrog: Open Today's Daily Note");
+  await pick('task');
+  await waitOrError(`a tab ${today}`, () => activeTabTitle().then((t) => t === today));
+  const onDisk = walk(TASK_ROOT).find((f) => path.basename(f) === today);
+  if (!onDisk) {
+    throw new Error(`no ${today} under ${TASK_ROOT}`);
+  }
+  await shot('vscode-today');
+  return path.relative(PROJECT, onDisk);
+});
+
+await step('run due rollups', async () => {
+  await clearNotifications();
+  await runCommand('MagicFrog: Run Due Rollups');
+  const msg = await waitOrError('the rollup result', async () => {
+    const texts = await page.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent.trim()));
+    return texts.find((t) => /^MagicFrog: (wrote \d+ rollups?|no rollup was due)/.test(t));
+  }, 30000);
+  await shot('vscode-rollup');
+  await clearNotifications();
+  return `"${msg}"`;
+});
+
 await step('promote the demo note to user', async () => {
   await openFile(DEMO_NOTE);
   await runCommand('MagicFrog: Promote Note');
@@ -524,8 +551,21 @@ await step('settings change restarts the server; a bad serverPath says how to in
     fs.writeFileSync(wsSettings, '{}\n');
   }
   await clearNotifications();
-  // Back on the good binary, the restarted server describes the open note again.
-  await waitFor(`the status bar item back after the restart (${good})`, async () => /r\d+/.test((await statusItemText()) || ''), 30000);
+  // Back on the good binary: the extension's log shows the restart.
+  const logDir = path.join(path.dirname(path.dirname(USER_SETTINGS)), 'logs');
+  const starts = () => {
+    const files = [];
+    const walkLogs = (d) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walkLogs(p);
+        else if (e.name === 'MagicFrog Memory.log') files.push(p);
+      }
+    };
+    walkLogs(logDir);
+    return files.map((f) => fs.readFileSync(f, 'utf8')).join('').split('\n').filter((l) => l.includes(`Starting ${good} `)).length;
+  };
+  await waitFor(`a second "Starting ${good}" in the extension's log`, () => starts() >= 2, 15000);
   return 'error shown with the install command; restarted on the restored setting';
 });
 
