@@ -41,6 +41,13 @@ func (s *Server) registerHandlers() {
 	s.extra[string(protocol.MethodWorkspaceExecuteCommand)] = s.executeCommand      // commands.go
 
 	s.commands = s.registerCommands() // commands.go
+
+	// Memory: loading, watching, diagnostics (workspace.go, watch.go, diagnostics.go).
+	h.WorkspaceDidChangeWatchedFiles = s.didChangeWatchedFiles
+	s.hooks.open = append(s.hooks.open, s.onOpen)
+	s.hooks.change = append(s.hooks.change, s.onChange)
+	s.hooks.save = append(s.hooks.save, s.onSave)
+	s.hooks.close = append(s.hooks.close, s.onClose)
 }
 
 // capabilities announces what registerHandlers wires. glsp's

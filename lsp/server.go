@@ -80,6 +80,9 @@ type Server struct {
 	ready      chan struct{}   // closed at initialized
 	progress   map[string]*Progress
 	seq        atomic.Int64
+
+	// ws is the memory the session works on (workspace.go).
+	ws *workspace
 }
 
 // RawHandler handles one LSP method given its raw params (ctx.Params). It may return
@@ -105,6 +108,7 @@ func NewServer(opts Options) *Server {
 		trace:    protocol.TraceValueOff,
 		ready:    make(chan struct{}),
 		progress: map[string]*Progress{},
+		ws:       newWorkspace(),
 	}
 	s.Docs = NewDocuments(opts.MaxDocumentBytes)
 	s.registerHandlers()
@@ -169,6 +173,7 @@ func (s *Server) Handle(ctx *glsp.Context) (r any, validMethod, validParams bool
 		return nil, true, true, Errorf(jsonrpc2.CodeInvalidRequest, "server is shutting down: %s after shutdown", ctx.Method)
 	}
 	if ctx.Method == string(protocol.MethodShutdown) {
+		s.stopWatching()
 		s.state.Store(int32(stateShutdown))
 		s.shutdownSeen.Store(true)
 		return nil, true, true, nil
@@ -245,6 +250,7 @@ func (s *Server) initialized(ctx *glsp.Context, _ *protocol.InitializedParams) e
 		return nil
 	}
 	close(s.ready)
+	s.Go("load memory", func(context.Context) { s.loadMemory() })
 	if len(problems) > 0 {
 		msg := "mf-lsp: ignoring invalid initializationOptions (defaults used):"
 		for _, p := range problems {

@@ -1,0 +1,100 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/magicfrog/mf-lsp/lsp"
+	"github.com/magicfrog/mf-lsp/lsp/lsptest"
+)
+
+// demo copies testdata/demo into a temp dir and returns its data and project dirs.
+func demo(t testing.TB) (data, project string) {
+	t.Helper()
+	dst := t.TempDir()
+	src, _ := filepath.Abs("../testdata/demo")
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if strings.HasPrefix(info.Name(), ".mf-lsp") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dst, "data"), filepath.Join(dst, "project")
+}
+
+// startDemo starts the real binary on a copy of the demo.
+func startDemo(t *testing.T) (c *lsptest.Client, data, project string) {
+	t.Helper()
+	data, project = demo(t)
+	c = start(t)
+	c.Initialize(string(lsp.PathToURI(project)), map[string]any{"dataDir": data, "today": "2026-11-30"})
+	return c, data, project
+}
+
+func openFile(t *testing.T, c *lsptest.Client, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := string(lsp.PathToURI(path))
+	if err := c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": "markdown", "version": 1, "text": string(b)}}); err != nil {
+		t.Fatal(err)
+	}
+	return uri
+}
+
+func hasCode(code string) func(lsptest.PublishedDiagnostics) bool {
+	return func(p lsptest.PublishedDiagnostics) bool {
+		for _, d := range p.Diagnostics {
+			if strings.Contains(string(d), `"code":"`+code+`"`) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func TestDiagnosticsOnOpenAndExternalChange(t *testing.T) {
+	c, data, _ := startDemo(t)
+	// A note without frontmatter is flagged as soon as it is opened.
+	uri := openFile(t, c, filepath.Join(data, "memory/user/editor.md"))
+	if _, err := c.WaitDiagnostics(uri, hasCode("frontmatter-missing")); err != nil {
+		t.Fatal(err)
+	}
+	// An effective note becomes shadowed when an agent writes a more specific
+	// version on disk: the open buffer's diagnostics follow without a reload.
+	tone := openFile(t, c, filepath.Join(data, "memory/account/tone.md"))
+	if _, err := c.WaitDiagnostics(tone, nil); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := os.WriteFile(filepath.Join(data, "memory/user/tone.md"), []byte("---\nrevision: 1\nupdated: 2026-11-30T08:00:00.000Z\n---\nBe terse.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitDiagnostics(tone, hasCode("shadowed")); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("external write reflected in %v", time.Since(start))
+	if _, err := c.WaitNotification("magicfrog/memoryChanged", nil); err != nil {
+		t.Fatal(err)
+	}
+}
