@@ -228,13 +228,21 @@ func TestOpenLoopDays(t *testing.T) {
 	e := m.Entry(filepath.Join(dir, "data/memory/user/journal/refined/2026-11-20.md"))
 	today := journal.Day{Year: 2026, Month: 11, Day: 30}
 	for _, tc := range []struct {
-		today journal.Day
-		days  int
-		want  bool
-	}{{today, 0, true}, {today, 11, false}, {today, 10, true}, {journal.Day{}, 0, false}, {journal.Day{Year: 2026, Month: 11, Day: 22}, 0, false}} {
-		got := find(Check(Input{Memory: m, Entry: e, Today: tc.today, OpenLoopDays: tc.days}), CodeOpenLoop) != nil
+		today   journal.Day
+		days    int
+		horizon int
+		want    bool
+	}{
+		{today, 0, 0, true}, {today, 11, 0, false}, {today, 10, 0, true}, {journal.Day{}, 0, 0, false},
+		{journal.Day{Year: 2026, Month: 11, Day: 22}, 0, 0, false},
+		{journal.Day{Year: 2027, Month: 2, Day: 18}, 0, 0, true},  // 90 days: still checked
+		{journal.Day{Year: 2027, Month: 2, Day: 19}, 0, 0, false}, // 91 days: history
+		{journal.Day{Year: 2027, Month: 2, Day: 19}, 0, -1, true},
+		{today, 0, 9, false},
+	} {
+		got := find(Check(Input{Memory: m, Entry: e, Today: tc.today, OpenLoopDays: tc.days, OpenLoopHorizon: tc.horizon}), CodeOpenLoop) != nil
 		if got != tc.want {
-			t.Errorf("today %v days %d: open loop %v, want %v", tc.today, tc.days, got, tc.want)
+			t.Errorf("today %v days %d horizon %d: open loop %v, want %v", tc.today, tc.days, tc.horizon, got, tc.want)
 		}
 	}
 }
@@ -251,6 +259,7 @@ func TestParseSources(t *testing.T) {
 		{[]any{map[string]any{"revision": 1}}, false, 0},
 		{[]any{map[string]any{"key": "a.md", "revision": "1"}}, false, 0},
 		{[]any{"a.md"}, false, 0},
+		{[]any{map[string]any{"key": "a.md", "revision": 1, "hash": 123}}, false, 0},
 		{"a.md", false, 0},
 		{nil, false, 0},
 	} {

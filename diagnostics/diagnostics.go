@@ -108,6 +108,11 @@ type Base struct {
 // before it is reported as an open loop.
 const DefaultOpenLoopDays = 7
 
+// DefaultOpenLoopHorizon is the age past which a refined day is history: its
+// open loops are no longer reported. It also bounds the cost of the check, which
+// reads every later journal file of the layer.
+const DefaultOpenLoopHorizon = 90
+
 // Input is one note to check.
 type Input struct {
 	Memory *engine.Memory
@@ -122,6 +127,9 @@ type Input struct {
 	Today journal.Day
 	// OpenLoopDays is the age of an open loop; 0 means DefaultOpenLoopDays.
 	OpenLoopDays int
+	// OpenLoopHorizon is the age (days) past which refined days are not checked
+	// for open loops; 0 means DefaultOpenLoopHorizon, negative means no limit.
+	OpenLoopHorizon int
 }
 
 // Check returns every finding for one note, sorted by position.

@@ -55,8 +55,13 @@ func (c *checker) openLoops(f journal.File) {
 	if days <= 0 {
 		days = DefaultOpenLoopDays
 	}
+	horizon := c.in.OpenLoopHorizon
+	if horizon == 0 {
+		horizon = DefaultOpenLoopHorizon
+	}
 	today := c.in.Today
-	if today.Sub(f.Day) < days {
+	age := today.Sub(f.Day)
+	if age < days || (horizon > 0 && age > horizon) {
 		return
 	}
 	// Everything later that could take an item up again, found by key: the
@@ -119,8 +124,11 @@ func ParseSources(v any) (out []Source, ok bool) {
 		}
 		key, _ := m["key"].(string)
 		rev, revOK := m["revision"].(int)
-		hash, _ := m["hash"].(string)
-		if key == "" || !revOK || rev < 0 {
+		hash, hashOK := m["hash"].(string)
+		if m["hash"] == nil {
+			hashOK = true // the hash is optional
+		}
+		if key == "" || !revOK || rev < 0 || !hashOK {
 			return nil, false
 		}
 		out = append(out, Source{Key: key, Revision: rev, Hash: hash})
