@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -167,6 +168,12 @@ func writeAtomic(t *target, data []byte, mode fs.FileMode) (err error) {
 	return syncDir(dir)
 }
 
+// swept remembers when each folder was last swept for leftover temporary files.
+var swept = struct {
+	sync.Mutex
+	at map[string]time.Time
+}{at: map[string]time.Time{}}
+
 // isTemp reports whether name is one of the store's temporary files.
 func isTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker)
@@ -176,7 +183,19 @@ func isTemp(name string) bool {
 // writer that crashed between creating and renaming them. Younger ones may
 // belong to a writer still at work (under another root's lock) and are kept.
 // It is best effort: a leftover file is invisible to readers either way.
+//
+// A folder is swept at most once per tempMaxAge per process: listing a folder
+// on every write made a run of rollups into one growing folder quadratic.
 func cleanTemps(dir string) {
+	now := time.Now()
+	swept.Lock()
+	last, seen := swept.at[dir]
+	if seen && now.Sub(last) < tempMaxAge {
+		swept.Unlock()
+		return
+	}
+	swept.at[dir] = now
+	swept.Unlock()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
