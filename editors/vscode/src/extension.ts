@@ -195,6 +195,7 @@ class MemoryDocuments implements vscode.TextDocumentContentProvider {
 class StatusItem {
   private readonly item = vscode.window.createStatusBarItem('magicfrog.status', vscode.StatusBarAlignment.Right, 100);
   private seq = 0;
+  private lastError: string | undefined;
 
   constructor() {
     this.item.name = 'MagicFrog Memory';
@@ -215,8 +216,13 @@ class StatusItem {
     let d: Described | null = null;
     try {
       d = await execute<Described | null>(Commands.describe, { uri: uri.toString() });
-    } catch {
+    } catch (e) {
       d = null;
+      const text = message(e);
+      if (text !== this.lastError) {
+        this.lastError = text;
+        output.warn(`magicfrog.describe ${uri.fsPath}: ${text}`);
+      }
     }
     if (seq !== this.seq) {
       return;

@@ -252,6 +252,25 @@ async function runCommandId(label) {
   await page.keyboard.press('Enter');
 }
 
+/** Lines of the extension's own log (the MagicFrog Memory output channel). */
+function extensionLog() {
+  const logDir = path.join(path.dirname(path.dirname(USER_SETTINGS)), 'logs');
+  const files = [];
+  const walkLogs = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walkLogs(p);
+      else if (e.name === 'MagicFrog Memory.log') files.push(p);
+    }
+  };
+  try {
+    walkLogs(logDir);
+  } catch {
+    return [];
+  }
+  return files.sort().map((f) => fs.readFileSync(f, 'utf8')).join('').split('\n').filter((l) => l);
+}
+
 async function statusItemText() {
   return page.$$eval('.statusbar-item', (items) => {
     const it = items.find((i) => (i.id || '').includes('magicfrog.status'));
@@ -286,7 +305,10 @@ await step('status bar shows dimension and revision', async () => {
   const text = await waitFor('the MagicFrog status bar item', async () => {
     const t = await statusItemText();
     return t && /task/.test(t) && /r\d+/.test(t) ? t : null;
-  }, 30000);
+  }, 30000).catch((e) => {
+    const why = extensionLog().filter((l) => l.includes('magicfrog.describe')).pop();
+    throw new Error(why ? `${e.message}; the extension logged: ${why.replace(/^\S+ \S+ /, '')}` : e.message);
+  });
   await shot('vscode-status-bar');
   return `"${text}"`;
 });
@@ -552,19 +574,7 @@ await step('settings change restarts the server; a bad serverPath says how to in
   }
   await clearNotifications();
   // Back on the good binary: the extension's log shows the restart.
-  const logDir = path.join(path.dirname(path.dirname(USER_SETTINGS)), 'logs');
-  const starts = () => {
-    const files = [];
-    const walkLogs = (d) => {
-      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-        const p = path.join(d, e.name);
-        if (e.isDirectory()) walkLogs(p);
-        else if (e.name === 'MagicFrog Memory.log') files.push(p);
-      }
-    };
-    walkLogs(logDir);
-    return files.map((f) => fs.readFileSync(f, 'utf8')).join('').split('\n').filter((l) => l.includes(`Starting ${good} `)).length;
-  };
+  const starts = () => extensionLog().filter((l) => l.includes(`Starting ${good} `)).length;
   await waitFor(`a second "Starting ${good}" in the extension's log`, () => starts() >= 2, 15000);
   return 'error shown with the install command; restarted on the restored setting';
 });
