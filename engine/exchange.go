@@ -115,17 +115,17 @@ func (s ImportSkip) String() string { return s.From + ": " + s.Reason }
 
 // CheckImportPath refuses any path in a portable tree that could leave the
 // target: absolute paths, "..", empty or hidden elements, backslashes, drive
-// letters, NUL. rel uses / separators.
+// letters, NUL. rel uses / separators; the error says why, not which path.
 func CheckImportPath(rel string) error {
 	if rel == "" {
 		return errors.New("empty path")
 	}
 	if strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) {
-		return fmt.Errorf("%q: absolute paths are refused", rel)
+		return errors.New("absolute paths are refused")
 	}
 	for _, part := range strings.Split(rel, "/") {
 		if err := checkName(part); err != nil {
-			return fmt.Errorf("%q: %w", rel, err)
+			return err
 		}
 	}
 	return nil
@@ -136,14 +136,14 @@ func CheckImportPath(rel string) error {
 func importTarget(rel string) (Dimension, string, error) {
 	top, rest, ok := strings.Cut(rel, "/")
 	if !ok || rest == "" {
-		return 0, "", fmt.Errorf("%q: not inside a dimension folder (account/, user/, agent/, task/, machine/, device/, project/)", rel)
+		return 0, "", errors.New("not inside a dimension folder (account/, user/, agent/, task/, machine/, device/, project/)")
 	}
 	d, err := ParseDimension(top)
 	if err != nil {
-		return 0, "", fmt.Errorf("%q: %w", rel, err)
+		return 0, "", err
 	}
 	if err := CheckKey(rest); err != nil {
-		return 0, "", fmt.Errorf("%q: %w", rel, err)
+		return 0, "", err
 	}
 	return d, rest, nil
 }

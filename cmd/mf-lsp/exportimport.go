@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -36,7 +37,13 @@ Prints "exported N notes to DIR", then a "skipped: ..." line per note left out
 }
 
 func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("import", "mf-lsp import DIR", `
+	for _, a := range args {
+		if a == "--journal" || a == "-journal" || strings.HasPrefix(a, "--journal=") || strings.HasPrefix(a, "-journal=") {
+			// An agent workspace's journal, not a portable tree (docs/journal.md).
+			return runImportJournal(args, stdin, stdout, stderr)
+		}
+	}
+	c := newCLI("import", "mf-lsp import DIR | mf-lsp import --journal DIR [--dimension DIM] [--scope ID]", `
 Read a portable tree (as export writes it) into memory: machine/ lands in
 device, project/ in task; revisions and machine bindings travel as they are. A
 note never replaces a newer revision: a destination at a higher revision, or at

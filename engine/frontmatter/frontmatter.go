@@ -13,6 +13,7 @@ package frontmatter
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strconv"
 	"unicode/utf8"
 )
@@ -293,23 +294,20 @@ func isDecimal(v []byte) bool {
 }
 
 // looksTyped catches the plain scalars YAML may read as booleans, nulls or
-// numbers (1.1 and 1.2 rules both): true, No, null, 1e3, 0x1F, .inf, 1_000.
+// numbers (1.1 and 1.2 rules both): true, No, null, 1e3, 0x1F, .inf, 1_000,
+// 1:30. A value that merely starts with a digit, such as a machine id
+// "3f9c2a7e" or a date, is a string.
 func looksTyped(v []byte) bool {
 	switch string(bytes.ToLower(v)) {
 	case "true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan", ".nan", "inf", ".inf":
 		return true
 	}
-	if v[0] >= '0' && v[0] <= '9' {
-		// Numbers, hex, octal, floats, sexagesimal: anything that starts with a digit
-		// and is made only of number-ish characters. Dates and times ("2026-10-20",
-		// "2026-10-20T09:12:00Z") contain '-' or 'T' after digits and stay strings
-		// in the full parser too, but let it decide anything with digits only.
-		for _, c := range v {
-			if !(c >= '0' && c <= '9' || c == '.' || c == '_' || c == 'e' || c == 'E' || c == '+' || c == 'x' || c == 'o' || c == 'b' || c == 'X' || c == 'O' || c == 'B' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == ':') {
-				return false
-			}
-		}
-		return true
-	}
-	return false
+	return numberLike.Match(v)
 }
+
+var numberLike = regexp.MustCompile(`^(?:` +
+	`[-+]?[0-9][0-9_]*` + // integer
+	`|0[xX][0-9a-fA-F_]+|0[oO]?[0-7_]+|0[bB][01_]+` + // hex, octal, binary
+	`|[-+]?(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][-+]?[0-9]+)?` + // float
+	`|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?` + // sexagesimal
+	`)$`)

@@ -201,3 +201,23 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestFlatAgreesOnNumberLikeScalars holds the fast path to the full parser on
+// the scalars where YAML typing is subtle.
+func TestFlatAgreesOnNumberLikeScalars(t *testing.T) {
+	for _, v := range []string{"3e5", "1_000", "1:30", "0o17", "017", "+12", "-3", "3f9c2a7e5b10d4c8", "2026-10-20",
+		"2026-10-20T09:12:00.000Z", "1.5e-3", ".5", "5.", "0x1F", "0b101", "12abc", "1e", "e5", "1.2.3", "190:20:30", "Yes", "~"} {
+		src := []byte("---\nk: " + v + "\n---\n")
+		d := Parse(src)
+		full := &Document{YAML: d.YAML}
+		parseFull(full, src)
+		if len(full.Fields) != 1 || len(d.Fields) != 1 {
+			t.Errorf("%s: fields %v / %v", v, d.Fields, full.Fields)
+			continue
+		}
+		a, b := d.Fields[0].Value, full.Fields[0].Value
+		if fmt.Sprintf("%T %v", a, a) != fmt.Sprintf("%T %v", b, b) {
+			t.Errorf("%s: parsed as %T %v, the full parser says %T %v", v, a, a, b, b)
+		}
+	}
+}
