@@ -83,7 +83,7 @@ func TestSpans(t *testing.T) {
 				path = "data/memory/" + path
 			}
 			m, dir := tree(t, map[string]string{
-				path:                     c.src,
+				path:                      c.src,
 				"data/memory/layers.json": `{"layers": [{"name": "journal", "prefix": "journal/", "kind": "fractal"}]}`,
 			})
 			e := m.Entry(filepath.Join(dir, filepath.FromSlash(path)))
@@ -222,7 +222,7 @@ func TestBuffer(t *testing.T) {
 
 func TestOpenLoopDays(t *testing.T) {
 	m, dir := tree(t, map[string]string{
-		"data/memory/layers.json": `{"layers": [{"name": "journal", "prefix": "journal/", "kind": "fractal"}]}`,
+		"data/memory/layers.json":                        `{"layers": [{"name": "journal", "prefix": "journal/", "kind": "fractal"}]}`,
 		"data/memory/user/journal/refined/2026-11-20.md": fm + "## Next Steps\n- Write the exporter manual page\n",
 	})
 	e := m.Entry(filepath.Join(dir, "data/memory/user/journal/refined/2026-11-20.md"))

@@ -33,9 +33,9 @@ func (c *checker) location() {
 	}
 	if e.Dimension == engine.Agent && e.Scope == "" && m != nil {
 		first, _, ok := strings.Cut(e.Key, "/")
-		if ok && !slices.Contains(m.Roster(), first) && !isLayerFolder(m.Layers(), first) {
+		if ok && !slices.Contains(m.Roster(), first) && !slices.Contains(m.SharedFolders(), first) && !isLayerFolder(m.Layers(), first) {
 			c.add(Finding{Span: c.head(), Severity: Warning, Code: CodeUnregisteredAgentFolder,
-				Message: fmt.Sprintf("agent/%s/ is not an agent ID on the roster, so this note applies to every agent; register %q as an agent ID if it belongs to one agent, or keep it shared", first, first),
+				Message: fmt.Sprintf("agent/%s/ is not an agent ID on the roster, so this note applies to every agent; register %q as an agent ID if it belongs to one agent, or keep it shared (magicfrog.json \"shared\")", first, first),
 				Data:    map[string]any{"folder": first}})
 		}
 	}

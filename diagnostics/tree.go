@@ -3,7 +3,6 @@ package diagnostics
 import (
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -56,9 +55,9 @@ func ProblemFindings(m *engine.Memory) []Finding {
 		switch {
 		case config[filepath.Clean(p.Path)]:
 			f.Code, f.Severity = CodeConfigInvalid, Error
-		case strings.Contains(p.Message, "binary file"), strings.Contains(p.Message, "not UTF-8"):
+		case p.Kind == engine.ProblemBinary:
 			f.Code, f.Severity = CodeFileBinary, Warning
-		case strings.Contains(p.Message, "larger than a note"):
+		case p.Kind == engine.ProblemTooLarge:
 			f.Code, f.Severity = CodeFileTooLarge, Warning
 		default:
 			f.Code, f.Severity = CodeFileUnreadable, Error

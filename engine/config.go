@@ -62,14 +62,14 @@ func readLayers(path string) (Layers, *Problem) {
 	}
 	if err != nil {
 		ls.sort()
-		return ls, &Problem{Path: path, Message: err.Error()}
+		return ls, &Problem{Path: path, Kind: ProblemConfig, Message: err.Error()}
 	}
 	var f struct {
 		Layers []Layer `json:"layers"`
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
 		ls.sort()
-		return ls, &Problem{Path: path, Message: "layers.json does not parse, using the default layers: " + err.Error()}
+		return ls, &Problem{Path: path, Kind: ProblemConfig, Message: "layers.json does not parse, using the default layers: " + err.Error()}
 	}
 	var bad []string
 	for _, l := range f.Layers {
@@ -93,7 +93,7 @@ func readLayers(path string) (Layers, *Problem) {
 	}
 	ls.sort()
 	if bad != nil {
-		return ls, &Problem{Path: path, Message: "layers.json: ignored layers " + strings.Join(bad, ", ") + ": a layer needs a name and a relative prefix ending in /"}
+		return ls, &Problem{Path: path, Kind: ProblemConfig, Message: "layers.json: ignored layers " + strings.Join(bad, ", ") + ": a layer needs a name and a relative prefix ending in /"}
 	}
 	return ls, nil
 }
@@ -113,6 +113,9 @@ type Binding struct {
 // Roster is <data>/magicfrog.json.
 type Roster struct {
 	Agents []string `json:"agents"`
+	// Shared lists first folders under agent/ that are meant for every agent:
+	// the "keep shared" answer to the warning an unregistered folder gets.
+	Shared []string `json:"shared,omitempty"`
 }
 
 func readJSON(path string, v any) *Problem {
@@ -127,7 +130,7 @@ func readJSON(path string, v any) *Problem {
 		err = json.Unmarshal(data, v)
 	}
 	if err != nil {
-		return &Problem{Path: path, Message: filepath.Base(path) + " does not parse: " + err.Error()}
+		return &Problem{Path: path, Kind: ProblemConfig, Message: filepath.Base(path) + " does not parse: " + err.Error()}
 	}
 	return nil
 }

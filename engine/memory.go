@@ -25,8 +25,20 @@ const MaxNoteSize = 4 << 20
 // read. Problems never stop the rest of the tree from loading.
 type Problem struct {
 	Path    string
+	Kind    ProblemKind
 	Message string
 }
+
+// ProblemKind says what kept a file from being read.
+type ProblemKind string
+
+const (
+	ProblemUnreadable ProblemKind = "unreadable" // permissions, broken or looping links, I/O errors
+	ProblemBinary     ProblemKind = "binary"     // NUL bytes or not UTF-8
+	ProblemTooLarge   ProblemKind = "too-large"  // over MaxNoteSize
+	ProblemConfig     ProblemKind = "config"     // a configuration file that does not parse
+	ProblemLink       ProblemKind = "link"       // a link to a folder, which is not followed
+)
 
 func (p Problem) Error() string { return p.Path + ": " + p.Message }
 
@@ -39,6 +51,7 @@ type Memory struct {
 	mu         sync.RWMutex
 	layers     Layers
 	roster     []string
+	shared     []string // first folders under agent/ kept shared on purpose
 	binding    Binding
 	machine    string
 	machineErr error
@@ -114,6 +127,7 @@ func (m *Memory) readConfig() {
 	// The roster is magicfrog.json's agents plus the agents the project names: an
 	// agent a project is bound to is an agent, registered or not.
 	m.roster = unique(append(append([]string(nil), roster.Agents...), m.binding.Agents...))
+	m.shared = unique(append([]string(nil), roster.Shared...))
 	m.ids = scopeIDs{agents: set(m.roster), tasks: set(append([]string{m.binding.Task}, m.binding.Tasks...))}
 	delete(m.ids.tasks, "")
 	if m.machine == "" || m.machineErr != nil {
@@ -134,7 +148,7 @@ func (m *Memory) loadRoot(r Root, dir string) {
 			if p == r.Dir && errors.Is(err, fs.ErrNotExist) {
 				return fs.SkipDir
 			}
-			m.problems[p] = Problem{Path: p, Message: "cannot read: " + err.Error()}
+			m.problems[p] = Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -151,9 +165,9 @@ func (m *Memory) loadRoot(r Root, dir string) {
 			target, err := os.Stat(p)
 			switch {
 			case err != nil:
-				m.problems[p] = Problem{Path: p, Message: "broken or looping symbolic link: " + err.Error()}
+				m.problems[p] = Problem{Path: p, Kind: ProblemUnreadable, Message: "broken or looping symbolic link: " + err.Error()}
 			case target.IsDir():
-				m.problems[p] = Problem{Path: p, Message: "symbolic link to a folder: not followed (link the notes themselves, or move the folder in)"}
+				m.problems[p] = Problem{Path: p, Kind: ProblemLink, Message: "symbolic link to a folder: not followed (link the notes themselves, or move the folder in)"}
 			case isNoteName(name):
 				paths = append(paths, p)
 			}
@@ -165,7 +179,7 @@ func (m *Memory) loadRoot(r Root, dir string) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		m.problems[dir] = Problem{Path: dir, Message: err.Error()}
+		m.problems[dir] = Problem{Path: dir, Kind: ProblemUnreadable, Message: err.Error()}
 	}
 	entries := make([]*Entry, len(paths))
 	probs := make([]*Problem, len(paths))
@@ -201,14 +215,14 @@ func (m *Memory) loadRoot(r Root, dir string) {
 func (m *Memory) readEntry(r Root, p string) (*Entry, *Problem) {
 	info, err := os.Stat(p)
 	if err != nil {
-		return nil, &Problem{Path: p, Message: "cannot read: " + err.Error()}
+		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
 	}
 	if info.Size() > MaxNoteSize {
-		return nil, &Problem{Path: p, Message: fmt.Sprintf("%d bytes is larger than a note may be (%d MiB): not loaded", info.Size(), MaxNoteSize>>20)}
+		return nil, &Problem{Path: p, Kind: ProblemTooLarge, Message: fmt.Sprintf("%d bytes is larger than a note may be (%d MiB): not loaded", info.Size(), MaxNoteSize>>20)}
 	}
 	src, err := os.ReadFile(p)
 	if err != nil {
-		return nil, &Problem{Path: p, Message: "cannot read: " + err.Error()}
+		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
 	}
 	return m.makeEntry(r, p, src)
 }
@@ -216,7 +230,7 @@ func (m *Memory) readEntry(r Root, p string) (*Entry, *Problem) {
 // makeEntry classifies and parses src as the note at p.
 func (m *Memory) makeEntry(r Root, p string, src []byte) (*Entry, *Problem) {
 	if i := bytes.IndexByte(src, 0); i >= 0 {
-		return nil, &Problem{Path: p, Message: fmt.Sprintf("binary file (NUL byte at offset %d): not a note", i)}
+		return nil, &Problem{Path: p, Kind: ProblemBinary, Message: fmt.Sprintf("binary file (NUL byte at offset %d): not a note", i)}
 	}
 	if !utf8.Valid(src) {
 		off := 0
@@ -227,11 +241,11 @@ func (m *Memory) makeEntry(r Root, p string, src []byte) (*Entry, *Problem) {
 			}
 			off += size
 		}
-		return nil, &Problem{Path: p, Message: fmt.Sprintf("not UTF-8 text (invalid byte at offset %d): not loaded", off)}
+		return nil, &Problem{Path: p, Kind: ProblemBinary, Message: fmt.Sprintf("not UTF-8 text (invalid byte at offset %d): not loaded", off)}
 	}
 	rel, err := filepath.Rel(r.Dir, p)
 	if err != nil {
-		return nil, &Problem{Path: p, Message: err.Error()}
+		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: err.Error()}
 	}
 	scope, key := m.ids.classify(r.Dimension, filepath.ToSlash(rel))
 	e := &Entry{
@@ -463,6 +477,14 @@ func (m *Memory) Roster() []string {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return append([]string(nil), m.roster...)
+}
+
+// SharedFolders are the first folders under agent/ that magicfrog.json says
+// hold notes for every agent ("shared"), so they are not agent IDs.
+func (m *Memory) SharedFolders() []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return append([]string(nil), m.shared...)
 }
 
 // Binding is the project's configuration.
