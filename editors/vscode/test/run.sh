@@ -6,7 +6,9 @@
 #
 # Env: MF_LSP        the mf-lsp binary to test (default: go build ./cmd/mf-lsp)
 #      MF_DEMO       the fixture (default: testdata/demo, with data/ and project/)
-#      MF_VSCODE_CACHE  where installs are cached (default: editors/vscode/.cache)
+#      MF_VSCODE_CACHE  where code-server is cached (default: ~/.cache/mf-lsp-vscode, outside
+#                    the clone so CI runs on the same machine reuse it)
+#      SCREENSHOTS=0 do not copy the screenshots into images/ and docs/screenshots/
 #      KEEP=1        keep the temporary work dir (logs, settings, fixture copy)
 # Exits non-zero on any failure; a missing editor or browser is a failure.
 # The last line is `vscode: N passed, M failed`.
@@ -15,7 +17,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 EXT=$(dirname "$HERE")
 REPO=$(cd "$EXT/../.." && pwd)
-CACHE=${MF_VSCODE_CACHE:-$EXT/.cache}
+CACHE=${MF_VSCODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mf-lsp-vscode}
 CS_VERSION=4.100.3
 CHROMIUM=/usr/lib/chromium/chromium
 RG_CACHE_NAME=vscode-ripgrep-cache-1.15.11/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz
@@ -202,12 +204,14 @@ set -e
 phase_end "browser test"
 
 # Screenshots of the passing steps feed the README and docs/screenshots.
-mkdir -p "$EXT/images" "$REPO/docs/screenshots"
-for f in "$WORK"/shots/vscode-*.png; do
-  [ -e "$f" ] || continue
-  cp "$f" "$EXT/images/"
-  cp "$f" "$REPO/docs/screenshots/"
-done
+if [ "${SCREENSHOTS:-1}" != 0 ]; then
+  mkdir -p "$EXT/images" "$REPO/docs/screenshots"
+  for f in "$WORK"/shots/vscode-*.png; do
+    [ -e "$f" ] || continue
+    cp "$f" "$EXT/images/"
+    cp "$f" "$REPO/docs/screenshots/"
+  done
+fi
 if [ "$RC" -ne 0 ]; then
   log "extension host log (mf-lsp output channel), last lines:"
   find "$UD/logs" -name '*MagicFrog*' -exec tail -n 40 {} \; 2>/dev/null || true
