@@ -63,7 +63,7 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 		},
 		HoverProvider:           true,
 		CodeLensProvider:        &protocol.CodeLensOptions{ResolveProvider: ptr(false)},
-		CodeActionProvider:      protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}},
+		CodeActionProvider:      protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, KindRefactorMove}},
 		ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: s.commandNames()},
 		DocumentSymbolProvider:  true,
 		WorkspaceSymbolProvider: true,

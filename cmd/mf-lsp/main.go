@@ -52,6 +52,7 @@ var commands = map[string]command{
 	"version": runVersion,
 	"rollup":  runRollup,
 	"today":   runToday,
+	"check":   runCheck,
 }
 
 // summaries are the one-line descriptions `mf-lsp help` lists.
@@ -66,6 +67,7 @@ var summaries = map[string]string{
 	"version": "print the version of mf-lsp and of Go",
 	"rollup":  "roll up the journal: day, week, month, or everything due",
 	"today":   "print (and create if missing) today's daily note in a journal",
+	"check":   "run the editor's checks on notes: file:line:col findings or JSON",
 }
 
 // Exit codes shared by every subcommand.

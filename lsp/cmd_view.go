@@ -1,0 +1,262 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/magicfrog/mf-lsp/engine"
+)
+
+// The read-only commands of docs/protocol.md: magicfrog.render,
+// magicfrog.effectiveView, magicfrog.describe and magicfrog.showEntry. Every
+// command runs Async: memory may still be loading (Server.Memory waits for it)
+// and the read loop must never wait.
+
+// entryJSON is the Entry of docs/protocol.md.
+type entryJSON struct {
+	Ref       string `json:"ref"`
+	Dimension string `json:"dimension"`
+	Scope     string `json:"scope"`
+	Key       string `json:"key"`
+	Layer     string `json:"layer"`
+	Path      string `json:"path"`
+	URI       string `json:"uri"`
+	Revision  int    `json:"revision"`
+	Updated   string `json:"updated"`
+	Machine   string `json:"machine"`
+	Legacy    bool   `json:"legacy"`
+	Tokens    int    `json:"tokens"`
+	Hash      string `json:"hash"`
+}
+
+func toEntryJSON(e *engine.Entry) entryJSON {
+	return entryJSON{
+		Ref: e.Ref(), Dimension: e.Dimension.String(), Scope: e.Scope, Key: e.Key, Layer: e.Layer.Name,
+		Path: e.Path, URI: string(PathToURI(e.Path)), Revision: e.Revision(), Updated: e.Updated(),
+		Machine: e.Machine(), Legacy: e.Legacy, Tokens: e.Tokens(), Hash: e.Hash,
+	}
+}
+
+func toEntriesJSON(es []*engine.Entry) []entryJSON {
+	out := make([]entryJSON, 0, len(es))
+	for _, e := range es {
+		out = append(out, toEntryJSON(e))
+	}
+	return out
+}
+
+// scopeArg is the optional scope of render and effectiveView: an absent field
+// keeps the session's (settings, else the project binding); a present one
+// replaces it ("" for no task).
+type scopeArg struct {
+	Task    *string   `json:"task"`
+	Agents  *[]string `json:"agents"`
+	Machine *string   `json:"machine"`
+}
+
+func (a scopeArg) apply(sc engine.Scope) engine.Scope {
+	if a.Task != nil {
+		sc.Task = *a.Task
+	}
+	if a.Agents != nil {
+		sc.Agents = append([]string(nil), (*a.Agents)...)
+	}
+	if a.Machine != nil {
+		sc.Machine = *a.Machine
+	}
+	return sc
+}
+
+// memoryNow returns the session's memory for a command, as a RequestFailed error
+// a user can read when it could not be opened.
+func (s *Server) memoryNow() (*engine.Memory, error) {
+	m, err := s.Memory()
+	if err != nil {
+		return nil, Errorf(CodeRequestFailed, "mf-lsp: memory is not available: %v", err)
+	}
+	if m == nil {
+		return nil, Errorf(CodeRequestFailed, "mf-lsp: memory is not available")
+	}
+	return m, nil
+}
+
+// memoryLoaded reports whether the first load finished (without waiting).
+func (s *Server) memoryLoaded() bool {
+	select {
+	case <-s.ws.loaded:
+		return true
+	default:
+		return false
+	}
+}
+
+// argURI checks a required uri argument: present and a file:// URI.
+func argURI(command, uri string) (string, error) {
+	if uri == "" {
+		return "", MissingArg(command, "uri")
+	}
+	path, err := URIToPath(uri)
+	if err != nil {
+		return "", Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"uri\": %v", command, err)
+	}
+	return path, nil
+}
+
+// renderCommand: magicfrog.render {task, agents, machine, budget, previous} → the
+// <memory> block.
+func (s *Server) renderCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+	const cmd = "magicfrog.render"
+	var a struct {
+		scopeArg
+		Budget   *int   `json:"budget"`
+		Previous string `json:"previous"`
+		Today    string `json:"today"`
+	}
+	if err := DecodeArg(cmd, arg, &a); err != nil {
+		return nil, err
+	}
+	if a.Budget != nil && *a.Budget < 0 {
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"budget\" must be a token count ≥ 0 (0: no limit), got %d", cmd, *a.Budget)
+	}
+	if a.Today != "" {
+		if _, err := engine.Today(a.Today); err != nil {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"today\": %v", cmd, err)
+		}
+	}
+	return Async(func(context.Context) (any, error) {
+		m, err := s.memoryNow()
+		if err != nil {
+			return nil, err
+		}
+		st := s.Settings()
+		opts := engine.RenderOptions{Scope: a.apply(s.Scope(m)), Budget: st.Budget, Previous: a.Previous, Today: st.Today}
+		if a.Budget != nil {
+			opts.Budget = *a.Budget
+		}
+		if a.Today != "" {
+			opts.Today = a.Today
+		}
+		b, err := m.Render(opts)
+		if err != nil {
+			return nil, err
+		}
+		return b.Text, nil
+	}), nil
+}
+
+type keyViewJSON struct {
+	Key      string      `json:"key"`
+	Winner   entryJSON   `json:"winner"`
+	Shadowed []entryJSON `json:"shadowed"`
+}
+
+// effectiveViewCommand: magicfrog.effectiveView {task, agents, machine}.
+func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+	const cmd = "magicfrog.effectiveView"
+	var a scopeArg
+	if err := DecodeArg(cmd, arg, &a); err != nil {
+		return nil, err
+	}
+	return Async(func(context.Context) (any, error) {
+		m, err := s.memoryNow()
+		if err != nil {
+			return nil, err
+		}
+		sc := a.apply(s.Scope(m))
+		v := m.View(sc)
+		out := struct {
+			Scope  engine.Scope  `json:"scope"`
+			Keys   []keyViewJSON `json:"keys"`
+			Device []entryJSON   `json:"device"`
+			Skills []entryJSON   `json:"skills"`
+		}{Scope: sc, Keys: []keyViewJSON{}, Device: toEntriesJSON(v.Device), Skills: []entryJSON{}}
+		for _, k := range v.Keys {
+			out.Keys = append(out.Keys, keyViewJSON{Key: k.Key, Winner: toEntryJSON(k.Winner), Shadowed: toEntriesJSON(k.Shadowed)})
+			if k.Winner.Layer.IsSkills() {
+				out.Skills = append(out.Skills, toEntryJSON(k.Winner))
+			}
+		}
+		if out.Scope.Agents == nil {
+			out.Scope.Agents = []string{}
+		}
+		return out, nil
+	}), nil
+}
+
+// describeCommand: magicfrog.describe {uri} → Entry + effective, shadowedBy, shadows.
+// An open buffer is described as it is in the editor.
+func (s *Server) describeCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+	const cmd = "magicfrog.describe"
+	var a struct {
+		URI string `json:"uri"`
+	}
+	if err := DecodeArg(cmd, arg, &a); err != nil {
+		return nil, err
+	}
+	if _, err := argURI(cmd, a.URI); err != nil {
+		return nil, err
+	}
+	return Async(func(context.Context) (any, error) {
+		if _, err := s.memoryNow(); err != nil {
+			return nil, err
+		}
+		n, ok := s.Note(a.URI)
+		if !ok {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
+		}
+		st := n.Memory.StatusOf(n.Entry, s.Scope(n.Memory))
+		out := struct {
+			entryJSON
+			InScope    bool        `json:"inScope"`
+			Effective  bool        `json:"effective"`
+			ShadowedBy *entryJSON  `json:"shadowedBy,omitempty"`
+			Shadows    []entryJSON `json:"shadows"`
+		}{entryJSON: toEntryJSON(n.Entry), InScope: st.InScope, Effective: st.Effective, Shadows: toEntriesJSON(st.Shadows)}
+		if st.Winner != nil && !st.Effective {
+			w := toEntryJSON(st.Winner)
+			out.ShadowedBy = &w
+		}
+		return out, nil
+	}), nil
+}
+
+// showEntryCommand: magicfrog.showEntry {uri} asks the client to open the note
+// (window/showDocument, takeFocus). Returns {"success": bool}.
+func (s *Server) showEntryCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+	const cmd = "magicfrog.showEntry"
+	var a struct {
+		URI string `json:"uri"`
+	}
+	if err := DecodeArg(cmd, arg, &a); err != nil {
+		return nil, err
+	}
+	if _, err := argURI(cmd, a.URI); err != nil {
+		return nil, err
+	}
+	return Async(func(ctx context.Context) (any, error) {
+		ok, err := s.showDocument(ctx, a.URI)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]bool{"success": ok}, nil
+	}), nil
+}
+
+// showDocument sends window/showDocument. Never call it on the read loop.
+func (s *Server) showDocument(ctx context.Context, uri string) (bool, error) {
+	caps := s.ClientCapabilities()
+	if caps.Window == nil || caps.Window.ShowDocument == nil || !caps.Window.ShowDocument.Support {
+		return false, Errorf(CodeRequestFailed, "the editor does not support window/showDocument; open %s yourself", uri)
+	}
+	yes := true
+	var res protocol.ShowDocumentResult
+	if err := s.Call(ctx, string(protocol.ServerWindowShowDocument), &protocol.ShowDocumentParams{URI: uri, TakeFocus: &yes}, &res); err != nil {
+		return false, fmt.Errorf("window/showDocument %s: %w", uri, err)
+	}
+	return res.Success, nil
+}

@@ -1,0 +1,373 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/google/renameio/v2"
+	"github.com/sourcegraph/jsonrpc2"
+	"github.com/tliron/glsp"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/rollup"
+)
+
+// The commands that write memory: magicfrog.promote, magicfrog.export,
+// magicfrog.import, magicfrog.today, magicfrog.registerAgent and
+// magicfrog.rebase. Each runs Async and, when the tree changed, tells the client
+// (magicfrog/memoryChanged) and republishes open buffers.
+
+type promoteArg struct {
+	URI   string  `json:"uri"`
+	To    string  `json:"to"`
+	Scope *string `json:"scope"`
+	Layer string  `json:"layer"`
+	Copy  bool    `json:"copy"`
+}
+
+// promoteCommand: magicfrog.promote {uri, to, scope, layer, copy}.
+//
+// to is a dimension (agent, user, account, and also task and device: the
+// legacy-location fix moves a note to its own dimension's canonical tree) or
+// "skills": the skills layer of the note's own dimension and ID. scope is the
+// destination's ID prefix (agent or task): absent, "skills" keeps the note's own
+// and every other destination is the shared one. layer names a destination layer
+// besides to (e.g. {to: "user", layer: "skills"}).
+//
+// The note moved is the one on disk: an open buffer with unsaved changes is
+// refused (save first). Both ends are checked by engine.Promote: a source that
+// changed since it was read, or a destination newer than the source, refuses
+// the promotion with RequestFailed and writes nothing.
+func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+	const cmd = "magicfrog.promote"
+	var a promoteArg
+	if err := DecodeArg(cmd, arg, &a); err != nil {
+		return nil, err
+	}
+	path, err := argURI(cmd, a.URI)
+	if err != nil {
+		return nil, err
+	}
+	if a.To == "" {
+		return nil, MissingArg(cmd, "to")
+	}
+	var to engine.Dimension
+	layer := a.Layer
+	if a.To == "skills" {
+		if layer != "" && layer != "skills" {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: to \"skills\" and layer %q contradict each other", cmd, layer)
+		}
+		layer = "skills"
+	} else if to, err = engine.ParseDimension(a.To); err != nil {
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"to\": %v (want agent, user, account, task, device or skills)", cmd, err)
+	}
+	if a.Scope != nil && *a.Scope != "" && to != 0 && !to.Scoped() {
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, to)
+	}
+	// Snapshot the buffer on the loop: later edits run concurrently with fn.
+	var buffer []byte
+	if d, open := s.Docs.Get(a.URI); open {
+		buffer = d.Text
+	}
+	return Async(func(context.Context) (any, error) {
+		if _, err := s.memoryNow(); err != nil {
+			return nil, err
+		}
+		m, ok := s.memoryFor(path)
+		if !ok {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
+		}
+		src := m.Entry(path)
+		if src == nil {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a note on disk (save it first)", cmd, a.URI)
+		}
+		if buffer != nil && !bytes.Equal(buffer, src.Src) {
+			return nil, Errorf(CodeRequestFailed, "%s: %s has unsaved changes or differs from the disk: save it first; nothing was moved", cmd, filepath.Base(path))
+		}
+		req := engine.PromoteRequest{From: src, To: to, ToLayer: layer, Copy: a.Copy}
+		if to == 0 {
+			req.To, req.ToScope = src.Dimension, src.Scope
+		}
+		if a.Scope != nil {
+			req.ToScope = *a.Scope
+		}
+		if layer != "" {
+			if _, ok := m.Layers().ByName(layer); !ok {
+				return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: no layer %q (see layers.json)", cmd, layer)
+			}
+		}
+		res, err := m.Promote(req)
+		if res != nil || err == nil {
+			s.memoryChanged(m)
+		}
+		if err != nil {
+			var conflict *engine.ConflictError
+			if errors.As(err, &conflict) {
+				return nil, Errorf(CodeRequestFailed, "refused: the destination is newer than the source: %v", err)
+			}
+			if st, ok := engine.IsStale(err); ok {
+				return nil, Errorf(CodeRequestFailed, "stale: current revision %d: %v", st.Revision, err)
+			}
+			return nil, err
+		}
+		return map[string]any{"uri": PathToURI(res.Path), "revision": res.Revision, "moved": res.Removed}, nil
+	}), nil
+}
+
+// dirArg resolves a folder argument: absolute, or relative to the project.
+func (s *Server) dirArg(command, dir string) (string, error) {
+	if dir == "" {
+		return "", MissingArg(command, "dir")
+	}
+	if filepath.IsAbs(dir) {
+		return filepath.Clean(dir), nil
+	}
+	project := s.Settings().ProjectDir
+	if project == "" {
+		return "", Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dir\" %q is relative and there is no workspace folder to resolve it against; give an absolute path", command, dir)
+	}
+	return filepath.Join(project, dir), nil
+}
+
+// exportCommand: magicfrog.export {dir, withDevice} → {written, skipped}.
+func (s *Server) exportCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+	const cmd = "magicfrog.export"
+	var a struct {
+		Dir        string `json:"dir"`
+		WithDevice bool   `json:"withDevice"`
+	}
+	if err := DecodeArg(cmd, arg, &a); err != nil {
+		return nil, err
+	}
+	dir, err := s.dirArg(cmd, a.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return Async(func(context.Context) (any, error) {
+		m, err := s.memoryNow()
+		if err != nil {
+			return nil, err
+		}
+		res, err := m.Export(dir, a.WithDevice)
+		if err != nil {
+			return nil, err
+		}
+		skipped := res.Skipped
+		if skipped == nil {
+			skipped = []string{}
+		}
+		return map[string]any{"written": res.Written, "skipped": skipped}, nil
+	}), nil
+}
+
+// importCommand: magicfrog.import {dir} → {imported, unchanged, skipped}.
+func (s *Server) importCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+	const cmd = "magicfrog.import"
+	var a struct {
+		Dir string `json:"dir"`
+	}
+	if err := DecodeArg(cmd, arg, &a); err != nil {
+		return nil, err
+	}
+	dir, err := s.dirArg(cmd, a.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return Async(func(context.Context) (any, error) {
+		m, err := s.memoryNow()
+		if err != nil {
+			return nil, err
+		}
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a folder", cmd, dir)
+		}
+		res, err := m.Import(dir)
+		if res != nil && len(res.Imported) > 0 {
+			s.memoryChanged(m)
+		}
+		if err != nil {
+			return nil, err
+		}
+		type skip struct {
+			From   string `json:"from"`
+			Reason string `json:"reason"`
+			Kept   bool   `json:"kept"`
+		}
+		out := struct {
+			Imported  int      `json:"imported"`
+			URIs      []string `json:"uris"`
+			Unchanged int      `json:"unchanged"`
+			Skipped   []skip   `json:"skipped"`
+		}{Imported: len(res.Imported), URIs: []string{}, Unchanged: res.Unchanged, Skipped: []skip{}}
+		for _, p := range res.Imported {
+			out.URIs = append(out.URIs, PathToURI(p))
+		}
+		for _, sk := range res.Skipped {
+			out.Skipped = append(out.Skipped, skip{From: sk.From, Reason: sk.Reason, Kept: sk.Kept})
+		}
+		return out, nil
+	}), nil
+}
+
+// todayCommand: magicfrog.today {dimension, scope} → {uri, created}: today's raw
+// daily of that journal (default: the task dimension's shared journal), made
+// with frontmatter when missing.
+func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+	const cmd = "magicfrog.today"
+	var a struct {
+		Dimension string `json:"dimension"`
+		Scope     string `json:"scope"`
+	}
+	if err := DecodeArg(cmd, arg, &a); err != nil {
+		return nil, err
+	}
+	d := engine.Task
+	if a.Dimension != "" {
+		var err error
+		if d, err = engine.ParseDimension(a.Dimension); err != nil {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
+		}
+	}
+	if a.Scope != "" && !d.Scoped() {
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)
+	}
+	return Async(func(context.Context) (any, error) {
+		m, err := s.memoryNow()
+		if err != nil {
+			return nil, err
+		}
+		path, created, err := rollup.Today(m, d, a.Scope, s.Today())
+		if err != nil {
+			return nil, err
+		}
+		if created {
+			s.memoryChanged(m)
+		}
+		return map[string]any{"uri": PathToURI(path), "created": created}, nil
+	}), nil
+}
+
+// registerAgentCommand: magicfrog.registerAgent {id, shared}. It adds id to the
+// roster (<data>/magicfrog.json "agents"), or with shared: true to its "shared"
+// list: folders under agent/ that are deliberately every agent's (the "Keep
+// shared" fix of unregistered-agent-folder). Other keys of the file are kept;
+// the file is replaced atomically.
+func (s *Server) registerAgentCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+	const cmd = "magicfrog.registerAgent"
+	var a struct {
+		ID     string `json:"id"`
+		Shared bool   `json:"shared"`
+	}
+	if err := DecodeArg(cmd, arg, &a); err != nil {
+		return nil, err
+	}
+	if a.ID == "" {
+		return nil, MissingArg(cmd, "id")
+	}
+	if strings.ContainsAny(a.ID, `/\`) || strings.HasPrefix(a.ID, ".") || engine.CheckImportPath(a.ID) != nil {
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %q cannot be an agent ID (a single folder name, not hidden)", cmd, a.ID)
+	}
+	return Async(func(context.Context) (any, error) {
+		m, err := s.memoryNow()
+		if err != nil {
+			return nil, err
+		}
+		list := "agents"
+		if a.Shared {
+			list = "shared"
+		}
+		file := m.Paths.RosterFile()
+		changed, err := addToJSONList(file, list, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			m.Refresh(file)
+			s.memoryChanged(m)
+		}
+		return map[string]any{"uri": PathToURI(file), "changed": changed}, nil
+	}), nil
+}
+
+// addToJSONList adds value to the string list key of the JSON object in file,
+// keeping every other key; a missing file is made. It reports whether the file
+// changed.
+func addToJSONList(file, key, value string) (bool, error) {
+	fields := map[string]json.RawMessage{}
+	b, err := os.ReadFile(file)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(b, &fields); err != nil {
+			return false, fmt.Errorf("%s does not parse (%v): fix it by hand first", file, err)
+		}
+	case errors.Is(err, os.ErrNotExist):
+		if _, err := os.Stat(filepath.Dir(file)); err != nil {
+			return false, fmt.Errorf("data directory %s does not exist: run mf-lsp init", filepath.Dir(file))
+		}
+	default:
+		return false, err
+	}
+	var list []string
+	if raw, ok := fields[key]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return false, fmt.Errorf("%s: %q is not a list of strings: fix it by hand first", file, key)
+		}
+	}
+	if slices.Contains(list, value) {
+		return false, nil
+	}
+	list = append(list, value)
+	raw, _ := json.Marshal(list)
+	fields[key] = raw
+	out, err := json.MarshalIndent(fields, "", "  ")
+	if err != nil {
+		return false, err
+	}
+	if err := renameio.WriteFile(file, append(out, '\n'), 0o644); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// rebaseCommand: magicfrog.rebase {uri, revision, hash} records that the open
+// buffer of uri is now based on that disk version (the stale-revision fixes
+// "Take disk version" and "Keep mine as next revision" run it after their edit),
+// so the stale-revision diagnostic goes and the next save writes over it.
+func (s *Server) rebaseCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+	const cmd = "magicfrog.rebase"
+	var a struct {
+		URI      string `json:"uri"`
+		Revision *int   `json:"revision"`
+		Hash     string `json:"hash"`
+	}
+	if err := DecodeArg(cmd, arg, &a); err != nil {
+		return nil, err
+	}
+	if _, err := argURI(cmd, a.URI); err != nil {
+		return nil, err
+	}
+	if a.Revision == nil {
+		return nil, MissingArg(cmd, "revision")
+	}
+	d, open := s.Docs.Get(a.URI)
+	if !open {
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not open", cmd, a.URI)
+	}
+	s.ws.mu.Lock()
+	s.ws.bases[a.URI] = engineBase{Revision: *a.Revision, Hash: a.Hash}
+	s.ws.mu.Unlock()
+	return Async(func(context.Context) (any, error) {
+		if cur, ok := s.Docs.Get(a.URI); ok {
+			d = cur
+		}
+		s.publishFor(d)
+		return nil, nil
+	}), nil
+}
