@@ -1,0 +1,302 @@
+package engine_test
+
+// Benchmarks on synthetic trees (engine/internal/synth):
+//
+//	go test -bench . -run NONE ./engine
+//	go test -bench 'Load|Floor' -run NONE -cpuprofile cpu.out ./engine
+//
+// Targets: Open within 2× of the floor (reading every file and finding its
+// frontmatter's end), Render under 10 ms and under 300 MB resident at 100k notes.
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/internal/synth"
+)
+
+var benchSizes = []int{10_000, 100_000}
+
+// The generated trees live for the whole test binary run (removed by TestMain),
+// so every benchmark of a run shares them.
+var (
+	treesMu  sync.Mutex
+	trees    = map[int]*synth.Tree{}
+	treeDirs []string
+	loaded   = map[int]*engine.Memory{}
+	floors   = map[int]time.Duration{}
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, d := range treeDirs {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
+}
+
+func benchTree(b *testing.B, n int) *synth.Tree {
+	b.Helper()
+	treesMu.Lock()
+	defer treesMu.Unlock()
+	if t := trees[n]; t != nil {
+		return t
+	}
+	dir, err := os.MkdirTemp("", fmt.Sprintf("mf-lsp-bench-%d-", n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	treeDirs = append(treeDirs, dir)
+	start := time.Now()
+	t, err := synth.Generate(dir, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("generated %d notes (%d MB) in %v: %v", t.Notes, t.Bytes>>20, time.Since(start).Round(time.Millisecond), t.Counts)
+	trees[n] = t
+	return t
+}
+
+func benchOpen(b *testing.B, t *synth.Tree) *engine.Memory {
+	b.Helper()
+	m, err := engine.Open(engine.Options{DataDir: t.DataDir, ProjectDir: t.ProjectDir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// benchMemory is a loaded tree, shared by the benchmarks that do not time
+// loading.
+func benchMemory(b *testing.B, n int) (*synth.Tree, *engine.Memory) {
+	t := benchTree(b, n)
+	treesMu.Lock()
+	defer treesMu.Unlock()
+	if m := loaded[n]; m != nil {
+		return t, m
+	}
+	m := benchOpen(b, t)
+	if m.Len() != t.Notes {
+		b.Fatalf("loaded %d notes of %d; problems: %v", m.Len(), t.Notes, m.Problems())
+	}
+	loaded[n] = m
+	return t, m
+}
+
+func benchScope(t *synth.Tree) engine.Scope {
+	return engine.Scope{Task: t.Task, Agents: []string{t.Agents[0]}, Machine: t.Machine}
+}
+
+// floor reads every note of the tree the way Open does — one walk, then a
+// worker per CPU reading whole files — and finds where each frontmatter ends:
+// the least any loader must do. It returns the notes found.
+func floor(t *synth.Tree) int {
+	roots := []string{filepath.Join(t.DataDir, "memory"), filepath.Join(t.ProjectDir, ".magicfrog", "memory")}
+	var paths []string
+	for _, r := range roots {
+		filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+	}
+	next := make(chan int, len(paths))
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	found := 0
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := 0
+			for i := range next {
+				src, err := os.ReadFile(paths[i])
+				if err != nil {
+					continue
+				}
+				if bytes.HasPrefix(src, []byte("---\n")) && bytes.Index(src[3:], []byte("\n---\n")) >= 0 {
+					n++
+				}
+			}
+			mu.Lock()
+			found += n
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return found
+}
+
+// floorTime is the best of a few floor runs, for the load/floor ratio.
+func floorTime(b *testing.B, t *synth.Tree, n int) time.Duration {
+	treesMu.Lock()
+	defer treesMu.Unlock()
+	if d, ok := floors[n]; ok {
+		return d
+	}
+	best := time.Duration(1 << 62)
+	for i := 0; i < 5; i++ {
+		start := time.Now()
+		floor(t)
+		if d := time.Since(start); d < best {
+			best = d
+		}
+	}
+	floors[n] = best
+	return best
+}
+
+func sizeName(n int) string { return strconv.Itoa(n/1000) + "k" }
+
+func BenchmarkFloor(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			t := benchTree(b, n)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if got := floor(t); got != t.Notes {
+					b.Fatalf("floor found %d notes of %d", got, t.Notes)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(t.Notes), "ns/note")
+		})
+	}
+}
+
+func BenchmarkLoad(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			t := benchTree(b, n)
+			fl := floorTime(b, t, n)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m := benchOpen(b, t)
+				if m.Len() != t.Notes {
+					b.Fatalf("loaded %d notes of %d", m.Len(), t.Notes)
+				}
+			}
+			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(per/float64(t.Notes), "ns/note")
+			b.ReportMetric(per/float64(fl.Nanoseconds()), "load/floor")
+		})
+	}
+}
+
+// BenchmarkReload re-reads a loaded tree in place, as a configuration change
+// does. It should cost what Open does.
+func BenchmarkReload(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			t := benchTree(b, n)
+			m := benchOpen(b, t)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m.Reload()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(t.Notes), "ns/note")
+		})
+	}
+}
+
+func BenchmarkView(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			t, m := benchMemory(b, n)
+			s := benchScope(t)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				v := m.View(s)
+				if len(v.Keys) == 0 {
+					b.Fatal("empty view")
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkRender(b *testing.B) {
+	for _, n := range benchSizes {
+		for _, budget := range []int{0, 8000} {
+			name := sizeName(n)
+			if budget > 0 {
+				name += "/budget=" + strconv.Itoa(budget)
+			}
+			b.Run(name, func(b *testing.B) {
+				t, m := benchMemory(b, n)
+				opts := engine.RenderOptions{Scope: benchScope(t), Budget: budget, Today: "2026-10-20"}
+				blk, err := m.Render(opts) // first render counts every note's tokens
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, err := m.Render(opts); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(len(blk.Included)), "notes")
+				b.ReportMetric(float64(blk.Tokens), "tokens")
+			})
+		}
+	}
+}
+
+// BenchmarkResident measures what a loaded 100k tree keeps in memory: the Go
+// heap in use and the process's resident set, after a collection.
+func BenchmarkResident(b *testing.B) {
+	n := benchSizes[len(benchSizes)-1]
+	b.Run(sizeName(n), func(b *testing.B) {
+		t := benchTree(b, n)
+		engine.Tokens("warm the tokenizer") // its tables are part of what a server keeps
+		var before, after runtime.MemStats
+		var rss, rss0 float64
+		for i := 0; i < b.N; i++ {
+			debug.FreeOSMemory() // give back what generating the tree took
+			runtime.ReadMemStats(&before)
+			rss0 = vmRSS()
+			m := benchOpen(b, t)
+			debug.FreeOSMemory()
+			runtime.ReadMemStats(&after)
+			rss = vmRSS()
+			runtime.KeepAlive(m)
+		}
+		b.ReportMetric(float64(after.HeapInuse-before.HeapInuse)/(1<<20), "tree-heap-MB")
+		b.ReportMetric(float64(after.HeapInuse)/(1<<20), "heap-MB")
+		b.ReportMetric(rss0, "rss-before-MB")
+		b.ReportMetric(rss, "rss-MB")
+	})
+}
+
+// vmRSS is the process's resident set in MB (Linux), or 0.
+func vmRSS() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				kb, _ := strconv.ParseFloat(f[0], 64)
+				return kb / 1024
+			}
+		}
+	}
+	return 0
+}
