@@ -24,7 +24,9 @@ type Entry struct {
 	Doc       *frontmatter.Document
 	Hash      string // hex sha256 of Src, as the store checks it
 
-	tokens atomic.Int32 // body tokens + 1; 0 until counted
+	// Token counts + 1, 0 until counted: the body, and the block's element,
+	// skill line and omitted line for this note.
+	tokens, elemTokens, skillLineTokens, omitTokens atomic.Int32
 }
 
 // Body is the note without its frontmatter.

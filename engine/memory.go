@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,12 +57,13 @@ type Memory struct {
 	machine    string
 	machineErr error
 	ids        scopeIDs
-	config     []Problem           // configuration files that did not parse
-	entries    map[string]*Entry   // by absolute path
-	byKey      map[string][]*Entry // every entry of a key, any dimension
-	keys       []string            // sorted keys of byKey
-	problems   map[string]Problem  // files that could not be read, by path
-	version    uint64              // bumped on every change
+	config     []Problem                   // configuration files that did not parse
+	entries    map[string]*Entry           // by absolute path
+	byKey      map[string][]*Entry         // every entry of a key, any dimension
+	keys       []string                    // sorted keys of byKey
+	groups     map[group]map[string]*Entry // entries by where they apply, by path
+	problems   map[string]Problem          // files that could not be read, by path
+	version    uint64                      // bumped on every change
 }
 
 // Open resolves the locations, reads the configuration and loads every note.
@@ -101,6 +103,8 @@ func (m *Memory) reloadLocked() {
 	m.readConfig()
 	m.entries = make(map[string]*Entry)
 	m.byKey = make(map[string][]*Entry)
+	m.keys = nil // rebuilt once below; inserting into the old one is quadratic
+	m.groups = make(map[group]map[string]*Entry)
 	m.problems = make(map[string]Problem)
 	for _, r := range m.Paths.Roots() {
 		m.loadRoot(r, r.Dir)
@@ -213,18 +217,24 @@ func (m *Memory) loadRoot(r Root, dir string) {
 // readEntry reads and parses one note. Files that are not notes (too large,
 // binary, not UTF-8) are Problems and no entry.
 func (m *Memory) readEntry(r Root, p string) (*Entry, *Problem) {
-	info, err := os.Stat(p)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
+	}
+	defer f.Close()
+	info, err := f.Stat()
 	if err != nil {
 		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
 	}
 	if info.Size() > MaxNoteSize {
 		return nil, &Problem{Path: p, Kind: ProblemTooLarge, Message: fmt.Sprintf("%d bytes is larger than a note may be (%d MiB): not loaded", info.Size(), MaxNoteSize>>20)}
 	}
-	src, err := os.ReadFile(p)
-	if err != nil {
+	src := make([]byte, info.Size())
+	n, err := io.ReadFull(f, src)
+	if err != nil && err != io.ErrUnexpectedEOF {
 		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
 	}
-	return m.makeEntry(r, p, src)
+	return m.makeEntry(r, p, src[:n])
 }
 
 // makeEntry classifies and parses src as the note at p.
@@ -261,6 +271,11 @@ func (m *Memory) putLocked(e *Entry) {
 		m.dropLocked(old)
 	}
 	m.entries[e.Path] = e
+	g := groupOf(e)
+	if m.groups[g] == nil {
+		m.groups[g] = map[string]*Entry{}
+	}
+	m.groups[g][e.Path] = e
 	list := m.byKey[e.Key]
 	if list == nil && m.keys != nil {
 		i := sort.SearchStrings(m.keys, e.Key)
@@ -273,6 +288,9 @@ func (m *Memory) putLocked(e *Entry) {
 
 func (m *Memory) dropLocked(e *Entry) {
 	delete(m.entries, e.Path)
+	if g := m.groups[groupOf(e)]; g != nil {
+		delete(g, e.Path)
+	}
 	list := m.byKey[e.Key]
 	for i, x := range list {
 		if x == e {

@@ -27,10 +27,12 @@ type RenderOptions struct {
 type Block struct {
 	Text       string
 	Generation string
-	Tokens     int
-	Included   []*Entry  // notes whose bodies are in the block
-	Skills     []*Entry  // skills listed
-	Omitted    []Omitted // notes left out, and why
+	// Tokens is the block's size: exact under a budget; without one, the sum
+	// of its parts, an upper bound (counting a large block whole is slow).
+	Tokens   int
+	Included []*Entry  // notes whose bodies are in the block
+	Skills   []*Entry  // skills listed
+	Omitted  []Omitted // notes left out, and why
 }
 
 // Omitted is a note the block leaves out.
@@ -40,8 +42,8 @@ type Omitted struct {
 	Reason string // "budget"
 }
 
-// group is one element of the block: a dimension, and for agent and task the ID.
-type group struct {
+// blockGroup is one element of the block: a dimension, and for agent and task the ID.
+type blockGroup struct {
 	dim   Dimension
 	id    string // scope ID; "" for the shared notes of agent and task
 	notes []*Entry
@@ -81,80 +83,139 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 		return b.String()
 	}
 
-	blk := &Block{}
-	var body strings.Builder
-	used := Tokens(open("00000000", opts.Previous)) + Tokens("</memory>\n")
-	fits := func(n int) bool { return opts.Budget <= 0 || used+n <= opts.Budget }
+	// A budget is a ceiling. Every element, wrapper and omitted line is counted
+	// first, as if every note were left out; then notes are taken in the block's
+	// order (most specific first) while trading a note's omitted line for its
+	// element still fits.
+	var slots [][]slot // per group, then the skills list last
+	// The generation is not known before the body is: count its 8 hex digits as
+	// 8 tokens, the most they can take, so that the estimate is an upper bound.
+	overhead := Tokens(open("", opts.Previous)) + 8 + Tokens("</memory>\n")
 	for _, g := range groups {
 		openTag, closeTag := groupTags(g, s)
-		wrap := Tokens(openTag) + Tokens(closeTag)
-		if !fits(wrap) {
-			// Not even the element fits: its notes are still named, one line each.
-			for _, e := range g.notes {
-				n := Tokens(noteElement(e))
-				om := omittedLine(e, n, "budget")
-				body.WriteString(om)
-				used += Tokens(om)
-				blk.Omitted = append(blk.Omitted, Omitted{Entry: e, Tokens: n, Reason: "budget"})
-			}
-			continue
+		overhead += Tokens(openTag) + Tokens(closeTag)
+		row := make([]slot, len(g.notes))
+		for i, e := range g.notes {
+			row[i] = slot{e: e, tokens: e.elementTokens(), omitted: e.omittedTokens()}
 		}
-		used += wrap
-		body.WriteString(openTag)
-		for _, e := range g.notes {
-			el := noteElement(e)
-			n := Tokens(el)
-			if fits(n) {
-				body.WriteString(el)
-				used += n
-				blk.Included = append(blk.Included, e)
-				continue
-			}
-			om := omittedLine(e, n, "budget")
-			body.WriteString(om)
-			used += Tokens(om)
-			blk.Omitted = append(blk.Omitted, Omitted{Entry: e, Tokens: n, Reason: "budget"})
-		}
-		body.WriteString(closeTag)
+		slots = append(slots, row)
 	}
 	if len(skills) > 0 {
-		body.WriteString("<skills>\n")
-		used += Tokens("<skills>\n</skills>\n")
-		for _, e := range skills {
-			line := skillLine(e)
-			n := Tokens(line)
-			if fits(n) {
-				body.WriteString(line)
-				used += n
-				blk.Skills = append(blk.Skills, e)
+		overhead += Tokens("<skills>\n") + Tokens("</skills>\n")
+		row := make([]slot, len(skills))
+		for i, e := range skills {
+			row[i] = slot{e: e, skill: true, tokens: e.skillTokens(), omitted: e.omittedTokens()}
+		}
+		slots = append(slots, row)
+	}
+	used := overhead
+	for _, row := range slots {
+		for i := range row {
+			if opts.Budget > 0 {
+				used += row[i].omitted
+			}
+		}
+	}
+	for _, row := range slots {
+		for i := range row {
+			sl := &row[i]
+			if opts.Budget <= 0 {
+				sl.included = true
+				used += sl.tokens
 				continue
 			}
-			om := omittedLine(e, n, "budget")
-			body.WriteString(om)
-			used += Tokens(om)
-			blk.Omitted = append(blk.Omitted, Omitted{Entry: e, Tokens: n, Reason: "budget"})
+			if delta := sl.tokens - sl.omitted; used+delta <= opts.Budget {
+				sl.included = true
+				used += delta
+			}
 		}
-		body.WriteString("</skills>\n")
 	}
-	body.WriteString("</memory>\n")
 
-	// The generation hashes everything the agent would read except the
-	// generation itself, so an unchanged view keeps its generation.
-	h := sha256.New()
-	h.Write([]byte(open("", "")))
-	h.Write([]byte(body.String()))
-	blk.Generation = hex.EncodeToString(h.Sum(nil))[:8]
-	replaces := ""
-	if opts.Previous != "" && opts.Previous != blk.Generation {
-		replaces = opts.Previous
+	build := func() *Block {
+		blk := &Block{}
+		var body strings.Builder
+		for gi, g := range groups {
+			openTag, closeTag := groupTags(g, s)
+			body.WriteString(openTag)
+			for _, sl := range slots[gi] {
+				if sl.included {
+					body.WriteString(noteElement(sl.e))
+					blk.Included = append(blk.Included, sl.e)
+					continue
+				}
+				body.WriteString(omittedLine(sl.e, sl.tokens, "budget"))
+				blk.Omitted = append(blk.Omitted, Omitted{Entry: sl.e, Tokens: sl.tokens, Reason: "budget"})
+			}
+			body.WriteString(closeTag)
+		}
+		if len(skills) > 0 {
+			body.WriteString("<skills>\n")
+			for _, sl := range slots[len(slots)-1] {
+				if sl.included {
+					body.WriteString(skillLine(sl.e))
+					blk.Skills = append(blk.Skills, sl.e)
+					continue
+				}
+				body.WriteString(omittedLine(sl.e, sl.tokens, "budget"))
+				blk.Omitted = append(blk.Omitted, Omitted{Entry: sl.e, Tokens: sl.tokens, Reason: "budget"})
+			}
+			body.WriteString("</skills>\n")
+		}
+		body.WriteString("</memory>\n")
+		// The generation hashes everything the agent would read except the
+		// generation itself, so an unchanged view keeps its generation.
+		h := sha256.New()
+		h.Write([]byte(open("", "")))
+		h.Write([]byte(body.String()))
+		blk.Generation = hex.EncodeToString(h.Sum(nil))[:8]
+		replaces := ""
+		if opts.Previous != "" && opts.Previous != blk.Generation {
+			replaces = opts.Previous
+		}
+		blk.Text = open(blk.Generation, replaces) + body.String()
+		return blk
 	}
-	blk.Text = open(blk.Generation, replaces) + body.String()
+	blk := build()
 	blk.Tokens = used
+	if opts.Budget > 0 {
+		// Parts counted apart can merge differently at their seams: count the
+		// block itself (small, under a budget), and while it is over, leave out
+		// the last note taken.
+		for blk.Tokens = Tokens(blk.Text); blk.Tokens > opts.Budget; blk.Tokens = Tokens(blk.Text) {
+			last := lastIncluded(slots)
+			if last == nil {
+				break // only the markers are left: they are never cut
+			}
+			last.included = false
+			blk = build()
+		}
+	}
 	return blk, nil
 }
 
+// slot is one note's place in a rendered block.
+type slot struct {
+	e        *Entry
+	skill    bool
+	included bool
+	tokens   int // of its element (note or skill line)
+	omitted  int // of its omitted line
+}
+
+// lastIncluded is the last note taken, the first to give back under a budget.
+func lastIncluded(rows [][]slot) *slot {
+	for r := len(rows) - 1; r >= 0; r-- {
+		for i := len(rows[r]) - 1; i >= 0; i-- {
+			if rows[r][i].included {
+				return &rows[r][i]
+			}
+		}
+	}
+	return nil
+}
+
 // arrange sorts the view's winners into the block's elements and its skill list.
-func arrange(v *View, inBoot func(*Entry) bool) ([]group, []*Entry) {
+func arrange(v *View, inBoot func(*Entry) bool) ([]blockGroup, []*Entry) {
 	var skills []*Entry
 	byGroup := map[Dimension]map[string][]*Entry{}
 	add := func(e *Entry) {
@@ -176,7 +237,7 @@ func arrange(v *View, inBoot func(*Entry) bool) ([]group, []*Entry) {
 	for _, e := range v.Device {
 		add(e)
 	}
-	var groups []group
+	var groups []blockGroup
 	for _, d := range RenderOrder {
 		scopes := byGroup[d]
 		var ids []string
@@ -192,18 +253,18 @@ func arrange(v *View, inBoot func(*Entry) bool) ([]group, []*Entry) {
 		}
 		for _, id := range order {
 			if len(scopes[id]) > 0 {
-				groups = append(groups, group{dim: d, id: id, notes: scopes[id]})
+				groups = append(groups, blockGroup{dim: d, id: id, notes: scopes[id]})
 			}
 		}
 		if len(scopes[""]) > 0 {
-			groups = append(groups, group{dim: d, notes: scopes[""]})
+			groups = append(groups, blockGroup{dim: d, notes: scopes[""]})
 		}
 	}
 	// Keys are already sorted within the view; device notes were sorted too.
 	return groups, skills
 }
 
-func groupTags(g group, s Scope) (string, string) {
+func groupTags(g blockGroup, s Scope) (string, string) {
 	name := g.dim.String()
 	switch {
 	case g.dim == Device:

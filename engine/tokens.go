@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -35,5 +36,30 @@ func (e *Entry) Tokens() int {
 	}
 	n := Tokens(string(e.Body()))
 	e.tokens.Store(int32(n + 1))
+	return n
+}
+
+// elementTokens is the size of the note's <note> element in the block, counted
+// once: rendering at 100,000 notes must not run the tokenizer again.
+func (e *Entry) elementTokens() int {
+	return cachedCount(&e.elemTokens, func() string { return noteElement(e) })
+}
+
+// skillTokens is the size of the note's <skill/> line.
+func (e *Entry) skillTokens() int {
+	return cachedCount(&e.skillLineTokens, func() string { return skillLine(e) })
+}
+
+// omittedTokens is the size of the note's <omitted/> line.
+func (e *Entry) omittedTokens() int {
+	return cachedCount(&e.omitTokens, func() string { return omittedLine(e, e.elementTokens(), "budget") })
+}
+
+func cachedCount(c *atomic.Int32, text func() string) int {
+	if n := c.Load(); n > 0 {
+		return int(n - 1)
+	}
+	n := Tokens(text())
+	c.Store(int32(n + 1))
 	return n
 }

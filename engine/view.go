@@ -84,6 +84,51 @@ type View struct {
 	Device []*Entry
 }
 
+// group is where an entry applies: its dimension, its ID prefix, and for device
+// notes the machine they are bound to ("" unbound). A scope sees a handful of
+// groups, so the view never walks the notes it cannot see.
+type group struct {
+	dim     Dimension
+	id      string
+	machine string
+}
+
+func groupOf(e *Entry) group {
+	if e.Dimension == Device {
+		return group{dim: Device, machine: deviceMachine(e)}
+	}
+	return group{dim: e.Dimension, id: e.Scope}
+}
+
+// visibleLocked lists the entries scope s can see, from the groups it covers.
+func (m *Memory) visibleLocked(s Scope) []*Entry {
+	gs := []group{{dim: Account}, {dim: User}, {dim: Agent}, {dim: Task}, {dim: Device, machine: s.Machine}}
+	for _, a := range s.Agents {
+		if a != "" {
+			gs = append(gs, group{dim: Agent, id: a})
+		}
+	}
+	if s.Task != "" {
+		gs = append(gs, group{dim: Task, id: s.Task})
+	}
+	if s.Machine == m.machine && s.Machine != "" {
+		gs = append(gs, group{dim: Device}) // unbound device notes are this machine's
+	}
+	n := 0
+	for _, g := range gs {
+		n += len(m.groups[g])
+	}
+	out := make([]*Entry, 0, n)
+	for _, g := range gs {
+		for _, e := range m.groups[g] {
+			if s.inScope(e, m.machine) {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
 // View computes the effective view for a scope.
 func (m *Memory) View(s Scope) *View {
 	m.mu.RLock()
@@ -92,33 +137,34 @@ func (m *Memory) View(s Scope) *View {
 		s.Machine = m.machine
 	}
 	v := &View{Scope: s}
-	var cands []*Entry
-	for _, key := range m.keys {
-		cands = cands[:0]
-		for _, e := range m.byKey[key] {
-			if e.Dimension == Device {
-				if s.inScope(e, m.machine) {
-					v.Device = append(v.Device, e)
-				}
-				continue
-			}
-			if s.inScope(e, m.machine) {
-				cands = append(cands, e)
-			}
-		}
-		if len(cands) == 0 {
+	byKey := map[string][]*Entry{}
+	var keys []string
+	for _, e := range m.visibleLocked(s) {
+		if e.Dimension == Device {
+			v.Device = append(v.Device, e)
 			continue
 		}
-		v.Keys = append(v.Keys, resolve(key, cands)...)
+		if byKey[e.Key] == nil {
+			keys = append(keys, e.Key)
+		}
+		byKey[e.Key] = append(byKey[e.Key], e)
 	}
-	sort.SliceStable(v.Device, func(i, j int) bool { return v.Device[i].Key < v.Device[j].Key })
+	sort.Strings(keys)
+	for _, key := range keys {
+		v.Keys = append(v.Keys, resolve(key, byKey[key])...)
+	}
+	sort.SliceStable(v.Device, func(i, j int) bool {
+		if v.Device[i].Key != v.Device[j].Key {
+			return v.Device[i].Key < v.Device[j].Key
+		}
+		return !v.Device[i].Legacy && v.Device[j].Legacy
+	})
 	return v
 }
 
 // resolve picks the winners among a key's in-scope versions.
 func resolve(key string, cands []*Entry) []KeyView {
-	sorted := append([]*Entry(nil), cands...)
-	sort.SliceStable(sorted, func(i, j int) bool { return rank(sorted[i]) > rank(sorted[j]) })
+	sorted := sortByRank(append([]*Entry(nil), cands...))
 	top := rank(sorted[0])
 	// Several agents' own notes tie at the top: each is a winner for its agent,
 	// and all of them shadow the rest.
@@ -174,19 +220,28 @@ func (m *Memory) StatusOf(e *Entry, s Scope) Status {
 		return Status{Chain: sortByRank(cands)}
 	}
 	st := Status{InScope: true, Chain: sortByRank(cands)}
-	for _, kv := range resolve(e.Key, cands) {
+	kvs := resolve(e.Key, cands)
+	for _, kv := range kvs {
 		if kv.Winner.Path == e.Path {
 			st.Effective, st.Shadows = true, kv.Shadowed
 			return st
 		}
-		if st.Winner == nil {
-			st.Winner = kv.Winner
-		}
 	}
+	st.Winner = kvs[0].Winner
 	return st
 }
 
+// sortByRank orders versions most specific first; ties (several agents' own
+// notes) by portable path, so that the order never depends on map iteration.
 func sortByRank(es []*Entry) []*Entry {
-	sort.SliceStable(es, func(i, j int) bool { return rank(es[i]) > rank(es[j]) })
+	sort.Slice(es, func(i, j int) bool {
+		if ri, rj := rank(es[i]), rank(es[j]); ri != rj {
+			return ri > rj
+		}
+		if a, b := es[i].Ref(), es[j].Ref(); a != b {
+			return a < b
+		}
+		return es[i].Path < es[j].Path
+	})
 	return es
 }
