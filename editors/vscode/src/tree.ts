@@ -4,8 +4,39 @@ import { DIMENSION_ORDER, EffectiveView, Entry } from './protocol';
 
 type Node =
   | { kind: 'dimension'; dimension: string; rows: Row[] }
-  | { kind: 'entry'; row: Row }
+  | { kind: 'folder'; dimension: string; prefix: string; name: string; rows: Row[] }
+  | { kind: 'entry'; row: Row; name: string }
   | { kind: 'message'; text: string };
+
+/** Folders with more notes than this start collapsed (a journal has hundreds). */
+const EXPAND_LIMIT = 12;
+
+/** The children of a dimension or folder: sub-folders first, then notes, by key. */
+function nest(dimension: string, prefix: string, rows: Row[]): Node[] {
+  const folders = new Map<string, Row[]>();
+  const leaves: Node[] = [];
+  for (const row of rows) {
+    const rest = row.entry.key.slice(prefix.length);
+    const slash = rest.indexOf('/');
+    if (slash < 0) {
+      leaves.push({ kind: 'entry', row, name: rest });
+    } else {
+      const name = rest.slice(0, slash);
+      if (!folders.has(name)) {
+        folders.set(name, []);
+      }
+      folders.get(name)!.push(row);
+    }
+  }
+  const out: Node[] = [...folders.keys()].sort().map((name) => ({
+    kind: 'folder' as const,
+    dimension,
+    prefix: `${prefix}${name}/`,
+    name,
+    rows: folders.get(name)!,
+  }));
+  return out.concat(leaves);
+}
 
 interface Row {
   entry: Entry;
@@ -82,7 +113,10 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
 
   async getChildren(node?: Node): Promise<Node[]> {
     if (node?.kind === 'dimension') {
-      return node.rows.map((row) => ({ kind: 'entry', row }));
+      return nest(node.dimension, '', node.rows);
+    }
+    if (node?.kind === 'folder') {
+      return nest(node.dimension, node.prefix, node.rows);
     }
     if (node) {
       return [];
@@ -131,8 +165,20 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
       item.id = `dimension:${node.dimension}`;
       return item;
     }
+    if (node.kind === 'folder') {
+      const item = new vscode.TreeItem(
+        node.name,
+        node.rows.length > EXPAND_LIMIT ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded,
+      );
+      const shadowed = node.rows.filter((r) => !r.effective).length;
+      item.description = `${node.rows.length} note${node.rows.length === 1 ? '' : 's'}${shadowed ? `, ${shadowed} shadowed` : ''}`;
+      item.iconPath = vscode.ThemeIcon.Folder;
+      item.id = `folder:${node.dimension}:${node.prefix}`;
+      item.tooltip = `${node.dimension}: ${node.prefix}`;
+      return item;
+    }
     const { entry, effective, shadowedBy } = node.row;
-    const item = new vscode.TreeItem(entry.key, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
     const parts: string[] = [];
     if (entry.scope) {
       parts.push(entry.scope);
@@ -140,7 +186,10 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
     if (typeof entry.revision === 'number') {
       parts.push(`r${entry.revision}`);
     }
-    parts.push(effective ? 'effective' : shadowedBy ? `shadowed by ${where(shadowedBy)}` : 'shadowed');
+    // The icon marks effective notes; the words say who shadows the others.
+    if (!effective) {
+      parts.push(shadowedBy ? `shadowed by ${where(shadowedBy)}` : 'shadowed');
+    }
     item.description = parts.join(' · ');
     item.iconPath = effective
       ? new vscode.ThemeIcon('pass-filled', new vscode.ThemeColor('testing.iconPassed'))

@@ -402,6 +402,7 @@ await step('explorer view lists the effective view', async () => {
     const hs = await page.$$('.pane-header');
     if (await hs[foldersHeader].evaluate((e) => e.getAttribute('aria-expanded') === 'true')) {
       await hs[foldersHeader].click();
+      await sleep(600); // the pane animates
     }
   }
   const base = path.basename(DEMO_KEY);
@@ -416,12 +417,15 @@ await step('explorer view lists the effective view', async () => {
     }
     return r.some((x) => x.includes(base)) && r.some((x) => /^task/.test(x)) ? r : null;
   });
-  if (!rows.some((r) => r.includes('effective'))) {
-    throw new Error(`no row is marked effective: ${JSON.stringify(rows)}`);
+  if (!rows.some((r) => /^task.*\d+ effective/.test(r))) {
+    throw new Error(`the task dimension does not count effective notes: ${JSON.stringify(rows)}`);
+  }
+  if (!rows.some((r) => r.includes(base) && !r.includes('shadowed'))) {
+    throw new Error(`the demo note is not listed as effective: ${JSON.stringify(rows)}`);
   }
   await shot('vscode-memory-tree');
-  const shadowed = rows.filter((r) => r.includes('shadowed')).length;
-  return `${rows.length} rows, ${shadowed} marked shadowed`;
+  const shadowed = rows.filter((r) => r.includes('shadowed by')).length;
+  return `${rows.length} rows, ${shadowed} notes marked shadowed`;
 });
 
 let blockText = '';
