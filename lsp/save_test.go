@@ -1,0 +1,338 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/magicfrog/mf-lsp/lsp"
+	"github.com/magicfrog/mf-lsp/lsp/lsptest"
+)
+
+var updatedRE = regexp.MustCompile(`updated: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
+
+func setText(t *testing.T, c *lsptest.Client, uri string, version int, text string) {
+	t.Helper()
+	if err := c.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": version},
+		"contentChanges": []any{map[string]any{"text": text}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func willSave(t *testing.T, c *lsptest.Client, uri string) []lspEdit {
+	t.Helper()
+	var edits []lspEdit
+	if err := c.Call("textDocument/willSaveWaitUntil", map[string]any{
+		"textDocument": map[string]any{"uri": uri}, "reason": 1}, &edits); err != nil {
+		t.Fatal(err)
+	}
+	return edits
+}
+
+// editorSave writes text as the editor would and sends didSave.
+func editorSave(t *testing.T, c *lsptest.Client, uri, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": uri}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// agentWrite writes a note through the mf-lsp binary: another process, as an agent
+// would, with the revision it expects on disk.
+func agentWrite(t *testing.T, data, project, dim, key, expect, body string) {
+	t.Helper()
+	cmd := exec.Command(binary(t), "write", "--data-dir", data, "--project", project,
+		"--dimension", dim, "--key", key, "--expect-revision", expect)
+	cmd.Stdin = strings.NewReader(body)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mf-lsp write: %v\n%s", err, out)
+	}
+}
+
+// openSettled opens a file and waits for its first diagnostics: the server has
+// read the disk version the buffer is based on.
+func openSettled(t *testing.T, c *lsptest.Client, path string) string {
+	t.Helper()
+	uri := openFile(t, c, path)
+	if _, err := c.WaitDiagnostics(uri, nil); err != nil {
+		t.Fatal(err)
+	}
+	return uri
+}
+
+func putFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWillSaveBumpsRevision(t *testing.T) {
+	c, data, _ := startDemo(t)
+	path := filepath.Join(data, "memory/account/tone.md")
+	disk, _ := os.ReadFile(path)
+	uri := openFile(t, c, path)
+	text := string(disk) + "Sign off with the ticket number.\n"
+	setText(t, c, uri, 2, text)
+	edits := willSave(t, c, uri)
+	got := applyLSPEdits(t, text, edits)
+	want := updatedRE.ReplaceAllString(strings.Replace(text, "revision: 1", "revision: 2", 1), "UPDATED")
+	if updatedRE.ReplaceAllString(got, "UPDATED") != want || strings.Contains(got, "2026-08-14T08:30:00.000Z") {
+		t.Fatalf("after the bump:\n%s\nwant revision 2 and a new updated:\n%s", got, want)
+	}
+
+	// The editor writes it; the next save goes on from the new disk version.
+	setText(t, c, uri, 3, got)
+	editorSave(t, c, uri, path, got)
+	if edits := willSave(t, c, uri); len(edits) != 0 {
+		t.Errorf("a save with nothing changed bumped: %+v", edits)
+	}
+	text = got + "More.\n"
+	setText(t, c, uri, 4, text)
+	if got := applyLSPEdits(t, text, willSave(t, c, uri)); !strings.Contains(got, "revision: 3\n") {
+		t.Errorf("second save:\n%s\nwant revision 3", got)
+	}
+	// Saving twice without writing never skips a number.
+	if got := applyLSPEdits(t, text, willSave(t, c, uri)); !strings.Contains(got, "revision: 3\n") {
+		t.Errorf("repeated willSave:\n%s\nwant revision 3 again", got)
+	}
+}
+
+func TestWillSaveCRLFUnicodeAndBrokenFrontmatter(t *testing.T) {
+	c, data, _ := startDemo(t)
+	// No frontmatter, CRLF: a block is added with CRLF line ends.
+	plain := filepath.Join(data, "memory/user/editor.md")
+	if err := os.WriteFile(plain, []byte("Use two-space indentation 🐸 in YAML.\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	uri := openFile(t, c, plain)
+	text := "Use two-space indentation 🐸 in YAML.\r\nAnd four in Python.\r\n"
+	setText(t, c, uri, 2, text)
+	got := applyLSPEdits(t, text, willSave(t, c, uri))
+	if !regexp.MustCompile(`^---\r\nrevision: 1\r\nupdated: [^\r\n]+Z\r\n---\r\n`).MatchString(got) || !strings.HasSuffix(got, "\r\n---\r\n"+text) {
+		t.Errorf("no-frontmatter note after the bump: %q", got)
+	}
+
+	// CRLF frontmatter with characters outside the BMP and no `updated`: revision
+	// replaced in place, `updated` added before the closing line, nothing else moved.
+	uni := filepath.Join(data, "memory/user/notes/frog.md")
+	orig := "---\r\ntitle: \"🐸🐸 frög\"\r\nrevision: 4\r\n---\r\n🐸 body\r\n"
+	putFile(t, uni, orig)
+	uri = openFile(t, c, uni)
+	text = orig + "é more\r\n"
+	setText(t, c, uri, 2, text)
+	got = applyLSPEdits(t, text, willSave(t, c, uri))
+	re := regexp.MustCompile(`^---\r\ntitle: "🐸🐸 frög"\r\nrevision: 5\r\nupdated: \d{4}-[^\r\n]+Z\r\n---\r\n🐸 body\r\né more\r\n$`)
+	if !re.MatchString(got) {
+		t.Errorf("CRLF/Unicode note after the bump: %q", got)
+	}
+
+	// Frontmatter that does not parse is never touched.
+	broken := filepath.Join(data, "memory/user/notes/broken.md")
+	orig = "---\nrevision: [1\n---\nbody\n"
+	putFile(t, broken, orig)
+	uri = openFile(t, c, broken)
+	setText(t, c, uri, 2, orig+"x\n")
+	if edits := willSave(t, c, uri); len(edits) != 0 {
+		t.Errorf("edits on unparseable frontmatter: %+v", edits)
+	}
+}
+
+func TestWillSaveAutoRevisionOff(t *testing.T) {
+	data, project := demo(t)
+	c := start(t)
+	c.Initialize(string(lsp.PathToURI(project)), map[string]any{"dataDir": data, "autoRevision": false})
+	path := filepath.Join(data, "memory/account/tone.md")
+	disk, _ := os.ReadFile(path)
+	uri := openFile(t, c, path)
+	setText(t, c, uri, 2, string(disk)+"x\n")
+	if edits := willSave(t, c, uri); len(edits) != 0 {
+		t.Errorf("autoRevision off: edits %+v", edits)
+	}
+}
+
+// messageRequest waits for window/showMessageRequest and returns its params.
+func messageRequest(t *testing.T, c *lsptest.Client) (msg string, actions []string) {
+	t.Helper()
+	var params struct {
+		Message string
+		Actions []struct{ Title string }
+	}
+	err := c.WaitFor("window/showMessageRequest", func(r lsptest.Recorded) bool {
+		for _, m := range r.Requests {
+			if m.Method == "window/showMessageRequest" {
+				_ = json.Unmarshal(m.Params, &params)
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range params.Actions {
+		actions = append(actions, a.Title)
+	}
+	return params.Message, actions
+}
+
+// appliedEdit waits for workspace/applyEdit and returns the edits for uri.
+func appliedEdit(t *testing.T, c *lsptest.Client, uri string) []lspEdit {
+	t.Helper()
+	var params struct {
+		Edit struct{ Changes map[string][]lspEdit }
+	}
+	err := c.WaitFor("workspace/applyEdit", func(r lsptest.Recorded) bool {
+		for _, m := range r.Requests {
+			if m.Method == "workspace/applyEdit" {
+				_ = json.Unmarshal(m.Params, &params)
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return params.Edit.Changes[uri]
+}
+
+func chooseAction(title string) lsptest.Reply {
+	return func(json.RawMessage) (any, error) { return map[string]any{"title": title}, nil }
+}
+
+func TestSaveConflictKeepMine(t *testing.T) {
+	c, data, project := startDemo(t)
+	c.Reply("window/showMessageRequest", chooseAction("Keep mine as next revision"))
+	path := filepath.Join(data, "memory/account/tone.md")
+	disk, _ := os.ReadFile(path)
+	uri := openSettled(t, c, path)
+	mine := string(disk) + "My edit.\n"
+	setText(t, c, uri, 2, mine)
+
+	// An agent writes revision 2 while the buffer is dirty; the save comes at once,
+	// before the file watcher may have reported it.
+	agentWrite(t, data, project, "account", "tone.md", "1", "The agent's tone rule.\n")
+	if edits := willSave(t, c, uri); len(edits) != 0 {
+		t.Fatalf("conflicting save got edits %+v; want none", edits)
+	}
+	if _, err := c.WaitDiagnostics(uri, hasCode("stale-revision")); err != nil {
+		t.Fatal(err)
+	}
+	msg, actions := messageRequest(t, c)
+	if strings.Join(actions, "|") != "Take disk version|Keep mine as next revision" {
+		t.Errorf("actions %q", actions)
+	}
+	mustContain(t, "conflict message", msg, "revision 2 on disk", "read revision 1")
+
+	got := applyLSPEdits(t, mine, appliedEdit(t, c, uri))
+	if !strings.Contains(got, "revision: 3\n") || !strings.HasSuffix(got, "My edit.\n") || !updatedRE.MatchString(got) {
+		t.Fatalf("Keep mine gave:\n%s\nwant revision 3 (disk 2 + 1) and my edit", got)
+	}
+	// The editor applies it; the buffer is now based on the disk version, so the
+	// stale diagnostic goes and the next save goes through as revision 3.
+	setText(t, c, uri, 3, got)
+	if _, err := c.WaitDiagnostics(uri, func(p lsptest.PublishedDiagnostics) bool {
+		return p.Version != nil && *p.Version == 3 && !hasCode("stale-revision")(p)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond) // so that `updated` has to change: the edits are not empty
+	edits := willSave(t, c, uri)
+	if next := applyLSPEdits(t, got, edits); len(edits) == 0 || !strings.Contains(next, "revision: 3\n") {
+		t.Errorf("save after Keep mine: edits %+v →\n%s\nwant revision 3", edits, next)
+	}
+}
+
+func TestSaveConflictTakeDisk(t *testing.T) {
+	c, data, project := startDemo(t)
+	// The user answers only after the editor has written its buffer over the
+	// agent's version (a language server cannot stop the save itself).
+	answer := make(chan struct{})
+	c.Reply("window/showMessageRequest", func(json.RawMessage) (any, error) {
+		<-answer
+		return map[string]any{"title": "Take disk version"}, nil
+	})
+	path := filepath.Join(data, "memory/account/style/code.md")
+	disk, _ := os.ReadFile(path)
+	uri := openSettled(t, c, path)
+	mine := string(disk) + "Mine 🐸.\r\n"
+	setText(t, c, uri, 2, mine)
+	agentWrite(t, data, project, "account", "style/code.md", "2", "Agent: prefer map/filter.\n")
+	agents, _ := os.ReadFile(path)
+	if edits := willSave(t, c, uri); len(edits) != 0 {
+		t.Fatalf("conflicting save got edits %+v", edits)
+	}
+	_, actions := messageRequest(t, c)
+	if len(actions) != 2 {
+		t.Fatalf("actions %q", actions)
+	}
+	editorSave(t, c, uri, path, mine) // the editor writes the buffer as it is
+	close(answer)
+
+	edits := appliedEdit(t, c, uri)
+	if len(edits) != 1 || edits[0].Range.Start != (lspPos{}) || edits[0].Range.End != utf16Pos(mine, len(mine)) {
+		t.Fatalf("Take disk edit %+v; want the whole buffer (end %+v)", edits, utf16Pos(mine, len(mine)))
+	}
+	if edits[0].NewText != string(agents) {
+		t.Fatalf("Take disk text %q; want the agent's version %q", edits[0].NewText, agents)
+	}
+	// Saving the taken version writes it back above the agent's revision.
+	taken := applyLSPEdits(t, mine, edits)
+	setText(t, c, uri, 3, taken)
+	if got := applyLSPEdits(t, taken, willSave(t, c, uri)); !strings.Contains(got, "revision: 4\n") || !strings.Contains(got, "Agent: prefer map/filter.") {
+		t.Errorf("save after Take disk:\n%s\nwant the agent's text as revision 4", got)
+	}
+}
+
+func TestSaveConflictPlainEditorAndDeleted(t *testing.T) {
+	c, data, _ := startDemo(t)
+	// A plain text editor changes the body without touching revision: the hash
+	// catches it. The default reply dismisses the question.
+	path := filepath.Join(data, "memory/user/style/code.md")
+	disk, _ := os.ReadFile(path)
+	uri := openSettled(t, c, path)
+	setText(t, c, uri, 2, string(disk)+"mine\n")
+	if err := os.WriteFile(path, append(disk, "theirs\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if edits := willSave(t, c, uri); len(edits) != 0 {
+		t.Fatalf("edits %+v over a hand-edited disk", edits)
+	}
+	msg, _ := messageRequest(t, c)
+	mustContain(t, "message", msg, "still revision 4")
+	if _, err := c.WaitDiagnostics(uri, hasCode("stale-revision")); err != nil {
+		t.Fatal(err)
+	}
+
+	// Deleted on disk: the save re-creates the note, going on from the revision
+	// that was deleted, and says so.
+	gone := filepath.Join(data, "memory/account/tone.md")
+	text, _ := os.ReadFile(gone)
+	uri = openSettled(t, c, gone)
+	setText(t, c, uri, 2, string(text)+"x\n")
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	got := applyLSPEdits(t, string(text)+"x\n", willSave(t, c, uri))
+	if !strings.Contains(got, "revision: 2\n") {
+		t.Errorf("save over a deleted note:\n%s\nwant revision 2", got)
+	}
+	if _, err := c.WaitNotification("window/showMessage", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), "deleted on disk")
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
