@@ -108,28 +108,37 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 		}
 		slots = append(slots, row)
 	}
-	used := overhead
-	for _, row := range slots {
-		for i := range row {
-			if opts.Budget > 0 {
-				used += row[i].omitted
+	// choose marks the notes taken when the header line (with the generation)
+	// costs header tokens, and returns the block's size.
+	headerEstimate := Tokens(open("", opts.Previous)) + 8
+	choose := func(header int) int {
+		used := overhead - headerEstimate + header
+		for _, row := range slots {
+			for i := range row {
+				row[i].included = false
+				if opts.Budget > 0 {
+					used += row[i].omitted
+				}
 			}
 		}
-	}
-	for _, row := range slots {
-		for i := range row {
-			sl := &row[i]
-			if opts.Budget <= 0 {
-				sl.included = true
-				used += sl.tokens
-				continue
-			}
-			if delta := sl.tokens - sl.omitted; used+delta <= opts.Budget {
-				sl.included = true
-				used += delta
+		for _, row := range slots {
+			for i := range row {
+				sl := &row[i]
+				if opts.Budget <= 0 {
+					sl.included = true
+					used += sl.tokens
+					continue
+				}
+				if delta := sl.tokens - sl.omitted; used+delta <= opts.Budget {
+					sl.included = true
+					used += delta
+				}
 			}
 		}
+		return used
 	}
+	header := headerEstimate
+	used := choose(header)
 
 	build := func() *Block {
 		blk := &Block{}
@@ -139,7 +148,7 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 			body.WriteString(openTag)
 			for _, sl := range slots[gi] {
 				if sl.included {
-					body.WriteString(noteElement(sl.e))
+					body.WriteString(sl.e.element())
 					blk.Included = append(blk.Included, sl.e)
 					continue
 				}
@@ -175,19 +184,21 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 		blk.Text = open(blk.Generation, replaces) + body.String()
 		return blk
 	}
+	// Every part ends in ">\n" and the next begins with "<", a boundary o200k's
+	// pre-tokenizer never merges across, so the sum of the parts is the block's
+	// count once the header line's estimate is replaced by its real count.
+	headerOf := func(b *Block) int { return Tokens(b.Text[:strings.IndexByte(b.Text, '\n')+1]) }
 	blk := build()
-	blk.Tokens = used
-	if opts.Budget > 0 {
-		// Parts counted apart can merge differently at their seams: count the
-		// block itself (small, under a budget), and while it is over, leave out
-		// the last note taken.
-		for blk.Tokens = Tokens(blk.Text); blk.Tokens > opts.Budget; blk.Tokens = Tokens(blk.Text) {
-			last := lastIncluded(slots)
-			if last == nil {
-				break // only the markers are left: they are never cut
-			}
-			last.included = false
-			blk = build()
+	blk.Tokens = used - header + headerOf(blk)
+	if real := headerOf(blk); opts.Budget > 0 && real < header {
+		// The generation took fewer tokens than reserved for it: choose again
+		// with what the header really takes, and keep that block if it fits.
+		usedAgain := choose(real)
+		if b := build(); usedAgain-real+headerOf(b) <= opts.Budget {
+			blk = b
+			blk.Tokens = usedAgain - real + headerOf(b)
+		} else {
+			choose(header)
 		}
 	}
 	return blk, nil
@@ -200,18 +211,6 @@ type slot struct {
 	included bool
 	tokens   int // of its element (note or skill line)
 	omitted  int // of its omitted line
-}
-
-// lastIncluded is the last note taken, the first to give back under a budget.
-func lastIncluded(rows [][]slot) *slot {
-	for r := len(rows) - 1; r >= 0; r-- {
-		for i := len(rows[r]) - 1; i >= 0; i-- {
-			if rows[r][i].included {
-				return &rows[r][i]
-			}
-		}
-	}
-	return nil
 }
 
 // arrange sorts the view's winners into the block's elements and its skill list.

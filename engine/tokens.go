@@ -39,10 +39,22 @@ func (e *Entry) Tokens() int {
 	return n
 }
 
+// element is the note's <note> element, built once: rendering at 100,000 notes
+// concatenates, it does not rebuild (an entry is replaced whole when its file
+// changes, so the cache never goes stale).
+func (e *Entry) element() string {
+	if p := e.elem.Load(); p != nil {
+		return *p
+	}
+	el := noteElement(e)
+	e.elem.Store(&el)
+	return el
+}
+
 // elementTokens is the size of the note's <note> element in the block, counted
 // once: rendering at 100,000 notes must not run the tokenizer again.
 func (e *Entry) elementTokens() int {
-	return cachedCount(&e.elemTokens, func() string { return noteElement(e) })
+	return cachedCount(&e.elemTokens, e.element)
 }
 
 // skillTokens is the size of the note's <skill/> line.

@@ -143,13 +143,15 @@ func budgetTree(t *testing.T) *engine.Memory {
 func TestBudgetIsACeiling(t *testing.T) {
 	m := budgetTree(t)
 	full := render(t, m, engine.RenderOptions{})
-	// Without a budget Block.Tokens is the sum of the parts: an upper bound.
-	if n := engine.Tokens(full.Text); n > full.Tokens {
+	if n := engine.Tokens(full.Text); n != full.Tokens {
 		t.Errorf("Block.Tokens = %d, but the text counts %d", full.Tokens, n)
 	}
 	floor := engine.Tokens(render(t, m, engine.RenderOptions{Budget: 1}).Text) // everything omitted
 	for budget := floor; budget <= full.Tokens+10; budget++ {
 		blk := render(t, m, engine.RenderOptions{Budget: budget})
+		if n := engine.Tokens(blk.Text); n != blk.Tokens {
+			t.Errorf("budget %d: Block.Tokens = %d, the text counts %d", budget, blk.Tokens, n)
+		}
 		if n := engine.Tokens(blk.Text); n > budget {
 			t.Errorf("budget %d (the all-omitted block takes %d): the block takes %d tokens (Block.Tokens says %d)", budget, floor, n, blk.Tokens)
 		}
