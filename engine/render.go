@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -140,9 +141,16 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	header := headerEstimate
 	used := choose(header)
 
+	size := 64
+	for _, row := range slots {
+		for _, sl := range row {
+			size += len(sl.e.Src) + 96 // the element is the body plus its tags
+		}
+	}
 	build := func() *Block {
 		blk := &Block{}
-		var body strings.Builder
+		var body bytes.Buffer
+		body.Grow(size)
 		for gi, g := range groups {
 			openTag, closeTag := groupTags(g, s)
 			body.WriteString(openTag)
@@ -175,7 +183,7 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 		// generation itself, so an unchanged view keeps its generation.
 		h := sha256.New()
 		h.Write([]byte(open("", "")))
-		h.Write([]byte(body.String()))
+		h.Write(body.Bytes())
 		blk.Generation = hex.EncodeToString(h.Sum(nil))[:8]
 		replaces := ""
 		if opts.Previous != "" && opts.Previous != blk.Generation {
