@@ -13,6 +13,7 @@ import {
 } from 'vscode-languageclient/node';
 import {
   Commands,
+  DIMENSION_ORDER,
   Described,
   EffectiveView,
   MemoryChangedNotification,
@@ -111,6 +112,10 @@ async function execute<T>(command: string, arg: object): Promise<T> {
   return (await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] })) as T;
 }
 
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -155,7 +160,9 @@ function effectiveViewMarkdown(view: EffectiveView): string {
   if (groups.size === 0) {
     lines.push('No memory in scope.');
   }
-  for (const [dimension, rows] of groups) {
+  const order = [...DIMENSION_ORDER, 'skills'];
+  const rank = (d: string): number => (order.includes(d) ? order.indexOf(d) : order.length);
+  for (const [dimension, rows] of [...groups].sort((a, b) => rank(a[0]) - rank(b[0]))) {
     lines.push(`## ${dimension}`, '', '| key | scope | revision | state | file |', '| --- | --- | --- | --- | --- |');
     for (const r of rows) {
       const state = r.effective ? 'effective' : `shadowed${r.shadowedBy ? ` by ${r.shadowedBy.dimension}${r.shadowedBy.scope ? ' ' + r.shadowedBy.scope : ''}` : ''}`;
@@ -427,7 +434,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           return;
         }
         const open = 'Open';
-        const choice = await vscode.window.showInformationMessage(`MagicFrog: wrote ${written.length} rollup${written.length === 1 ? '' : 's'}.`, open);
+        const choice = await vscode.window.showInformationMessage(`MagicFrog: wrote ${plural(written.length, 'rollup')}.`, open);
         if (choice === open) {
           const pick = written.length === 1
             ? written[0]
@@ -460,7 +467,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           return;
         }
         const result = await execute<{ written?: number }>(Commands.exportMemory, { dir: dirs[0].fsPath, withDevice: device.withDevice });
-        void vscode.window.showInformationMessage(`MagicFrog: exported ${result?.written ?? 0} notes to ${dirs[0].fsPath}.`);
+        void vscode.window.showInformationMessage(`MagicFrog: exported ${plural(result?.written ?? 0, 'note')} to ${dirs[0].fsPath}.`);
       }),
     ),
 
@@ -476,9 +483,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         if (!dirs || dirs.length === 0) {
           return;
         }
-        const result = await execute<{ imported?: number; skipped?: unknown[] }>(Commands.importMemory, { dir: dirs[0].fsPath });
+        const result = await execute<{ imported?: number; unchanged?: number; skipped?: unknown[] | null }>(Commands.importMemory, { dir: dirs[0].fsPath });
         const skipped = result?.skipped ?? [];
-        const text = `MagicFrog: imported ${result?.imported ?? 0} notes from ${dirs[0].fsPath}` + (skipped.length ? `, skipped ${skipped.length}.` : '.');
+        const unchanged = typeof result?.unchanged === 'number' && result.unchanged > 0 ? ` (${result.unchanged} unchanged)` : '';
+        const text = `MagicFrog: imported ${plural(result?.imported ?? 0, 'note')}${unchanged} from ${dirs[0].fsPath}` + (skipped.length ? `, skipped ${skipped.length}.` : '.');
         if (skipped.length) {
           for (const s of skipped) {
             output.appendLine(`import skipped: ${typeof s === 'string' ? s : JSON.stringify(s)}`);

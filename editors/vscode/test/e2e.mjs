@@ -542,6 +542,93 @@ await step('run due rollups', async () => {
   return `"${msg}"`;
 });
 
+await step('show effective view', async () => {
+  await runCommand('MagicFrog: Show Effective View');
+  await waitOrError('the effective view document', () => activeTabTitle().then((t) => t === 'effective-view.md'));
+  const text = await fullEditorText();
+  if (!text.includes('# MagicFrog effective view') || !text.includes(`| ${DEMO_KEY} |`)) {
+    throw new Error(`the effective view does not list ${DEMO_KEY}: "${text.slice(0, 200)}"`);
+  }
+  await shot('vscode-effective-view');
+  return `${text.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| key') && !l.startsWith('| ---')).length} rows`;
+});
+
+/** Answers VS Code's simple folder dialog (code-server has no native one) with `dir`. */
+async function chooseFolder(dir) {
+  const input = '.quick-input-widget .quick-input-box input';
+  await page.waitForSelector(input, { visible: true, timeout: STEP_TIMEOUT });
+  await sleep(300);
+  await page.$eval(input, (el) => el.select());
+  await page.keyboard.type(dir.endsWith('/') ? dir : `${dir}/`, { delay: 2 });
+  await sleep(600);
+  // The dialog's OK button ("Export Here", "Import") accepts the folder typed.
+  // It may still be listing the folder: click until the dialog closes.
+  const open = async () =>
+    page.$eval('.quick-input-widget', (w, dir) => w.style.display !== 'none' && w.offsetParent !== null &&
+      (w.querySelector('.quick-input-box input')?.value ?? '').startsWith(dir), dir).catch(() => false);
+  for (let attempt = 0; attempt < 5 && (await open()); attempt++) {
+    const ok = await page.$('.quick-input-widget .quick-input-action .monaco-button');
+    if (!ok) {
+      throw new Error('the folder dialog has no OK button');
+    }
+    await ok.click().catch(() => {});
+    await sleep(800);
+  }
+  if (await open()) {
+    throw new Error(`the folder dialog did not accept ${dir}`);
+  }
+}
+
+const EXPORT_DIR = path.join(path.dirname(PROJECT), 'export');
+await step('export memory to a folder', async () => {
+  await clearNotifications();
+  fs.mkdirSync(EXPORT_DIR, { recursive: true });
+  await runCommand('MagicFrog: Export Memory');
+  await chooseFolder(EXPORT_DIR);
+  await pick('Chain only');
+  const msg = await waitOrError('the export result', async () => {
+    const texts = await page.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent.trim()));
+    return texts.find((t) => /^MagicFrog: exported \d+ notes?/.test(t));
+  });
+  const written = Number(/exported (\d+)/.exec(msg)[1]);
+  const files = walk(EXPORT_DIR);
+  if (written < 1 || files.length !== written) {
+    throw new Error(`"${msg}" but ${files.length} .md files under ${EXPORT_DIR}`);
+  }
+  if (!files.some((f) => path.relative(EXPORT_DIR, f).startsWith(`task${path.sep}`))) {
+    throw new Error('the export has no task/ tree');
+  }
+  await shot('vscode-export');
+  return `"${msg.replace(/ to .*/, '')}"`;
+});
+
+await step('import memory from a folder', async () => {
+  await clearNotifications();
+  // The same tree back, after losing one account/user note: that one comes back,
+  // the others are already there.
+  const exported = walk(EXPORT_DIR).map((f) => path.relative(EXPORT_DIR, f).split(path.sep));
+  const lost = exported.find((parts) => parts[0] === 'account' || parts[0] === 'user');
+  if (!lost) {
+    throw new Error('nothing under account/ or user/ in the export to re-import');
+  }
+  const lostPath = path.join(DATA, 'memory', ...lost);
+  fs.rmSync(lostPath);
+  await sleep(500);
+  await runCommand('MagicFrog: Import Memory');
+  await chooseFolder(EXPORT_DIR);
+  const msg = await waitOrError('the import result', async () => {
+    const texts = await page.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent.trim()));
+    return texts.find((t) => /^MagicFrog: imported \d+ notes?/.test(t));
+  });
+  const imported = Number(/imported (\d+)/.exec(msg)[1]);
+  if (imported < 1 || !fs.existsSync(lostPath)) {
+    throw new Error(`"${msg}" and ${path.relative(DATA, lostPath)} is ${fs.existsSync(lostPath) ? 'back' : 'still missing'}`);
+  }
+  await shot('vscode-import');
+  await clearNotifications();
+  return `"${msg.replace(/ from \S+/, '')}"; ${lost.join('/')} restored`;
+});
+
 await step('promote the demo note to user', async () => {
   await openFile(DEMO_NOTE);
   await runCommand('MagicFrog: Promote Note');
