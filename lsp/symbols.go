@@ -3,6 +3,7 @@ package lsp
 import (
 	"bytes"
 	"strings"
+	"sync"
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -214,13 +215,14 @@ func (s *Server) workspaceSymbol(_ *glsp.Context, p *protocol.WorkspaceSymbolPar
 		return []protocol.SymbolInformation{}, nil
 	}
 	q := strings.ToLower(strings.TrimSpace(p.Query))
+	idx := symbolIndexOf(m)
 	var substr, subseq []*engine.Entry
-	for _, e := range m.Entries() {
-		ref := e.Ref()
+	for i, e := range idx.entries {
+		ref := idx.refs[i]
 		switch {
-		case q == "" || containsFold(ref, q):
+		case q == "" || strings.Contains(ref, q):
 			substr = append(substr, e)
-		case len(substr) < maxWorkspaceSymbols && subsequenceFold(ref, q):
+		case len(subseq) < maxWorkspaceSymbols && subsequence(ref, q):
 			subseq = append(subseq, e)
 		}
 		if len(substr) >= maxWorkspaceSymbols {
@@ -247,34 +249,41 @@ func (s *Server) workspaceSymbol(_ *glsp.Context, p *protocol.WorkspaceSymbolPar
 	return out, nil
 }
 
-// containsFold reports whether s contains the lower-case q, ignoring case.
-func containsFold(s, q string) bool {
-	if isASCIILower(s) {
-		return strings.Contains(s, q)
-	}
-	return strings.Contains(strings.ToLower(s), q)
+// symbolIndex is every note of a tree, sorted, with its Ref() in lower case:
+// built once per version of the tree, not per keystroke of a symbol search.
+type symbolIndex struct {
+	version uint64
+	entries []*engine.Entry
+	refs    []string
 }
 
-// subsequenceFold reports whether the lower-case q's runes appear in s in order.
-func subsequenceFold(s, q string) bool {
+var symbolIndexes sync.Map // *engine.Memory → *symbolIndex
+
+func symbolIndexOf(m *engine.Memory) *symbolIndex {
+	v := m.Version()
+	if x, ok := symbolIndexes.Load(m); ok && x.(*symbolIndex).version == v {
+		return x.(*symbolIndex)
+	}
+	entries := m.Entries()
+	idx := &symbolIndex{version: v, entries: entries, refs: make([]string, len(entries))}
+	for i, e := range entries {
+		idx.refs[i] = strings.ToLower(e.Ref())
+	}
+	symbolIndexes.Store(m, idx)
+	return idx
+}
+
+// subsequence reports whether q's runes appear in s in order.
+func subsequence(s, q string) bool {
 	qr := []rune(q)
 	i := 0
 	for _, r := range s {
 		if i == len(qr) {
 			break
 		}
-		if r == qr[i] || (r < 0x80 && 'A' <= r && r <= 'Z' && r+('a'-'A') == qr[i]) || (r >= 0x80 && strings.ToLower(string(r)) == string(qr[i])) {
+		if r == qr[i] {
 			i++
 		}
 	}
 	return i == len(qr)
-}
-
-func isASCIILower(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || ('A' <= c && c <= 'Z') {
-			return false
-		}
-	}
-	return true
 }
