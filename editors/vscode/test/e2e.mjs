@@ -315,7 +315,8 @@ await step('status bar shows dimension and revision', async () => {
 
 await step('hover shows memory information', async () => {
   // Hover the first frontmatter key (line 2 of the note: `revision: …` or similar).
-  const target = await waitFor('a frontmatter line to hover', () =>
+  // Measured on every attempt: a code lens above the note can shift the lines.
+  const findTarget = () => waitFor('a frontmatter line to hover', () =>
     page.$$eval('.editor-group-container.active .monaco-editor .view-lines .view-line', (lines) => {
       const sorted = lines
         .map((l) => ({ l, top: parseFloat(l.style.top) || 0 }))
@@ -336,13 +337,14 @@ await step('hover shows memory information', async () => {
     ).catch(() => '');
   let text = '';
   for (let attempt = 0; attempt < 4 && !text; attempt++) {
+    const target = await findTarget();
     await page.mouse.move(target.x - 40, target.y + 60);
     await sleep(100);
     await page.mouse.move(target.x, target.y, { steps: 4 });
     text = await waitFor('a hover', hoverText, 5000).catch(() => '');
   }
   if (!text) {
-    throw new Error('no hover appeared over the frontmatter (server hover support missing?)');
+    throw new Error('no hover appeared over the frontmatter in 4 attempts');
   }
   await shot('vscode-hover');
   await page.mouse.move(5, 5);

@@ -26,10 +26,17 @@ APT_PACKAGES=(build-essential pkg-config python3 libkrb5-dev libxkbfile-dev libs
 
 T_START=$(date +%s)
 log() { echo "[vscode $(date +%T)] $*"; }
+# The summary is the very last line, after the cleanup's own messages.
+finish() {
+  local rc=$1 summary=$2
+  trap - EXIT
+  cleanup "$rc"
+  echo "$summary"
+  exit "$rc"
+}
 fatal() {
   echo "vscode: FATAL: $*" >&2
-  echo "vscode: 0 passed, 1 failed"
-  exit 1
+  finish 1 "vscode: 0 passed, 1 failed"
 }
 phase_start() { PHASE_T0=$(date +%s); log "$1"; }
 phase_end() { log "$1 took $(($(date +%s) - PHASE_T0)) s"; }
@@ -37,7 +44,7 @@ phase_end() { log "$1 took $(($(date +%s) - PHASE_T0)) s"; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mf-vscode-e2e.XXXXXX")
 CS_PID=
 cleanup() {
-  local rc=$?
+  local rc=${1:-$?}
   if [ -n "$CS_PID" ] && kill -0 "$CS_PID" 2>/dev/null; then
     kill -TERM -- "-$CS_PID" 2>/dev/null || kill -TERM "$CS_PID" 2>/dev/null || true
     for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$CS_PID" 2>/dev/null || break; sleep 0.3; done
@@ -49,7 +56,7 @@ cleanup() {
     rm -rf "$WORK"
   fi
 }
-trap cleanup EXIT
+trap 'cleanup $?' EXIT
 
 # ---- 1. Debian packages ----------------------------------------------------------
 phase_start "installing Debian packages"
@@ -218,5 +225,9 @@ if [ "$RC" -ne 0 ]; then
   ls "$WORK"/shots/fail-*.png 2>/dev/null | sed 's/^/failure screenshot: /' || true
 fi
 log "total $(($(date +%s) - T_START)) s"
-grep -q '^vscode: [0-9]* passed, [0-9]* failed$' "$WORK/e2e.log" || echo "vscode: 0 passed, 1 failed"
-exit "$RC"
+SUMMARY=$(grep '^vscode: [0-9]* passed, [0-9]* failed$' "$WORK/e2e.log" | tail -1)
+if [ -z "$SUMMARY" ]; then
+  SUMMARY="vscode: 0 passed, 1 failed"
+  RC=1
+fi
+finish "$RC" "$SUMMARY"
