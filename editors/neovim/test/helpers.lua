@@ -9,8 +9,9 @@ T.repo = assert(os.getenv("MF_REPO"), "MF_REPO not set")
 T.lsp = assert(os.getenv("MF_LSP"), "MF_LSP not set")
 T.results = assert(os.getenv("MF_RESULTS"), "MF_RESULTS not set")
 T.case = os.getenv("MF_CASE") or "case"
--- The journal's "today" the server is told to use (initializationOptions.today).
-T.today = "2026-10-21"
+-- The journal's "today" the server is told to use (initializationOptions.today):
+-- the day after the demo journal's last raw daily (testdata/demo, November 2026).
+T.today = "2026-11-30"
 
 local out = assert(io.open(T.results, "a"))
 
@@ -172,6 +173,30 @@ function T.find_msg(msgs, pattern)
     if m.msg:find(pattern) then return m end
   end
   return nil
+end
+
+-- The LSP code of a vim.diagnostic (top level on newer Neovim, user_data.lsp on 0.7).
+function T.diag_code(d)
+  if d.code ~= nil then return d.code end
+  return d.user_data and d.user_data.lsp and d.user_data.lsp.code
+end
+
+-- Diagnostics of bufnr with the given code.
+function T.diags_with_code(bufnr, code)
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if T.diag_code(d) == code then table.insert(out, d) end
+  end
+  return out
+end
+
+-- All codes of bufnr's diagnostics, for failure messages.
+function T.diag_summary(bufnr)
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    table.insert(out, string.format("%s@%d:%s", tostring(T.diag_code(d)), d.lnum, d.message))
+  end
+  return #out > 0 and table.concat(out, " | ") or "no diagnostics"
 end
 
 function T.buf_named(name)

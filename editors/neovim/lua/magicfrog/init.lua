@@ -139,6 +139,11 @@ function M.buf_clients(bufnr)
   return out
 end
 
+local function notify(msg, level)
+  vim.notify("MagicFrog: " .. msg, level or vim.log.levels.INFO)
+end
+M._notify = notify
+
 local function client_request(client, method, params, handler, bufnr)
   if has("nvim-0.11") then return client:request(method, params, handler, bufnr) end
   return client.request(method, params, handler, bufnr)
@@ -198,11 +203,6 @@ end
 
 -- ---------------------------------------------------------------------------
 -- Handlers
-
-local function notify(msg, level)
-  vim.notify("MagicFrog: " .. msg, level or vim.log.levels.INFO)
-end
-M._notify = notify
 
 -- Late answer from an asynchronous vim.ui.select (telescope, dressing, ...): the
 -- request was already answered with null, so apply the matching code action on
@@ -534,44 +534,70 @@ function M.render(opts)
   end, bufnr)
 end
 
+local function present(x) return x ~= nil and x ~= vim.NIL and x ~= "" end
+
+-- "task/T-7 r3", "user r4", "device r0 (legacy)".
 local function entry_label(e)
   if type(e) ~= "table" then return "?" end
-  local s = tostring(e.dimension or "?")
-  if e.scope and e.scope ~= "" and e.scope ~= vim.NIL then s = s .. "/" .. tostring(e.scope) end
-  s = s .. " r" .. tostring(e.revision or 0)
+  local s = tostring(present(e.dimension) and e.dimension or "?")
+  if present(e.scope) then s = s .. "/" .. tostring(e.scope) end
+  s = s .. " r" .. tostring(present(e.revision) and e.revision or 0)
   if e.legacy == true then s = s .. " (legacy)" end
   return s
 end
 
---- Effective view result (docs/protocol.md) as readable lines.
+local function entry_details(e)
+  local parts = {}
+  if present(e.layer) and e.layer ~= "core" then table.insert(parts, "layer " .. tostring(e.layer)) end
+  if type(e.tokens) == "number" then table.insert(parts, e.tokens .. " tok") end
+  if present(e.path) then table.insert(parts, vim.fn.fnamemodify(tostring(e.path), ":~")) end
+  return #parts > 0 and ("  " .. table.concat(parts, "  ")) or ""
+end
+
+-- The session scope of an effectiveView result: "task T-7, agents larry, machine 3f9c…".
+local function scope_line(sc)
+  if type(sc) ~= "table" then return nil end
+  local parts = {}
+  table.insert(parts, "task " .. (present(sc.task) and tostring(sc.task) or "-"))
+  local agents = type(sc.agents) == "table" and sc.agents or {}
+  table.insert(parts, "agents " .. (#agents > 0 and table.concat(vim.tbl_map(tostring, agents), " ") or "-"))
+  table.insert(parts, "machine " .. (present(sc.machine) and tostring(sc.machine) or "-"))
+  return "scope: " .. table.concat(parts, ", ")
+end
+
+--- Effective view result (docs/protocol.md:
+--- {scope, keys: [{key, winner: Entry, shadowed: [Entry]}], device: [Entry], skills: [Entry]})
+--- as readable lines.
 function M.format_view(v)
+  v = type(v) == "table" and v or {}
   local lines = {}
-  local keys = (type(v) == "table" and type(v.keys) == "table") and v.keys or {}
+  local keys = type(v.keys) == "table" and v.keys or {}
   table.insert(lines, string.format("# MagicFrog effective view: %d key(s)", #keys))
+  local sc = scope_line(v.scope)
+  if sc then table.insert(lines, sc) end
   table.insert(lines, "")
   for _, k in ipairs(keys) do
     table.insert(lines, tostring(k.key))
-    local w = k.winner or {}
-    local where = w.path and w.path ~= vim.NIL and ("  " .. tostring(w.path)) or ""
-    table.insert(lines, "  winner:   " .. entry_label(w) .. where)
+    local w = type(k.winner) == "table" and k.winner or {}
+    table.insert(lines, "  winner:   " .. entry_label(w) .. entry_details(w))
     local sh = {}
     for _, e in ipairs(type(k.shadowed) == "table" and k.shadowed or {}) do table.insert(sh, entry_label(e)) end
     table.insert(lines, "  shadowed: " .. (#sh > 0 and table.concat(sh, ", ") or "-"))
   end
-  local device = type(v) == "table" and type(v.device) == "table" and v.device or {}
+  local device = type(v.device) == "table" and v.device or {}
   if #device > 0 then
     table.insert(lines, "")
     table.insert(lines, string.format("# Device (this machine): %d", #device))
     for _, e in ipairs(device) do
-      table.insert(lines, tostring(e.key) .. "  " .. entry_label(e))
+      table.insert(lines, tostring(e.key) .. "  " .. entry_label(e) .. entry_details(e))
     end
   end
-  local skills = type(v) == "table" and type(v.skills) == "table" and v.skills or {}
+  local skills = type(v.skills) == "table" and v.skills or {}
   if #skills > 0 then
     table.insert(lines, "")
     table.insert(lines, string.format("# Skills: %d", #skills))
     for _, e in ipairs(skills) do
-      table.insert(lines, tostring(e.key) .. "  " .. entry_label(e))
+      table.insert(lines, tostring(e.key) .. "  " .. entry_label(e) .. entry_details(e))
     end
   end
   return lines
@@ -594,26 +620,51 @@ local function buf_uri(bufnr)
   return vim.uri_from_fname(normalize(name) or name)
 end
 
+-- Show `new` wherever `bufnr` is shown, then drop `bufnr` (its file is gone).
+local function follow_moved(bufnr, new)
+  if not vim.api.nvim_buf_is_valid(bufnr) then return end
+  local wins = vim.fn.win_findbuf(bufnr)
+  local nb
+  if #wins > 0 then
+    -- :edit in a window showing it, so the usual autocommands (filetype, the
+    -- client attaching) run for the new file.
+    vim.api.nvim_win_call(wins[1], function() vim.cmd("edit " .. vim.fn.fnameescape(new)) end)
+    nb = vim.api.nvim_win_get_buf(wins[1])
+    for i = 2, #wins do vim.api.nvim_win_set_buf(wins[i], nb) end
+  end
+  -- The old buffer's file was moved away: wipe it so that nothing saves it back.
+  if nb ~= bufnr then pcall(vim.api.nvim_buf_delete, bufnr, { force = true }) end
+  return nb
+end
+M._follow_moved = follow_moved
+
 --- :MagicFrogPromote {dimension} [scope]; copy=true keeps the original.
-function M.promote(to, scope, copy)
+--- The server answers {uri: the new file, revision, moved} (docs/protocol.md).
+function M.promote(to, scope, copy, cb)
   local bufnr = vim.api.nvim_get_current_buf()
   local uri = buf_uri(bufnr)
   if not uri then return notify("the current buffer is not a file", vim.log.levels.ERROR) end
-  local old = vim.uri_to_fname(uri)
+  if vim.bo[bufnr].modified then
+    return notify("save the note first: the server promotes what is on disk", vim.log.levels.ERROR)
+  end
   local args = { uri = uri, to = to }
   if scope and scope ~= "" then args.scope = scope end
   if copy then args.copy = true end
   M.execute("magicfrog.promote", args, function(err, result)
-    if err or type(result) ~= "table" or not result.uri then return end
-    local new = vim.uri_to_fname(result.uri)
-    notify("promoted to " .. new)
-    -- A move leaves the buffer on a file that is gone: follow the note.
-    if not copy and not exists(old) and vim.api.nvim_buf_is_valid(bufnr) and not vim.bo[bufnr].modified then
-      if vim.api.nvim_get_current_buf() == bufnr then
-        vim.cmd("edit " .. vim.fn.fnameescape(new))
-        pcall(vim.api.nvim_buf_delete, bufnr, {})
-      end
+    if err or type(result) ~= "table" or not present(result.uri) then
+      if not err then notify("magicfrog.promote returned no uri", vim.log.levels.ERROR) end
+      if cb then cb(err, result) end
+      return
     end
+    local new = vim.uri_to_fname(result.uri)
+    local moved = result.moved == true
+    notify(string.format("promoted to %s (revision %s, %s)", new, tostring(result.revision),
+      moved and "moved" or "copied"))
+    -- A move leaves the buffer on a file that is gone: follow the note.
+    if moved and vim.api.nvim_buf_is_valid(bufnr) and not vim.bo[bufnr].modified then
+      follow_moved(bufnr, new)
+    end
+    if cb then cb(err, result) end
   end, bufnr)
 end
 
@@ -628,17 +679,47 @@ function M.today(dimension, scope)
   end)
 end
 
+local function short(uri_or_path)
+  local p = tostring(uri_or_path)
+  if p:match("^file://") then p = vim.uri_to_fname(p) end
+  return vim.fn.fnamemodify(p, ":~:.")
+end
+
+--- One notification summing up a magicfrog.rollup result
+--- {written: [uri], upToDate: n, failed: [{ref, error}], lessons: [{uri, text}]}.
+function M.format_rollup(kind, result)
+  local r = type(result) == "table" and result or {}
+  local written = type(r.written) == "table" and r.written or {}
+  local failed = type(r.failed) == "table" and r.failed or {}
+  local lessons = type(r.lessons) == "table" and r.lessons or {}
+  local up = type(r.upToDate) == "number" and r.upToDate or 0
+  local names = {}
+  for _, u in ipairs(written) do table.insert(names, short(u)) end
+  local lines = {
+    string.format("rollup %s: wrote %d file(s), %d up to date, %d failed, %d lesson(s) proposed",
+      kind, #written, up, #failed, #lessons),
+  }
+  for _, n in ipairs(names) do table.insert(lines, "  written  " .. n) end
+  for _, f in ipairs(failed) do
+    table.insert(lines, "  failed   " .. tostring(f.ref) .. ": " .. tostring(f.error))
+  end
+  for _, l in ipairs(lessons) do
+    table.insert(lines, "  lesson   " .. (present(l.uri) and (short(l.uri) .. ": ") or "") .. tostring(l.text))
+  end
+  if #lessons > 0 then
+    table.insert(lines, "  (the lessons are offered as an edit of MEMORY.md to review)")
+  end
+  return table.concat(lines, "\n"), (#failed > 0) and vim.log.levels.WARN or vim.log.levels.INFO
+end
+
 --- :MagicFrogRollup [due|day|week|month] [period]
 function M.rollup(kind, period, cb)
   local args = { kind = (kind and kind ~= "") and kind or "due" }
   if period and period ~= "" then args.period = period end
   M.execute("magicfrog.rollup", args, function(err, result)
     if not err then
-      local written = type(result) == "table" and type(result.written) == "table" and result.written or {}
-      local names = {}
-      for _, u in ipairs(written) do table.insert(names, vim.fn.fnamemodify(vim.uri_to_fname(u), ":~:.")) end
-      notify(string.format("rollup %s: wrote %d file(s)%s", args.kind, #written,
-        #names > 0 and (": " .. table.concat(names, ", ")) or ""))
+      local msg, level = M.format_rollup(args.kind, result)
+      notify(msg, level)
     end
     if cb then cb(err, result) end
   end)

@@ -25,7 +25,31 @@ T.run(function()
   T.check("view: key on its own line", at ~= nil, T.text(vb))
   if not at then return end
   T.check("view: task wins", (lines[at + 1] or ""):find("winner:%s+task[^ ]* r1"), lines[at + 1])
+  T.check("view: the winner's file is shown", (lines[at + 1] or ""):find(vim.fn.fnamemodify(task, ":~"), 1, true) ~= nil,
+    lines[at + 1])
   local sh = lines[at + 2] or ""
-  T.check("view: user r4 and account r2 are shadowed",
-    sh:find("shadowed:") and sh:find("user r4") and sh:find("account r2"), sh)
+  T.check("view: user r4 and account r2 are shadowed, in that order",
+    sh:find("shadowed:") and (sh:find("user r4") or 1e9) < (sh:find("account r2") or 0), sh)
+
+  local text = T.text(vb)
+  -- The session scope the server reports (testdata/demo: .magicfrog/config.json, machine-id).
+  T.check("view: the scope line shows task, agents and machine",
+    text:find("\nscope: task T%-7, agents larry, machine 3f9c2a7e5b10d4c8\n") ~= nil, lines[2])
+  -- A scoped winner: agent/larry/notes/style.md (r5) over agent/notes/style.md (r1).
+  local style
+  for i, l in ipairs(lines) do if l == "notes/style.md" then style = i end end
+  T.check("view: a scoped winner shows its scope (agent/larry r5 over agent r1)", style ~= nil
+    and (lines[style + 1] or ""):find("winner:%s+agent/larry r5") ~= nil
+    and (lines[style + 2] or ""):find("shadowed: agent r1$") ~= nil,
+    style and (lines[style + 1] .. " / " .. lines[style + 2]) or text)
+  T.check("view: device entries, the legacy machine/ one marked",
+    text:find("# Device %(this machine%): 2") and text:find("\npaths%.md  device r0 %(legacy%)")
+    and text:find("\ntools%.md  device r2"), text)
+  T.check("view: skills listed with their layer", text:find("# Skills: 1")
+    and text:find("\nskills/review%.md  user r3  layer skills"), text)
+
+  -- The view refreshes when the memory changes on disk.
+  T.write(fx.memory .. "/account/notes/nvim-view-new.md", T.note(7, "new"))
+  local refreshed = T.wait(5000, function() return T.text(vb):find("\nnotes/nvim%-view%-new%.md\n  winner:   account r7") end)
+  T.check("view refreshes on magicfrog/memoryChanged", refreshed ~= nil, T.text(vb))
 end)

@@ -1,36 +1,64 @@
--- :MagicFrogPromote user moves a task note to the user dimension.
+-- :MagicFrogPromote moves (or with !, copies) the current note; the server answers
+-- {uri, revision, moved} and the buffer follows a moved note. A promotion the
+-- engine refuses (destination newer) writes nothing and says why.
 local T = dofile(os.getenv("MF_PLUGIN") .. "/test/helpers.lua")
 
 T.run(function()
   local fx = T.fixture()
-  T.setup(fx)
+  -- Notes exist before the server starts (see the report on promote right after
+  -- an external write: the server may not have indexed the file yet).
   local src = fx.taskmem .. "/notes/nvim-promote.md"
-  T.write(src, T.note(1, "promote-me-marker"))
+  T.write(src, T.note(3, "promote-me-marker"))
+  local src2 = fx.taskmem .. "/notes/nvim-promote-copy.md"
+  T.write(src2, T.note(1, "copy-me-marker"))
+  local src3 = fx.taskmem .. "/notes/nvim-promote-refused.md"
+  T.write(src3, T.note(1, "older task version"))
+  local newer = fx.memory .. "/user/notes/nvim-promote-refused.md"
+  local newer_text = "---\nrevision: 4\nupdated: 2026-11-29T10:00:00.000Z\n---\nnewer user version\n"
+  T.write(newer, newer_text)
+  T.setup(fx)
+
   local b = T.open(src)
   if not T.check("client attached", T.wait_client(b) ~= nil, "no initialized client within 5 s") then return end
 
   local msgs = T.capture_notify()
-  vim.cmd("MagicFrogPromote user")
+  local result
+  require("magicfrog").promote("user", nil, false, function(_, r) result = r end)
   local dest = fx.memory .. "/user/notes/nvim-promote.md"
-  local ok, e = T.wait_cmd(msgs, 5000, function() return T.exists(dest) end)
-  T.check(":MagicFrogPromote user creates the destination file", ok ~= nil, e)
-  if ok then
-    T.check("promoted note keeps its body", (T.read(dest) or ""):find("promote%-me%-marker") ~= nil, T.read(dest))
-    T.check("user is told where the note went",
-      T.wait(2000, function() return T.find_msg(msgs, "promoted to " .. vim.pesc(dest)) end) ~= nil, vim.inspect(msgs))
-    T.check("after a move the buffer follows the note", T.wait(2000, function()
-      return vim.api.nvim_buf_get_name(0) == dest
-    end) ~= nil, vim.api.nvim_buf_get_name(0))
-  end
+  local ok, e = T.wait_cmd(msgs, 5000, function() return result end)
+  T.check("promote user answers {uri, revision, moved}", ok ~= nil and result.uri == vim.uri_from_fname(dest)
+    and result.moved == true and type(result.revision) == "number", ok and vim.inspect(result) or e)
+  T.check("the destination holds the note, the source is gone", T.exists(dest) and not T.exists(src)
+    and (T.read(dest) or ""):find("promote%-me%-marker") ~= nil, T.read(dest))
+  T.check("user is told where the note went",
+    T.find_msg(msgs, "promoted to " .. vim.pesc(dest) .. " %(revision %d+, moved%)") ~= nil, vim.inspect(msgs))
+  T.check("after a move the buffer follows the note", vim.api.nvim_buf_get_name(0) == dest,
+    vim.api.nvim_buf_get_name(0))
+  T.check("the old buffer is gone", not vim.api.nvim_buf_is_valid(b) or vim.api.nvim_buf_get_name(b) ~= src)
+  T.check("the followed buffer has the client", T.wait_client(vim.api.nvim_get_current_buf()) ~= nil)
 
-  -- With !, a copy: the source stays.
-  local src2 = fx.taskmem .. "/notes/nvim-promote-copy.md"
-  T.write(src2, T.note(1, "copy-me-marker"))
+  -- The :command with !, a copy: the source stays and the buffer stays on it.
   local b2 = T.open(src2)
   T.wait_client(b2)
   vim.cmd("MagicFrogPromote! account")
   local dest2 = fx.memory .. "/account/notes/nvim-promote-copy.md"
-  local ok2, e2 = T.wait_cmd(msgs, 5000, function() return T.exists(dest2) end)
-  T.check(":MagicFrogPromote! account copies", ok2 ~= nil and T.exists(src2),
-    ok2 and "source gone" or e2)
+  local m2, e2 = T.wait_cmd(msgs, 5000, function() return T.find_msg(msgs, "promoted to .*nvim%-promote%-copy") end)
+  T.check(":MagicFrogPromote! account copies", m2 ~= nil and T.exists(dest2) and T.exists(src2)
+    and m2.msg:find("copied%)$") ~= nil, m2 and m2.msg or e2)
+  T.check("after a copy the buffer stays on the source", vim.api.nvim_buf_get_name(0) == src2,
+    vim.api.nvim_buf_get_name(0))
+
+  -- The destination is newer than the source: refused, nothing written.
+  local b3 = T.open(src3)
+  T.wait_client(b3)
+  local seen = #msgs
+  vim.cmd("MagicFrogPromote user")
+  local m3 = T.wait(5000, function()
+    for i = seen + 1, #msgs do if msgs[i].msg:find("promote") then return msgs[i] end end
+  end)
+  T.check("a promotion over a newer destination is refused with the engine's reason",
+    m3 ~= nil and m3.level == vim.log.levels.ERROR and m3.msg:find("refused") ~= nil, m3 and m3.msg or "no message")
+  T.check("refused: destination unchanged, source kept, buffer stays",
+    T.read(newer) == newer_text and T.exists(src3) and vim.api.nvim_buf_get_name(0) == src3,
+    T.read(newer))
 end)
