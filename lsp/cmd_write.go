@@ -21,7 +21,7 @@ import (
 
 // The commands that write memory: magicfrog.promote, magicfrog.export,
 // magicfrog.import, magicfrog.today, magicfrog.registerAgent and
-// magicfrog.rebase. Each runs Async and, when the tree changed, tells the client
+// magicfrog.resolveConflict. Each runs Async and, when the tree changed, tells the client
 // (magicfrog/memoryChanged) and republishes open buffers.
 
 type promoteArg struct {
@@ -336,16 +336,17 @@ func addToJSONList(file, key, value string) (bool, error) {
 	return true, nil
 }
 
-// rebaseCommand: magicfrog.rebase {uri, revision, hash} records that the open
-// buffer of uri is now based on that disk version (the stale-revision fixes
-// "Take disk version" and "Keep mine as next revision" run it after their edit),
-// so the stale-revision diagnostic goes and the next save writes over it.
-func (s *Server) rebaseCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.rebase"
+// resolveConflictCommand: magicfrog.resolveConflict {uri, choice} answers a
+// save-time conflict the way the question does (save.go): "takeDisk" replaces
+// the buffer with the disk version (the agent's, even when the editor's own
+// save has since written over it), "keepMine" makes the buffer the next
+// revision after the disk's. The edit reaches the client as workspace/applyEdit
+// and the buffer is based on the disk version from then on.
+func (s *Server) resolveConflictCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+	const cmd = "magicfrog.resolveConflict"
 	var a struct {
-		URI      string `json:"uri"`
-		Revision *int   `json:"revision"`
-		Hash     string `json:"hash"`
+		URI    string `json:"uri"`
+		Choice string `json:"choice"`
 	}
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
@@ -353,21 +354,17 @@ func (s *Server) rebaseCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 	if _, err := argURI(cmd, a.URI); err != nil {
 		return nil, err
 	}
-	if a.Revision == nil {
-		return nil, MissingArg(cmd, "revision")
-	}
-	d, open := s.Docs.Get(a.URI)
-	if !open {
+	if _, open := s.Docs.Get(a.URI); !open {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not open", cmd, a.URI)
 	}
-	s.ws.mu.Lock()
-	s.ws.bases[a.URI] = engineBase{Revision: *a.Revision, Hash: a.Hash}
-	s.ws.mu.Unlock()
+	resolve := map[string]func(string){"takeDisk": s.resolveTakeDisk, "keepMine": s.resolveKeepMine}[a.Choice]
+	if resolve == nil {
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: choice must be \"takeDisk\" or \"keepMine\", got %q", cmd, a.Choice)
+	}
+	// Off the read loop: the edit is a request to the client, whose reply that
+	// loop reads.
 	return Async(func(context.Context) (any, error) {
-		if cur, ok := s.Docs.Get(a.URI); ok {
-			d = cur
-		}
-		s.publishFor(d)
+		resolve(a.URI)
 		return nil, nil
 	}), nil
 }

@@ -3,7 +3,6 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -226,9 +225,8 @@ func (s *Server) quickFixes(n *Note, f diagnostics.Finding) []protocol.CodeActio
 }
 
 // staleFixes are the two answers to a stale buffer (docs/protocol.md,
-// save-time conflicts). Each is an edit of the buffer followed by
-// magicfrog.rebase, which bases the buffer on the disk version it now accounts
-// for.
+// save-time conflicts). They run magicfrog.resolveConflict, the same code the
+// save-time question runs, so that both know what the conflict found on disk.
 func (s *Server) staleFixes(n *Note, f diagnostics.Finding) []protocol.CodeAction {
 	if n.Doc == nil {
 		return nil
@@ -237,22 +235,15 @@ func (s *Server) staleFixes(n *Note, f diagnostics.Finding) []protocol.CodeActio
 	if !exists {
 		return nil // removed on disk: saving creates it again, nothing to choose
 	}
+	resolve := func(title, choice string) protocol.CodeAction {
+		return protocol.CodeAction{Title: title, Command: &protocol.Command{Title: title, Command: "magicfrog.resolveConflict",
+			Arguments: []any{map[string]any{"uri": n.URI, "choice": choice}}}}
+	}
 	diskRev := intData(f.Data, "diskRevision", 0)
-	diskHash, _ := f.Data["diskHash"].(string)
-	rebase := &protocol.Command{Title: "rebase", Command: "magicfrog.rebase",
-		Arguments: []any{map[string]any{"uri": n.URI, "revision": diskRev, "hash": diskHash}}}
-	var out []protocol.CodeAction
-	if disk, err := os.ReadFile(n.Path); err == nil {
-		end, _ := n.Mapper.OffsetPosition(len(n.Entry.Src))
-		out = append(out, protocol.CodeAction{Title: "Take disk version", Command: rebase,
-			Edit: s.workspaceEdit(n, []protocol.TextEdit{{Range: protocol.Range{End: end}, NewText: string(disk)}})})
+	return []protocol.CodeAction{
+		resolve(ActionTakeDisk, "takeDisk"),
+		resolve(fmt.Sprintf("%s (%d)", ActionKeepMine, diskRev+1), "keepMine"),
 	}
-	if a := s.setFieldsAction(n, fmt.Sprintf("Keep mine as next revision (%d)", diskRev+1),
-		[]frontmatter.Set{{Key: "revision", Value: diskRev + 1}, {Key: "updated", Value: nowUpdated()}}); a != nil {
-		a.Command = rebase
-		out = append(out, *a)
-	}
-	return out
 }
 
 // removeDuplicateAction deletes the line(s) of the duplicate key the finding is on.

@@ -271,26 +271,43 @@ func TestCodeActionStaleRevision(t *testing.T) {
 	}
 	as := actionsFor(t, c, uri)
 	take := findAction(t, as, "Take disk version")
-	if got := applyQuickFix(t, take, "stale-revision", uri, string(mine)); got != disk {
-		t.Errorf("take disk version:\n%s", got)
-	}
-	if take.Command == nil || take.Command.Command != "magicfrog.rebase" {
-		t.Errorf("take disk version: command %+v", take.Command)
-	}
 	keep := findAction(t, as, "Keep mine as next revision (7)")
-	kept := applyQuickFix(t, keep, "stale-revision", uri, string(mine))
+	for _, a := range []codeAction{take, keep} {
+		if a.Kind != "quickfix" || len(a.Diagnostics) != 1 || a.Diagnostics[0].Code != "stale-revision" {
+			t.Errorf("%q: kind %q diagnostics %+v; want a quickfix for stale-revision", a.Title, a.Kind, a.Diagnostics)
+		}
+		if a.Command == nil || a.Command.Command != "magicfrog.resolveConflict" {
+			t.Fatalf("%q: command %+v; want magicfrog.resolveConflict", a.Title, a.Command)
+		}
+	}
+	// Keep mine: the server sends the edit making the buffer revision 7 (the
+	// disk's 6 + 1) and bases the buffer on the disk version.
+	mustExec(t, c, keep.Command.Command, keep.Command.Arguments[0], nil)
+	kept := applyTextEdits(t, string(mine), toCAEdits(appliedEdit(t, c, uri)))
 	if !strings.Contains(kept, "revision: 7\n") || !strings.Contains(kept, "Larry: lead with the decision") {
 		t.Errorf("keep mine:\n%s", kept)
 	}
-	// The client applies the edit, then runs the command: the buffer is rebased.
 	_ = c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2},
 		"contentChanges": []any{map[string]any{"text": kept}}})
-	mustExec(t, c, keep.Command.Command, keep.Command.Arguments[0], nil)
 	if _, err := c.WaitDiagnostics(uri, func(p lsptest.PublishedDiagnostics) bool {
 		return p.Version != nil && *p.Version == 2 && !hasCode("stale-revision")(p)
 	}); err != nil {
 		t.Error(err)
 	}
+	// Bad arguments are refused clearly.
+	var resp any
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "magicfrog.resolveConflict",
+		"arguments": []any{map[string]any{"uri": uri, "choice": "merge"}}}, &resp); rpcCode(err) != -32602 {
+		t.Errorf("choice merge: %v", err)
+	}
+}
+
+// toCAEdits converts the save tests' edits to the code action tests' edits.
+func toCAEdits(in []lspEdit) []caTextEdit {
+	b, _ := json.Marshal(in)
+	var out []caTextEdit
+	_ = json.Unmarshal(b, &out)
+	return out
 }
 
 func TestCodeActionJournal(t *testing.T) {

@@ -20,17 +20,17 @@ type CommandFunc func(ctx *glsp.Context, arg json.RawMessage) (any, error)
 // a test checks them against docs/protocol.md.
 func (s *Server) registerCommands() map[string]CommandFunc {
 	return map[string]CommandFunc{
-		"magicfrog.render":        s.renderCommand,        // cmd_view.go
-		"magicfrog.effectiveView": s.effectiveViewCommand, // cmd_view.go
-		"magicfrog.describe":      s.describeCommand,      // cmd_view.go
-		"magicfrog.showEntry":     s.showEntryCommand,     // cmd_view.go
-		"magicfrog.promote":       s.promoteCommand,       // cmd_write.go
-		"magicfrog.export":        s.exportCommand,        // cmd_write.go
-		"magicfrog.import":        s.importCommand,        // cmd_write.go
-		"magicfrog.today":         s.todayCommand,         // cmd_write.go
-		"magicfrog.registerAgent": s.registerAgentCommand, // cmd_write.go
-		"magicfrog.rebase":        s.rebaseCommand,        // cmd_write.go
-		"magicfrog.rollup":        s.rollupCommand,        // cmd_rollup.go
+		"magicfrog.render":          s.renderCommand,          // cmd_view.go
+		"magicfrog.effectiveView":   s.effectiveViewCommand,   // cmd_view.go
+		"magicfrog.describe":        s.describeCommand,        // cmd_view.go
+		"magicfrog.showEntry":       s.showEntryCommand,       // cmd_view.go
+		"magicfrog.promote":         s.promoteCommand,         // cmd_write.go
+		"magicfrog.export":          s.exportCommand,          // cmd_write.go
+		"magicfrog.import":          s.importCommand,          // cmd_write.go
+		"magicfrog.today":           s.todayCommand,           // cmd_write.go
+		"magicfrog.registerAgent":   s.registerAgentCommand,   // cmd_write.go
+		"magicfrog.resolveConflict": s.resolveConflictCommand, // cmd_write.go
+		"magicfrog.rollup":          s.rollupCommand,          // cmd_rollup.go
 	}
 }
 

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"os"
 	"time"
 
@@ -128,28 +129,41 @@ func (s *Server) memoryChanged(*engine.Memory) {
 	s.notifyMemoryChanged()
 }
 
-// notifyMemoryChanged sends magicfrog/memoryChanged, at most once per 50 ms burst.
+// notifyMemoryChanged sends magicfrog/memoryChanged with the generation of the
+// session's block. Computing it renders the block, which at 100,000 notes is
+// not free: it runs on one goroutine beside everything else, after a 50 ms
+// pause that gathers a burst of changes, and again only if more came meanwhile,
+// so an agent writing fast never queues renders or delays diagnostics.
 func (s *Server) notifyMemoryChanged() {
 	s.ws.mu.Lock()
+	s.ws.changeDirty = true
 	if s.ws.changePending {
 		s.ws.mu.Unlock()
 		return
 	}
 	s.ws.changePending = true
 	s.ws.mu.Unlock()
-	time.AfterFunc(50*time.Millisecond, func() {
-		s.ws.mu.Lock()
-		s.ws.changePending = false
-		s.ws.mu.Unlock()
-		m, err := s.Memory()
-		if err != nil || m == nil {
-			return
+	s.Go("memoryChanged", func(context.Context) {
+		time.Sleep(50 * time.Millisecond)
+		for {
+			s.ws.mu.Lock()
+			if !s.ws.changeDirty {
+				s.ws.changePending = false
+				s.ws.mu.Unlock()
+				return
+			}
+			s.ws.changeDirty = false
+			s.ws.mu.Unlock()
+			m, err := s.Memory()
+			if err != nil || m == nil {
+				continue
+			}
+			gen := ""
+			st := s.Settings()
+			if b, err := m.Render(engine.RenderOptions{Scope: s.Scope(m), Budget: st.Budget, Today: st.Today}); err == nil {
+				gen = b.Generation
+			}
+			s.Notify("magicfrog/memoryChanged", map[string]string{"generation": gen})
 		}
-		gen := ""
-		st := s.Settings()
-		if b, err := m.Render(engine.RenderOptions{Scope: s.Scope(m), Budget: st.Budget, Today: st.Today}); err == nil {
-			gen = b.Generation
-		}
-		s.Notify("magicfrog/memoryChanged", map[string]string{"generation": gen})
 	})
 }

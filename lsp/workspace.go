@@ -25,7 +25,8 @@ type workspace struct {
 	mu            sync.Mutex
 	lone          map[string]*engine.Memory           // by data dir + "\x00" + project
 	bases         map[protocol.DocumentUri]engineBase // what each buffer was based on
-	changePending bool                                // a memoryChanged notification is queued
+	changePending bool                                // the memoryChanged goroutine is running
+	changeDirty   bool                                // memory changed since it last rendered
 	watchers      []*watcher
 }
 
