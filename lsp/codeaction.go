@@ -104,6 +104,9 @@ func (s *Server) codeAction(ctx *glsp.Context, _ *protocol.CodeActionParams) (an
 	if wanted(KindRefactorMove) {
 		out = append(out, s.promoteActions(n)...)
 	}
+	if wanted(KindSourceRollup) {
+		out = append(out, s.rollupActions(n)...)
+	}
 	return out, nil
 }
 

@@ -310,6 +310,9 @@ func toCAEdits(in []lspEdit) []caTextEdit {
 	return out
 }
 
+// KindSourceRollupForTest is lsp.KindSourceRollup (this is package lsp_test).
+const KindSourceRollupForTest = "source.rollup"
+
 func TestCodeActionJournal(t *testing.T) {
 	c, _, project := startDemoRich(t)
 	journal := filepath.Join(project, ".magicfrog/memory/journal")
@@ -331,6 +334,21 @@ func TestCodeActionJournal(t *testing.T) {
 	if len(res.Written) != 1 || !strings.HasSuffix(res.Written[0], "weekly/2026-W46.md") {
 		t.Errorf("rerun wrote %v", res.Written)
 	}
+
+	// Journal files offer the rollups they feed (source.rollup): a raw day is
+	// refined from its own action, and the refinement lands on disk.
+	raw := openFile(t, c, filepath.Join(journal, "2026-11-23.md"))
+	refine := findAction(t, actionsFor(t, c, raw), "Refine 2026-11-23 (rollup day)")
+	if refine.Kind != KindSourceRollupForTest || refine.Command == nil {
+		t.Fatalf("refine: %+v", refine)
+	}
+	res.Written = nil
+	mustExec(t, c, refine.Command.Command, refine.Command.Arguments[0], &res)
+	if len(res.Written) != 1 || !strings.HasSuffix(res.Written[0], "refined/2026-11-23.md") {
+		t.Errorf("refine wrote %v", res.Written)
+	}
+	refined := openFile(t, c, filepath.Join(journal, "refined/2026-11-16.md"))
+	findAction(t, actionsFor(t, c, refined), "Roll up week 2026-W47")
 
 	// A misnamed journal file: rename it.
 	odd := filepath.Join(journal, "2026-11-5.md")

@@ -63,7 +63,7 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 		},
 		HoverProvider:           true,
 		CodeLensProvider:        &protocol.CodeLensOptions{ResolveProvider: ptr(false)},
-		CodeActionProvider:      protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, KindRefactorMove}},
+		CodeActionProvider:      protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, KindRefactorMove, KindSourceRollup}},
 		ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: s.commandNames()},
 		DocumentSymbolProvider:  true,
 		WorkspaceSymbolProvider: true,
