@@ -22,6 +22,10 @@ local defaults = {
 }
 
 M.config = vim.deepcopy(defaults)
+
+-- client id -> URI of the buffer it last saw willSaveWaitUntil for: the save-time
+-- conflict question does not name its note, and follows that save.
+local saving = {}
 M._setup_done = false
 
 local uv = vim.loop
@@ -172,6 +176,7 @@ function M.will_save(bufnr)
     local sync = client.server_capabilities and client.server_capabilities.textDocumentSync
     if type(sync) == "table" then
       local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, reason = 1 }
+      saving[client.id] = params.textDocument.uri
       if sync.willSave then client.notify("textDocument/willSave", params) end
       if sync.willSaveWaitUntil then
         local res = client.request_sync("textDocument/willSaveWaitUntil", params, 2000, bufnr)
@@ -205,41 +210,25 @@ end
 -- Handlers
 
 -- Late answer from an asynchronous vim.ui.select (telescope, dressing, ...): the
--- request was already answered with null, so apply the matching code action on
--- the stale-revision diagnostic instead (the server offers the same fixes).
-local function apply_late_choice(client_id, title)
-  local ns = vim.lsp.diagnostic.get_namespace(client_id)
-  for _, d in ipairs(vim.diagnostic.get(nil, { namespace = ns })) do
-    local lsp_d = d.user_data and d.user_data.lsp or {}
-    local code = d.code or lsp_d.code
-    if code == "stale-revision" then
-      local client = vim.lsp.get_client_by_id(client_id)
-      if not client then return end
-      local params = {
-        textDocument = { uri = vim.uri_from_bufnr(d.bufnr) },
-        range = lsp_d.range or {
-          start = { line = d.lnum, character = d.col },
-          ["end"] = { line = d.end_lnum or d.lnum, character = d.end_col or d.col },
-        },
-        context = { diagnostics = { lsp_d } },
-      }
-      client_request(client, "textDocument/codeAction", params, function(err, actions)
-        if err or not actions then return end
-        for _, a in ipairs(actions) do
-          if a.title == title then
-            if a.edit then vim.lsp.util.apply_workspace_edit(a.edit, client.offset_encoding or "utf-16") end
-            local cmd = a.command
-            if type(cmd) == "table" then
-              client_request(client, "workspace/executeCommand", cmd.command and cmd or a, function() end, d.bufnr)
-            end
-            return
-          end
-        end
-        notify("no code action '" .. title .. "' offered any more", vim.log.levels.WARN)
-      end, d.bufnr)
-      return
-    end
-  end
+-- request was already answered with null, and by then the editor's save has put
+-- the buffer on disk (so the stale-revision diagnostic and its code actions are
+-- gone). magicfrog.resolveConflict answers the conflict as the question would.
+local conflict_choices = {
+  ["Take disk version"] = "takeDisk",
+  ["Keep mine as next revision"] = "keepMine",
+}
+
+local function apply_late_choice(client_id, title, uri)
+  local choice = conflict_choices[title]
+  local client = vim.lsp.get_client_by_id(client_id)
+  if not choice or not client or not uri then return end
+  local bufnr = vim.uri_to_bufnr(uri)
+  client_request(client, "workspace/executeCommand", {
+    command = "magicfrog.resolveConflict",
+    arguments = { { uri = uri, choice = choice } },
+  }, function(err)
+    if err then notify(title .. " failed: " .. tostring(err.message), vim.log.levels.ERROR) end
+  end, bufnr)
 end
 
 local severity_levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.INFO }
@@ -254,6 +243,7 @@ function M.show_message_request(_, params, ctx)
     vim.notify("mf-lsp: " .. tostring(params.message), severity_levels[params.type or 4])
     return vim.NIL
   end
+  local uri = saving[ctx.client_id] or vim.uri_from_bufnr(vim.api.nvim_get_current_buf())
   local answered, choice, replied = false, nil, false
   vim.ui.select(actions, {
     prompt = "mf-lsp: " .. tostring(params.message),
@@ -261,7 +251,7 @@ function M.show_message_request(_, params, ctx)
     format_item = function(a) return a.title end,
   }, function(item)
     answered, choice = true, item
-    if replied and item then apply_late_choice(ctx.client_id, item.title) end
+    if replied and item then apply_late_choice(ctx.client_id, item.title, uri) end
   end)
   replied = true
   if answered and choice then return choice end
@@ -330,10 +320,19 @@ function M.on_memory_changed(_, params, ctx)
   end)
 end
 
+-- window/showMessage through vim.notify with the message's level (0.7 only echoes
+-- it): the server warns there, e.g. when a save re-created a note deleted on disk.
+function M.show_message(_, params)
+  params = params or {}
+  vim.notify("mf-lsp: " .. tostring(params.message), severity_levels[params.type or 4])
+  return vim.NIL
+end
+
 function M.handlers()
   local h = {
     ["magicfrog/memoryChanged"] = M.on_memory_changed,
     ["window/showMessageRequest"] = M.show_message_request,
+    ["window/showMessage"] = M.show_message,
   }
   if not vim.lsp.handlers["window/showDocument"] then
     h["window/showDocument"] = M.show_document
