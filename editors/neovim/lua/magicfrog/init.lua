@@ -26,6 +26,13 @@ M.config = vim.deepcopy(defaults)
 -- client id -> URI of the buffer it last saw willSaveWaitUntil for: the save-time
 -- conflict question does not name its note, and follows that save.
 local saving = {}
+-- Inside BufWritePre's willSaveWaitUntil (> 0), the save-time question is not
+-- asked at once but queued, then asked after the write: a prompt in the middle
+-- of :write is no place for it, and the server's "Take disk version" expects the
+-- editor's write to be over when the answer comes (it tells the disk version it
+-- saw from the editor's write by the written content's hash).
+local in_will_save = 0
+local deferred_questions = {}
 M._setup_done = false
 
 local uv = vim.loop
@@ -179,7 +186,17 @@ function M.will_save(bufnr)
       saving[client.id] = params.textDocument.uri
       if sync.willSave then client.notify("textDocument/willSave", params) end
       if sync.willSaveWaitUntil then
-        local res = client.request_sync("textDocument/willSaveWaitUntil", params, 2000, bufnr)
+        in_will_save = in_will_save + 1
+        local ok, res = pcall(client.request_sync, "textDocument/willSaveWaitUntil", params, 2000, bufnr)
+        in_will_save = in_will_save - 1
+        if not ok then res = { err = { message = tostring(res) } } end
+        -- Questions that came during the request are asked once the write is done
+        -- (nothing runs scheduled callbacks between here and the end of :write).
+        if in_will_save == 0 and #deferred_questions > 0 then
+          local qs = deferred_questions
+          deferred_questions = {}
+          vim.schedule(function() for _, q in ipairs(qs) do q() end end)
+        end
         if res and res.err then
           notify("willSaveWaitUntil failed: " .. tostring(res.err.message), vim.log.levels.WARN)
         elseif res and type(res.result) == "table" and #res.result > 0 then
@@ -245,14 +262,24 @@ function M.show_message_request(_, params, ctx)
   end
   local uri = saving[ctx.client_id] or vim.uri_from_bufnr(vim.api.nvim_get_current_buf())
   local answered, choice, replied = false, nil, false
-  vim.ui.select(actions, {
-    prompt = "mf-lsp: " .. tostring(params.message),
-    kind = "magicfrog.showMessageRequest",
-    format_item = function(a) return a.title end,
-  }, function(item)
-    answered, choice = true, item
-    if replied and item then apply_late_choice(ctx.client_id, item.title, uri) end
-  end)
+  local function ask()
+    vim.ui.select(actions, {
+      prompt = "mf-lsp: " .. tostring(params.message),
+      kind = "magicfrog.showMessageRequest",
+      format_item = function(a) return a.title end,
+    }, function(item)
+      answered, choice = true, item
+      if replied and item then apply_late_choice(ctx.client_id, item.title, uri) end
+    end)
+  end
+  if in_will_save > 0 and conflict_choices[actions[1].title] then
+    -- Answered "dismissed" now; the choice made after the write runs
+    -- magicfrog.resolveConflict (see in_will_save).
+    table.insert(deferred_questions, ask)
+    replied = true
+    return vim.NIL
+  end
+  ask()
   replied = true
   if answered and choice then return choice end
   return vim.NIL
