@@ -84,6 +84,9 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 		if !ok {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
 		}
+		// Read the disk now rather than trust the index: the file watcher may not
+		// have reported a note written a moment ago.
+		m.Refresh(path)
 		src := m.Entry(path)
 		if src == nil {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a note on disk (save it first)", cmd, a.URI)

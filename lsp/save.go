@@ -271,9 +271,17 @@ func (s *Server) TakeDiskEdit(uri protocol.DocumentUri) (protocol.WorkspaceEdit,
 			st.floor = max(st.floor, rev)
 		}
 	})
+	// The disk counts only when it moved past what the conflict found there: an
+	// agent wrote again. Otherwise it holds the editor's own save, or a save
+	// still being written, and the version to take is the one remembered.
 	content := disk
-	if remembered != nil && (!exists || store.Hash(disk) == written) {
-		content = remembered
+	if remembered != nil {
+		remRev, _ := store.RevisionOf(remembered)
+		diskRev, readable := store.RevisionOf(disk)
+		movedOn := exists && readable && diskRev > remRev && store.Hash(disk) != written
+		if !movedOn {
+			content = remembered
+		}
 	}
 	if content == nil {
 		return protocol.WorkspaceEdit{}, false

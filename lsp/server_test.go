@@ -198,12 +198,16 @@ func TestProgress(t *testing.T) {
 		}
 		return out
 	}
+	// The token is the one whose begin says "Rolling up" (the server reports its
+	// own indexing too, in any order).
 	var token string
 	if err := c.WaitFor("progress end", func(r lsptest.Recorded) bool {
-		for _, m := range r.Requests {
-			if m.Method == "window/workDoneProgress/create" {
-				var p struct{ Token json.RawMessage }
-				_ = json.Unmarshal(m.Params, &p)
+		for _, m := range r.Notifications {
+			var p struct {
+				Token json.RawMessage
+				Value struct{ Kind, Title string }
+			}
+			if m.Method == "$/progress" && json.Unmarshal(m.Params, &p) == nil && p.Value.Title == "Rolling up" {
 				token = string(p.Token)
 			}
 		}
