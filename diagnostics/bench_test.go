@@ -169,6 +169,6 @@ func BenchmarkCheckTree(b *testing.B) {
 	m, _ := benchTree(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		CheckTree(m, m.DefaultScope(), journal.Day{Year: 2026, Month: 12, Day: 31})
+		CheckTree(m, Input{Scope: m.DefaultScope(), Today: journal.Day{Year: 2026, Month: 12, Day: 31}})
 	}
 }

@@ -113,7 +113,7 @@ func TestNoFindingsForHealthyNotes(t *testing.T) {
 		"project/.magicfrog/config.json":        `{"task": "T-7", "agents": ["larry"]}`,
 		"data/memory/agent/larry/only-larry.md": fm,
 	})
-	if fs := CheckTree(m, m.DefaultScope(), journal.Day{Year: 2026, Month: 11, Day: 30}); len(fs) != 0 {
+	if fs := CheckTree(m, Input{Scope: m.DefaultScope(), Today: journal.Day{Year: 2026, Month: 11, Day: 30}}); len(fs) != 0 {
 		for _, f := range fs {
 			t.Errorf("%s %s %s", f.Path, f.Code, f.Message)
 		}
@@ -279,7 +279,7 @@ func TestDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := documentedCodes(t)
-	for _, f := range CheckTree(m, m.DefaultScope(), journal.Day{Year: 2026, Month: 11, Day: 30}) {
+	for _, f := range CheckTree(m, Input{Scope: m.DefaultScope(), Today: journal.Day{Year: 2026, Month: 11, Day: 30}}) {
 		if !doc[f.Code] {
 			t.Errorf("undocumented code %s", f.Code)
 		}

@@ -6,13 +6,13 @@ import (
 	"sync"
 
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/journal"
 )
 
 // CheckTree checks every loaded note and reports every file the engine could
-// not load (m.Problems()): what `mf-lsp check` prints. Findings are sorted by
-// path and position.
-func CheckTree(m *engine.Memory, scope engine.Scope, today journal.Day) []Finding {
+// not load (m.Problems()): what `mf-lsp check` prints. in gives the scope, today
+// and the open-loop age (its Memory, Entry and Base are not used). Findings are
+// sorted by path and position.
+func CheckTree(m *engine.Memory, in Input) []Finding {
 	entries := m.Entries()
 	results := make([][]Finding, len(entries))
 	var wg sync.WaitGroup
@@ -26,7 +26,9 @@ func CheckTree(m *engine.Memory, scope engine.Scope, today journal.Day) []Findin
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = Check(Input{Memory: m, Entry: entries[i], Scope: scope, Today: today})
+				one := in
+				one.Memory, one.Entry, one.Base = m, entries[i], nil
+				results[i] = Check(one)
 			}
 		}()
 	}

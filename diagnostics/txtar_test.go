@@ -146,7 +146,7 @@ func runTxtar(t *testing.T, file string) {
 	if scope != nil {
 		s = *scope
 	}
-	got := CheckTree(m, s, today)
+	got := CheckTree(m, Input{Scope: s, Today: today})
 	sources := map[string][]byte{}
 	for _, e := range m.Entries() {
 		sources[e.Path] = e.Src

@@ -27,7 +27,7 @@ type Entry struct {
 	// Token counts + 1, 0 until counted: the body, and the block's element,
 	// skill line and omitted line for this note.
 	tokens, elemTokens, skillLineTokens, omitTokens atomic.Int32
-	elem                                            atomic.Pointer[string] // the block's <note> element
+	elem, omit                                      atomic.Pointer[string] // the block's <note> element and <omitted/> line
 }
 
 // Body is the note without its frontmatter.

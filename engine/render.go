@@ -160,7 +160,7 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 					blk.Included = append(blk.Included, sl.e)
 					continue
 				}
-				body.WriteString(omittedLine(sl.e, sl.tokens, "budget"))
+				body.WriteString(sl.e.omittedLine())
 				blk.Omitted = append(blk.Omitted, Omitted{Entry: sl.e, Tokens: sl.tokens, Reason: "budget"})
 			}
 			body.WriteString(closeTag)
@@ -173,7 +173,7 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 					blk.Skills = append(blk.Skills, sl.e)
 					continue
 				}
-				body.WriteString(omittedLine(sl.e, sl.tokens, "budget"))
+				body.WriteString(sl.e.omittedLine())
 				blk.Omitted = append(blk.Omitted, Omitted{Entry: sl.e, Tokens: sl.tokens, Reason: "budget"})
 			}
 			body.WriteString("</skills>\n")

@@ -62,9 +62,25 @@ func (e *Entry) skillTokens() int {
 	return cachedCount(&e.skillLineTokens, func() string { return skillLine(e) })
 }
 
+// omittedLine is the note's <omitted/> line under a budget, built once. It names
+// the tokens of the note's element: the line would be a note or a skill line,
+// and a skill's element is its skill line.
+func (e *Entry) omittedLine() string {
+	if p := e.omit.Load(); p != nil {
+		return *p
+	}
+	n := e.elementTokens()
+	if e.Layer.IsSkills() {
+		n = e.skillTokens()
+	}
+	line := omittedLine(e, n, "budget")
+	e.omit.Store(&line)
+	return line
+}
+
 // omittedTokens is the size of the note's <omitted/> line.
 func (e *Entry) omittedTokens() int {
-	return cachedCount(&e.omitTokens, func() string { return omittedLine(e, e.elementTokens(), "budget") })
+	return cachedCount(&e.omitTokens, e.omittedLine)
 }
 
 func cachedCount(c *atomic.Int32, text func() string) int {

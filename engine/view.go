@@ -137,21 +137,30 @@ func (m *Memory) View(s Scope) *View {
 		s.Machine = m.machine
 	}
 	v := &View{Scope: s}
-	byKey := map[string][]*Entry{}
-	var keys []string
-	for _, e := range m.visibleLocked(s) {
+	// Sorting the visible notes by key and walking runs of one key is cheaper
+	// than a map of keys: a scope at 100,000 notes sees thousands.
+	visible := m.visibleLocked(s)
+	chain := visible[:0:0]
+	for _, e := range visible {
 		if e.Dimension == Device {
 			v.Device = append(v.Device, e)
-			continue
+		} else {
+			chain = append(chain, e)
 		}
-		if byKey[e.Key] == nil {
-			keys = append(keys, e.Key)
-		}
-		byKey[e.Key] = append(byKey[e.Key], e)
 	}
-	sort.Strings(keys)
-	for _, key := range keys {
-		v.Keys = append(v.Keys, resolve(key, byKey[key])...)
+	sort.Slice(chain, func(i, j int) bool { return chain[i].Key < chain[j].Key })
+	v.Keys = make([]KeyView, 0, len(chain))
+	for i := 0; i < len(chain); {
+		j := i + 1
+		for j < len(chain) && chain[j].Key == chain[i].Key {
+			j++
+		}
+		if j == i+1 {
+			v.Keys = append(v.Keys, KeyView{Key: chain[i].Key, Winner: chain[i]}) // most keys: one version
+		} else {
+			v.Keys = append(v.Keys, resolve(chain[i].Key, chain[i:j])...)
+		}
+		i = j
 	}
 	sort.SliceStable(v.Device, func(i, j int) bool {
 		if v.Device[i].Key != v.Device[j].Key {

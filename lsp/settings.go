@@ -25,6 +25,7 @@ type Settings struct {
 	AutoRevision bool     // bump revision/updated on save; default true
 	Summarizer   string   // rollup summarizer command line
 	Today        string   // YYYY-MM-DD; "" means the local date
+	OpenLoopDays int      // age at which a blocker or next step is an open loop; 0: the default (7)
 
 	// ProjectDir is not an option: it is the first workspace folder, else rootUri.
 	ProjectDir string
@@ -165,8 +166,15 @@ func ParseSettings(raw json.RawMessage) (Settings, []error) {
 				continue
 			}
 			s.Today = str
+		case "openLoopDays":
+			n, err := strconv.ParseInt(string(v), 10, 64)
+			if err != nil || n < 1 || n > 3650 {
+				bad(key, "must be a whole number of days from 1 to 3650, got %s", truncate(string(v), 40))
+				continue
+			}
+			s.OpenLoopDays = int(n)
 		default:
-			bad(key, "is not a known option (known: agents, autoRevision, budget, dataDir, machine, summarizer, task, today)")
+			bad(key, "is not a known option (known: agents, autoRevision, budget, dataDir, machine, openLoopDays, summarizer, task, today)")
 		}
 	}
 	return s, problems

@@ -33,6 +33,8 @@ func TestParseSettings(t *testing.T) {
 				"dataDir must be an absolute path", "task must be a plain name", "today must be a date", "typo is not a known option"}},
 		{"fractional budget", `{"budget":1.5}`, DefaultSettings(), []string{"budget"}},
 		{"negative budget", `{"budget":-1}`, DefaultSettings(), []string{"budget"}},
+		{"open loop days", `{"openLoopDays":14}`, Settings{AutoRevision: true, OpenLoopDays: 14}, nil},
+		{"open loop days out of range", `{"openLoopDays":0}`, DefaultSettings(), []string{"openLoopDays must be a whole number of days"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

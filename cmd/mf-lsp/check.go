@@ -15,7 +15,7 @@ import (
 )
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("check", "mf-lsp check [PATH...] [--format text|json] [--today YYYY-MM-DD] [--task ID] [--agent ID]... [--machine ID]", `
+	c := newCLI("check", "mf-lsp check [PATH...] [--format text|json] [--today YYYY-MM-DD] [--open-loop-days N] [--task ID] [--agent ID]... [--machine ID]", `
 Run the editor's checks from the shell (docs/diagnostics.md): every note of
 the memory tree, or the notes below each PATH (a note or a folder inside the
 data directory or the project's .magicfrog/memory), and the files the engine
@@ -37,6 +37,7 @@ Exit code 1 when any finding is an error, else 0 (warnings do not fail);
 	sf.register(c)
 	format := c.fs.String("format", "text", "the output `FORMAT`: text or json")
 	today := c.fs.String("today", "", "the journal's today, `YYYY-MM-DD`, for date-relative checks (default: the local date)")
+	loopDays := c.fs.Int("open-loop-days", diagnostics.DefaultOpenLoopDays, "report a refined day's blocker or next step not mentioned again after `N` days")
 	paths, code, done := c.parse(args, 0, 1<<20)
 	if done {
 		return code
@@ -48,6 +49,9 @@ Exit code 1 when any finding is an error, else 0 (warnings do not fail);
 	if err != nil {
 		return c.usageError("--today: %v", err)
 	}
+	if *loopDays < 1 {
+		return c.usageError("--open-loop-days: want a whole number of days, at least 1")
+	}
 	m, err := c.open(false)
 	if err != nil {
 		return c.fail("%v", err)
@@ -56,7 +60,7 @@ Exit code 1 when any finding is an error, else 0 (warnings do not fail);
 
 	var findings []diagnostics.Finding
 	if len(paths) == 0 {
-		findings = diagnostics.CheckTree(m, scope, day)
+		findings = diagnostics.CheckTree(m, diagnostics.Input{Scope: scope, Today: day, OpenLoopDays: *loopDays})
 	} else {
 		seen := map[string]bool{}
 		problems := diagnostics.ProblemFindings(m)
@@ -85,7 +89,7 @@ Exit code 1 when any finding is an error, else 0 (warnings do not fail);
 					continue
 				}
 				seen[e.Path], matched = true, true
-				findings = append(findings, diagnostics.Check(diagnostics.Input{Memory: m, Entry: e, Scope: scope, Today: day})...)
+				findings = append(findings, diagnostics.Check(diagnostics.Input{Memory: m, Entry: e, Scope: scope, Today: day, OpenLoopDays: *loopDays})...)
 			}
 			for _, f := range problems {
 				if under(f.Path) && !seen["problem\x00"+f.Path] {
