@@ -3,20 +3,16 @@ package lsp
 import (
 	"bytes"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/mdlinks"
 )
 
 // Hover over a memory note tells where it stands: dimension, scope, layer, key,
@@ -37,9 +33,9 @@ func (s *Server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 		return nil, nil
 	}
 	if off >= n.Entry.Doc.Body {
-		for _, l := range noteLinks(n.Entry.Src, n.Entry.Doc.Body) {
+		for _, l := range mdlinks.Links(n.Entry.Src, n.Entry.Doc.Body) {
 			if off >= l.Span.Start && off <= l.Span.End {
-				if target, ok := linkTarget(n.Path, l.Dest); ok {
+				if target, ok := mdlinks.NoteTarget(n.Path, l.Dest); ok {
 					return s.hoverLink(n, l, target), nil
 				}
 			}
@@ -138,7 +134,7 @@ func (s *Server) describeNote(md *strings.Builder, n *Note) {
 }
 
 // hoverLink describes the note a link points to.
-func (s *Server) hoverLink(n *Note, l mdLink, target string) *protocol.Hover {
+func (s *Server) hoverLink(n *Note, l mdlinks.Link, target string) *protocol.Hover {
 	var md strings.Builder
 	te := n.Memory.Entry(target)
 	if te == nil {
@@ -233,140 +229,3 @@ func mdEscape(s string) string {
 }
 
 var mdEscaper = strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "<", `\<`, ">", `\>`, "#", `\#`, "|", `\|`)
-
-// Markdown links of a note body.
-
-// mdParser is shared: goldmark's parser keeps no state between Parse calls.
-var mdParser parser.Parser = goldmark.DefaultParser()
-
-// mdLink is a link in a note: the bytes from "[" to ")" (for a reference link, its
-// "[label]") and its destination.
-type mdLink struct {
-	Span frontmatter.Span
-	Dest string
-}
-
-// noteLinks finds the links of src's body (src[body:]); spans are offsets in src.
-func noteLinks(src []byte, body int) []mdLink {
-	b := src[body:]
-	if !bytes.Contains(b, []byte("](")) && !bytes.Contains(b, []byte("]:")) {
-		return nil
-	}
-	root := mdParser.Parse(text.NewReader(b))
-	var out []mdLink
-	cursor := map[ast.Node]int{}
-	_ = ast.Walk(root, func(node ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		link, ok := node.(*ast.Link)
-		if !ok {
-			return ast.WalkContinue, nil
-		}
-		if span, ok := wholeLinkSpan(b, link, cursor); ok {
-			out = append(out, mdLink{Span: frontmatter.Span{Start: span.Start + body, End: span.End + body}, Dest: string(link.Destination)})
-		}
-		return ast.WalkSkipChildren, nil
-	})
-	return out
-}
-
-// wholeLinkSpan finds a link in the source. goldmark keeps no positions for inline
-// nodes, only the segments of their text: the label's text is found through them,
-// the "[" before it, the destination after it and the ")" after that.
-func wholeLinkSpan(src []byte, link *ast.Link, cursor map[ast.Node]int) (frontmatter.Span, bool) {
-	block := link.Parent()
-	for block != nil && block.Type() != ast.TypeBlock {
-		block = block.Parent()
-	}
-	if block == nil || block.Lines().Len() == 0 {
-		return frontmatter.Span{}, false
-	}
-	lines := block.Lines()
-	bStart, bEnd := lines.At(0).Start, lines.At(lines.Len()-1).Stop
-	from := max(cursor[block], bStart)
-	lStart, lEnd, hasLabel := textRange(link)
-	if hasLabel {
-		from = max(from, lEnd)
-	}
-	if from > bEnd {
-		return frontmatter.Span{}, false
-	}
-	if link.Reference != nil {
-		if !hasLabel {
-			return frontmatter.Span{}, false
-		}
-		start, end := lStart, lEnd
-		if i := bytes.LastIndexByte(src[bStart:lStart], '['); i >= 0 {
-			start = bStart + i
-		}
-		if j := bytes.IndexByte(src[lEnd:bEnd], ']'); j >= 0 {
-			end = lEnd + j + 1
-		}
-		cursor[block] = end
-		return frontmatter.Span{Start: start, End: end}, true
-	}
-	i := bytes.Index(src[from:bEnd], append([]byte("]("), link.Destination...))
-	dest := from + i + 2
-	if i < 0 {
-		i = bytes.Index(src[from:bEnd], link.Destination)
-		if i < 0 {
-			return frontmatter.Span{}, false
-		}
-		dest = from + i
-	}
-	destEnd := dest + len(link.Destination)
-	openAt := lStart
-	if !hasLabel {
-		openAt = dest
-	}
-	start := openAt
-	if k := bytes.LastIndexByte(src[bStart:openAt], '['); k >= 0 {
-		start = bStart + k
-	}
-	end := destEnd
-	if k := bytes.IndexByte(src[destEnd:bEnd], ')'); k >= 0 {
-		end = destEnd + k + 1
-	}
-	cursor[block] = end
-	return frontmatter.Span{Start: start, End: end}, true
-}
-
-// textRange is the byte range of the text inside a node.
-func textRange(n ast.Node) (start, end int, ok bool) {
-	start, end = -1, -1
-	_ = ast.Walk(n, func(x ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		var seg text.Segment
-		switch t := x.(type) {
-		case *ast.Text:
-			seg = t.Segment
-		default:
-			return ast.WalkContinue, nil
-		}
-		if start < 0 || seg.Start < start {
-			start = seg.Start
-		}
-		end = max(end, seg.Stop)
-		return ast.WalkContinue, nil
-	})
-	return start, end, start >= 0
-}
-
-// linkTarget resolves a link destination to the note it names, relative to the
-// note's folder; ok is false for URLs, anchors, absolute paths and non-.md files.
-func linkTarget(notePath, dest string) (string, bool) {
-	if dest == "" || strings.HasPrefix(dest, "#") || strings.HasPrefix(dest, "/") || strings.HasPrefix(dest, `\`) {
-		return "", false
-	}
-	u, err := url.Parse(dest)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" {
-		return "", false
-	}
-	if !strings.EqualFold(filepath.Ext(u.Path), ".md") {
-		return "", false
-	}
-	return filepath.Join(filepath.Dir(notePath), filepath.FromSlash(u.Path)), true
-}

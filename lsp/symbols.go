@@ -7,7 +7,9 @@ import (
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
+	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -60,6 +62,9 @@ func (s *Server) documentSymbol(_ *glsp.Context, p *protocol.DocumentSymbolParam
 	}
 	return append(out, headingSymbols(src, doc.Body, m)...), nil
 }
+
+// mdParser is shared: goldmark's parser keeps no state between Parse calls.
+var mdParser parser.Parser = goldmark.DefaultParser()
 
 // heading is one heading of a body, in src offsets.
 type heading struct {

@@ -1,0 +1,185 @@
+// Package mdlinks finds the Markdown links of a note body with their byte
+// positions in the source. goldmark keeps the raw destination of a link but no
+// position for inline nodes, only the segments of their text; the positions are
+// recovered from those segments and the source around them.
+package mdlinks
+
+import (
+	"bytes"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+)
+
+// mdParser is shared: goldmark's parser keeps no state between Parse calls.
+var mdParser parser.Parser = goldmark.DefaultParser()
+
+// Link is one link of a body. Spans are byte offsets in the whole source.
+type Link struct {
+	// Span runs from "[" to ")"; for a reference link it is its "[label]" (the
+	// part that names the reference is left out).
+	Span frontmatter.Span
+	// Label runs from the first to the last character of the label's text, so
+	// markup at its edges ("*" of "[*x*]") is outside it; for "[](dest)" it is
+	// empty, just after "[".
+	Label frontmatter.Span
+	// DestSpan is where Dest stands in the source. A reference link's
+	// destination is in its definition, of which goldmark keeps no position:
+	// DestSpan is then the zero Span.
+	DestSpan  frontmatter.Span
+	Dest      string // as goldmark reads it (for a reference link, the definition's)
+	Reference bool
+}
+
+// Links finds the links of src[body:], in source order. Links in code spans and
+// code blocks are not links; autolinks (<https://…>) are not listed. A link
+// whose position cannot be recovered (a destination written with escapes or
+// entities does not stand in the source as goldmark reads it) is left out.
+func Links(src []byte, body int) []Link {
+	b := src[body:]
+	// Inline links need "](", reference links a "]:" definition.
+	if !bytes.Contains(b, []byte("](")) && !bytes.Contains(b, []byte("]:")) {
+		return nil
+	}
+	root := mdParser.Parse(text.NewReader(b))
+	var out []Link
+	cursor := map[ast.Node]int{} // per block: where the next link's search starts
+	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		link, ok := n.(*ast.Link)
+		if !ok {
+			return ast.WalkContinue, nil
+		}
+		if l, ok := locate(b, link, cursor); ok {
+			l.Span = shift(l.Span, body)
+			l.Label = shift(l.Label, body)
+			if !l.Reference {
+				l.DestSpan = shift(l.DestSpan, body)
+			}
+			out = append(out, l)
+		}
+		return ast.WalkSkipChildren, nil
+	})
+	return out
+}
+
+func shift(s frontmatter.Span, by int) frontmatter.Span {
+	return frontmatter.Span{Start: s.Start + by, End: s.End + by}
+}
+
+// locate finds a link in src (the parsed bytes): the label's text through its
+// segments, the "[" before it, the destination after it and the ")" after that.
+// cursor keeps, per block, the end of the last link found, so that a link with
+// no label is not found again where an earlier one stands.
+func locate(src []byte, link *ast.Link, cursor map[ast.Node]int) (Link, bool) {
+	block := link.Parent()
+	for block != nil && block.Type() != ast.TypeBlock {
+		block = block.Parent()
+	}
+	if block == nil || block.Lines().Len() == 0 {
+		return Link{}, false
+	}
+	lines := block.Lines()
+	bStart, bEnd := lines.At(0).Start, lines.At(lines.Len()-1).Stop
+	from := max(cursor[block], bStart)
+	lStart, lEnd, hasLabel := textRange(link)
+	if hasLabel {
+		from = max(from, lEnd)
+	}
+	if from > bEnd {
+		return Link{}, false
+	}
+	l := Link{Dest: string(link.Destination), Reference: link.Reference != nil}
+	if l.Reference {
+		if !hasLabel {
+			return Link{}, false
+		}
+		start, end := lStart, lEnd
+		if i := bytes.LastIndexByte(src[bStart:lStart], '['); i >= 0 {
+			start = bStart + i
+		}
+		if j := bytes.IndexByte(src[lEnd:bEnd], ']'); j >= 0 {
+			end = lEnd + j + 1
+		}
+		cursor[block] = end
+		l.Span = frontmatter.Span{Start: start, End: end}
+		l.Label = frontmatter.Span{Start: lStart, End: lEnd}
+		return l, true
+	}
+	i := bytes.Index(src[from:bEnd], append([]byte("]("), link.Destination...))
+	dest := from + i + 2
+	if i < 0 {
+		i = bytes.Index(src[from:bEnd], link.Destination)
+		if i < 0 {
+			return Link{}, false
+		}
+		dest = from + i
+	}
+	destEnd := dest + len(link.Destination)
+	openAt := lStart
+	if !hasLabel {
+		openAt = dest
+	}
+	start := openAt
+	if k := bytes.LastIndexByte(src[bStart:openAt], '['); k >= 0 {
+		start = bStart + k
+	}
+	end := destEnd
+	if k := bytes.IndexByte(src[destEnd:bEnd], ')'); k >= 0 {
+		end = destEnd + k + 1
+	}
+	cursor[block] = end
+	l.Span = frontmatter.Span{Start: start, End: end}
+	l.DestSpan = frontmatter.Span{Start: dest, End: destEnd}
+	l.Label = frontmatter.Span{Start: lStart, End: lEnd}
+	if !hasLabel {
+		l.Label = frontmatter.Span{Start: start + 1, End: start + 1}
+	}
+	return l, true
+}
+
+// textRange is the byte range of the text inside a node.
+func textRange(n ast.Node) (start, end int, ok bool) {
+	start, end = -1, -1
+	_ = ast.Walk(n, func(x ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		t, isText := x.(*ast.Text)
+		if !isText {
+			return ast.WalkContinue, nil
+		}
+		if start < 0 || t.Segment.Start < start {
+			start = t.Segment.Start
+		}
+		end = max(end, t.Segment.Stop)
+		return ast.WalkContinue, nil
+	})
+	return start, end, start >= 0
+}
+
+// NoteTarget resolves a link destination to the absolute path of the note it
+// names, relative to the folder of the note at notePath; ok is false for URLs,
+// anchors, absolute paths and links to anything but a .md file.
+func NoteTarget(notePath, dest string) (string, bool) {
+	if dest == "" || strings.HasPrefix(dest, "#") || strings.HasPrefix(dest, "/") || strings.HasPrefix(dest, `\`) {
+		return "", false
+	}
+	u, err := url.Parse(dest)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" {
+		return "", false
+	}
+	if !strings.EqualFold(filepath.Ext(u.Path), ".md") {
+		return "", false
+	}
+	return filepath.Join(filepath.Dir(notePath), filepath.FromSlash(u.Path)), true
+}
