@@ -85,6 +85,19 @@ func (s *Server) memoryNow() (*engine.Memory, error) {
 	return m, nil
 }
 
+// withMemory is a command's result that runs fn beside the read loop on the
+// session's memory, once it is loaded; fn is not called when it could not be
+// (memoryNow's error).
+func (s *Server) withMemory(fn func(m *engine.Memory) (any, error)) Async {
+	return func(context.Context) (any, error) {
+		m, err := s.memoryNow()
+		if err != nil {
+			return nil, err
+		}
+		return fn(m)
+	}
+}
+
 // memoryLoaded reports whether the first load finished (without waiting).
 func (s *Server) memoryLoaded() bool {
 	select {
@@ -105,6 +118,24 @@ func argURI(command, uri string) (string, error) {
 		return "", Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"uri\": %v", command, err)
 	}
 	return path, nil
+}
+
+// noteArg is the "uri" field of the commands about one note; their argument
+// structs embed it.
+type noteArg struct {
+	URI string `json:"uri"`
+}
+
+func (a noteArg) noteURI() string { return a.URI }
+
+// decodeNoteArg decodes the argument of a command about one note into a (a
+// pointer to a struct embedding noteArg) and checks its required uri; it
+// returns the note's path.
+func decodeNoteArg(command string, arg json.RawMessage, a interface{ noteURI() string }) (string, error) {
+	if err := DecodeArg(command, arg, a); err != nil {
+		return "", err
+	}
+	return argURI(command, a.noteURI())
 }
 
 // renderCommand: magicfrog.render {task, agents, machine, budget, previous} → the
@@ -128,11 +159,7 @@ func (s *Server) renderCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"today\": %v", cmd, err)
 		}
 	}
-	return Async(func(context.Context) (any, error) {
-		m, err := s.memoryNow()
-		if err != nil {
-			return nil, err
-		}
+	return s.withMemory(func(m *engine.Memory) (any, error) {
 		st := s.Settings()
 		opts := engine.RenderOptions{Scope: a.apply(s.Scope(m)), Budget: st.Budget, Previous: a.Previous, Today: st.Today}
 		if a.Budget != nil {
@@ -162,11 +189,7 @@ func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
 	}
-	return Async(func(context.Context) (any, error) {
-		m, err := s.memoryNow()
-		if err != nil {
-			return nil, err
-		}
+	return s.withMemory(func(m *engine.Memory) (any, error) {
 		sc := a.apply(s.Scope(m))
 		v := m.View(sc)
 		out := struct {
@@ -192,19 +215,11 @@ func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any
 // An open buffer is described as it is in the editor.
 func (s *Server) describeCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.describe"
-	var a struct {
-		URI string `json:"uri"`
-	}
-	if err := DecodeArg(cmd, arg, &a); err != nil {
+	var a noteArg
+	if _, err := decodeNoteArg(cmd, arg, &a); err != nil {
 		return nil, err
 	}
-	if _, err := argURI(cmd, a.URI); err != nil {
-		return nil, err
-	}
-	return Async(func(context.Context) (any, error) {
-		if _, err := s.memoryNow(); err != nil {
-			return nil, err
-		}
+	return s.withMemory(func(*engine.Memory) (any, error) {
 		n, ok := s.Note(a.URI)
 		if !ok {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
@@ -229,13 +244,8 @@ func (s *Server) describeCommand(_ *glsp.Context, arg json.RawMessage) (any, err
 // (window/showDocument, takeFocus). Returns {"success": bool}.
 func (s *Server) showEntryCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.showEntry"
-	var a struct {
-		URI string `json:"uri"`
-	}
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
-	if _, err := argURI(cmd, a.URI); err != nil {
+	var a noteArg
+	if _, err := decodeNoteArg(cmd, arg, &a); err != nil {
 		return nil, err
 	}
 	return Async(func(ctx context.Context) (any, error) {

@@ -25,7 +25,7 @@ import (
 // (magicfrog/memoryChanged) and republishes open buffers.
 
 type promoteArg struct {
-	URI   string  `json:"uri"`
+	noteArg
 	To    string  `json:"to"`
 	Scope *string `json:"scope"`
 	Layer string  `json:"layer"`
@@ -48,10 +48,7 @@ type promoteArg struct {
 func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.promote"
 	var a promoteArg
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
-	path, err := argURI(cmd, a.URI)
+	path, err := decodeNoteArg(cmd, arg, &a)
 	if err != nil {
 		return nil, err
 	}
@@ -76,10 +73,7 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 	if d, open := s.Docs.Get(a.URI); open {
 		buffer = d.Text
 	}
-	return Async(func(context.Context) (any, error) {
-		if _, err := s.memoryNow(); err != nil {
-			return nil, err
-		}
+	return s.withMemory(func(*engine.Memory) (any, error) {
 		m, ok := s.memoryFor(path)
 		if !ok {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
@@ -153,11 +147,7 @@ func (s *Server) exportCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return Async(func(context.Context) (any, error) {
-		m, err := s.memoryNow()
-		if err != nil {
-			return nil, err
-		}
+	return s.withMemory(func(m *engine.Memory) (any, error) {
 		res, err := m.Export(dir, a.WithDevice)
 		if err != nil {
 			return nil, err
@@ -183,11 +173,7 @@ func (s *Server) importCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return Async(func(context.Context) (any, error) {
-		m, err := s.memoryNow()
-		if err != nil {
-			return nil, err
-		}
+	return s.withMemory(func(m *engine.Memory) (any, error) {
 		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a folder", cmd, dir)
 		}
@@ -241,11 +227,7 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 	if a.Scope != "" && !d.Scoped() {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)
 	}
-	return Async(func(context.Context) (any, error) {
-		m, err := s.memoryNow()
-		if err != nil {
-			return nil, err
-		}
+	return s.withMemory(func(m *engine.Memory) (any, error) {
 		path, created, err := rollup.Today(m, d, a.Scope, s.Today())
 		if err != nil {
 			return nil, err
@@ -277,11 +259,7 @@ func (s *Server) registerAgentCommand(_ *glsp.Context, arg json.RawMessage) (any
 	if strings.ContainsAny(a.ID, `/\`) || strings.HasPrefix(a.ID, ".") || engine.CheckImportPath(a.ID) != nil {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %q cannot be an agent ID (a single folder name, not hidden)", cmd, a.ID)
 	}
-	return Async(func(context.Context) (any, error) {
-		m, err := s.memoryNow()
-		if err != nil {
-			return nil, err
-		}
+	return s.withMemory(func(m *engine.Memory) (any, error) {
 		list := "agents"
 		if a.Shared {
 			list = "shared"
@@ -348,13 +326,10 @@ func addToJSONList(file, key, value string) (bool, error) {
 func (s *Server) resolveConflictCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.resolveConflict"
 	var a struct {
-		URI    string `json:"uri"`
+		noteArg
 		Choice string `json:"choice"`
 	}
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
-	if _, err := argURI(cmd, a.URI); err != nil {
+	if _, err := decodeNoteArg(cmd, arg, &a); err != nil {
 		return nil, err
 	}
 	if _, open := s.Docs.Get(a.URI); !open {
