@@ -98,3 +98,60 @@ func TestDiagnosticsOnOpenAndExternalChange(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWorkspaceIsTheDataDirectory: opened on the data directory itself (no
+// dataDir option, no project), the server reads it as the data directory.
+func TestWorkspaceIsTheDataDirectory(t *testing.T) {
+	data, _ := demo(t)
+	c := start(t)
+	c.Initialize(string(lsp.PathToURI(data)), map[string]any{"today": "2026-11-30"})
+	uri := openFile(t, c, filepath.Join(data, "memory/user/editor.md"))
+	if _, err := c.WaitDiagnostics(uri, hasCode("frontmatter-missing")); err != nil {
+		t.Fatal(err)
+	}
+	var hover struct{ Contents struct{ Value string } }
+	tone := openFile(t, c, filepath.Join(data, "memory/account/tone.md"))
+	if err := c.Call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": tone},
+		"position": map[string]any{"line": 5, "character": 2}}, &hover); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(hover.Contents.Value, "account") {
+		t.Errorf("hover in the data directory: %q", hover.Contents.Value)
+	}
+}
+
+// TestLoneMemoryFile: a memory note opened from outside the session's tree (a
+// lone file of another project, or of another data directory) is still checked,
+// against the tree found around it.
+func TestLoneMemoryFile(t *testing.T) {
+	data, project := demo(t)
+	elsewhere := t.TempDir()
+	c := start(t)
+	c.Initialize(string(lsp.PathToURI(elsewhere)), map[string]any{"dataDir": filepath.Join(elsewhere, "no-data"), "today": "2026-11-30"})
+
+	// A task note of a project that is not the workspace: its project is found.
+	note := filepath.Join(project, ".magicfrog/memory/style/code.md")
+	uri := openFile(t, c, note)
+	var lens []struct{ Command struct{ Title string } }
+	if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lens); err != nil {
+		t.Fatal(err)
+	}
+	if len(lens) != 1 || !strings.HasPrefix(lens[0].Command.Title, "effective") {
+		t.Errorf("lens on a lone project note: %+v", lens)
+	}
+	// A note of another data directory: found from its memory/<dimension>/ path.
+	plain := openFile(t, c, filepath.Join(data, "memory/user/editor.md"))
+	if _, err := c.WaitDiagnostics(plain, hasCode("frontmatter-missing")); err != nil {
+		t.Fatal(err)
+	}
+	// Any other Markdown file is not memory: no findings, no lens.
+	other := filepath.Join(elsewhere, "README.md")
+	if err := os.WriteFile(other, []byte("# Not memory\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readme := openFile(t, c, other)
+	got, err := c.WaitDiagnostics(readme, nil)
+	if err != nil || len(got.Diagnostics) != 0 {
+		t.Errorf("a non-memory file got diagnostics %v (%v)", got.Diagnostics, err)
+	}
+}

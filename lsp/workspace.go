@@ -100,18 +100,27 @@ func (s *Server) memoryFor(path string) (*engine.Memory, bool) {
 	}
 	key := data + "\x00" + project
 	s.ws.mu.Lock()
-	defer s.ws.mu.Unlock()
-	if lm, ok := s.ws.lone[key]; ok {
+	lm, ok := s.ws.lone[key]
+	s.ws.mu.Unlock()
+	if ok {
 		return lm, true
 	}
-	lm, err := engine.Open(engine.Options{DataDir: data, ProjectDir: project, Machine: s.Settings().Machine})
+	// Opened without the lock held: loading reads the disk, and startWatching
+	// takes the lock itself.
+	lm, err = engine.Open(engine.Options{DataDir: data, ProjectDir: project, Machine: s.Settings().Machine})
 	if err != nil {
 		return nil, false
 	}
 	if _, ok := lm.Locate(path); !ok {
 		return nil, false
 	}
+	s.ws.mu.Lock()
+	if prev, ok := s.ws.lone[key]; ok { // another request opened it meanwhile
+		s.ws.mu.Unlock()
+		return prev, true
+	}
 	s.ws.lone[key] = lm
+	s.ws.mu.Unlock()
 	s.startWatching(lm)
 	return lm, true
 }
