@@ -59,11 +59,8 @@ otherwise (kept notes are not an error).`, stdout, stderr)
 	if done {
 		return code
 	}
-	m, err := c.open(true)
+	m, err := c.openDataDir()
 	if err != nil {
-		return c.fail("%v", err)
-	}
-	if err := c.requireDataDir(m); err != nil {
 		return c.fail("%v", err)
 	}
 	res, err := m.Import(pos[0])

@@ -153,6 +153,19 @@ func (c *cli) requireDataDir(m *engine.Memory) error {
 	return nil
 }
 
+// openDataDir opens memory, with open's warnings, for a command that writes
+// into the data directory: it must exist (requireDataDir).
+func (c *cli) openDataDir() (*engine.Memory, error) {
+	m, err := c.open(true)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.requireDataDir(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // requireWritable refuses writes that would make a memory root out of nothing:
 // the data directory must exist for data-directory notes, and the project's
 // .magicfrog/ for task notes (a stray `write --dimension task` in the wrong
@@ -240,4 +253,37 @@ func where(d engine.Dimension, scope string) string {
 		return d.String() + "/" + scope
 	}
 	return d.String()
+}
+
+// journalFlags are --dimension and --scope: which journal a command acts on.
+type journalFlags struct {
+	dimension string
+	scope     string
+}
+
+func (j *journalFlags) register(c *cli, dimDefault, dimHelp string) {
+	j.dimension = dimDefault
+	c.fs.StringVar(&j.dimension, "dimension", dimDefault, dimHelp)
+	c.fs.StringVar(&j.scope, "scope", "", "the agent or task `ID` prefix of the journal (default: the dimension's shared journal)")
+}
+
+// dim parses --dimension; "" is 0 (every dimension).
+func (j *journalFlags) dim() (engine.Dimension, error) {
+	if j.dimension == "" {
+		return 0, nil
+	}
+	return engine.ParseDimension(j.dimension)
+}
+
+// oneDim is --dimension for commands that act on one journal: it must name a
+// dimension.
+func (j *journalFlags) oneDim() (engine.Dimension, error) {
+	d, err := j.dim()
+	if err != nil {
+		return 0, err
+	}
+	if d == 0 {
+		return 0, fmt.Errorf("want account, user, agent, task or device")
+	}
+	return d, nil
 }

@@ -13,26 +13,6 @@ import (
 	"github.com/magicfrog/mf-lsp/engine/rollup"
 )
 
-// journalFlags are --dimension and --scope: which journal a command acts on.
-type journalFlags struct {
-	dimension string
-	scope     string
-}
-
-func (j *journalFlags) register(c *cli, dimDefault, dimHelp string) {
-	j.dimension = dimDefault
-	c.fs.StringVar(&j.dimension, "dimension", dimDefault, dimHelp)
-	c.fs.StringVar(&j.scope, "scope", "", "the agent or task `ID` prefix of the journal (default: the dimension's shared journal)")
-}
-
-// dim parses --dimension; "" is 0 (every dimension).
-func (j *journalFlags) dim() (engine.Dimension, error) {
-	if j.dimension == "" {
-		return 0, nil
-	}
-	return engine.ParseDimension(j.dimension)
-}
-
 func runRollup(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCLI("rollup", "mf-lsp rollup day YYYY-MM-DD | week YYYY-Www | month YYYY-MM | due [flags]", `
 Roll up the Fractal journal (SPEC §6): refine a day's raw daily into
@@ -75,11 +55,8 @@ failed (3 when every failure is a stale write: nothing was written).`, stdout, s
 	if err != nil {
 		return c.usageError("--today: %v", err)
 	}
-	m, err := c.open(true)
+	m, err := c.openDataDir()
 	if err != nil {
-		return c.fail("%v", err)
-	}
-	if err := c.requireDataDir(m); err != nil {
 		return c.fail("%v", err)
 	}
 	if _, err := rollup.FractalLayer(m); err != nil {

@@ -8,18 +8,6 @@ import (
 	"github.com/magicfrog/mf-lsp/engine/rollup"
 )
 
-// journalDim is --dimension for commands that act on one journal.
-func journalDim(jf *journalFlags) (engine.Dimension, error) {
-	d, err := jf.dim()
-	if err != nil {
-		return 0, err
-	}
-	if d == 0 {
-		return 0, fmt.Errorf("want account, user, agent, task or device")
-	}
-	return d, nil
-}
-
 func runToday(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCLI("today", "mf-lsp today [flags]", `
 Print the path of today's raw daily note in a journal (the journal layer of
@@ -33,7 +21,7 @@ reported on stderr when the note was made.`, stdout, stderr)
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
-	d, err := journalDim(&jf)
+	d, err := jf.oneDim()
 	if err != nil {
 		return c.usageError("--dimension: %v", err)
 	}
@@ -41,11 +29,8 @@ reported on stderr when the note was made.`, stdout, stderr)
 	if err != nil {
 		return c.usageError("--today: %v", err)
 	}
-	m, err := c.open(true)
+	m, err := c.openDataDir()
 	if err != nil {
-		return c.fail("%v", err)
-	}
-	if err := c.requireDataDir(m); err != nil {
 		return c.fail("%v", err)
 	}
 	p, created, err := rollup.Today(m, d, jf.scope, day)
@@ -88,15 +73,12 @@ file was refused (kept and ignored files are not an error).`, stdout, stderr)
 	if *dir == "" || (len(pos) == 1 && pos[0] != *dir) {
 		return c.usageError("want one workspace folder: --journal DIR")
 	}
-	d, err := journalDim(&jf)
+	d, err := jf.oneDim()
 	if err != nil {
 		return c.usageError("--dimension: %v", err)
 	}
-	m, err := c.open(true)
+	m, err := c.openDataDir()
 	if err != nil {
-		return c.fail("%v", err)
-	}
-	if err := c.requireDataDir(m); err != nil {
 		return c.fail("%v", err)
 	}
 	rep, err := rollup.ImportJournal(m, *dir, d, jf.scope)
