@@ -239,31 +239,19 @@ func refineCandidates(sources []Source) []cand {
 	for _, src := range sources {
 		body := stripFrontmatter(src.Body)
 		hcat := catNone
-		fence := ""
-		eachLine(body, func(_, _ int, line string) {
-			trimmed := strings.TrimLeft(line, " \t")
-			if fence != "" {
-				if strings.HasPrefix(trimmed, fence) && strings.TrimSpace(strings.TrimLeft(trimmed, fence[:1])) == "" {
-					fence = ""
-				}
-				return
-			}
-			if f := fenceOpen(trimmed); f != "" {
-				fence = f
-				return
-			}
-			if lvl, title := heading(line); lvl > 0 {
-				if lvl == 1 {
+		eachBodyLine(body, func(l bodyLine) {
+			if l.level > 0 {
+				if l.level == 1 {
 					hcat = catNone
 				} else {
-					hcat = headingCat(title)
+					hcat = headingCat(l.title)
 				}
 				return
 			}
-			if strings.TrimSpace(line) == "" || isOutput(line) || strings.HasPrefix(trimmed, "<!--") {
+			if isOutput(l.text) {
 				return
 			}
-			text, box := cleanLine(line)
+			text, box := cleanLine(l.text)
 			cat, text, score := fileLine(text, box, hcat)
 			if cat == catNone {
 				return

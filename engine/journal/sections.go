@@ -75,39 +75,27 @@ type Item struct {
 func ParseSections(body []byte) []Section {
 	var out []Section
 	var cur *Section
-	fence := ""
-	eachLine(body, func(start, end int, line string) {
-		trimmed := strings.TrimLeft(line, " \t")
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) && strings.TrimSpace(strings.TrimLeft(trimmed, fence[:1])) == "" {
-				fence = ""
-			}
-			return
-		}
-		if f := fenceOpen(trimmed); f != "" {
-			fence = f
-			return
-		}
-		if lvl, title := heading(line); lvl > 0 {
-			if lvl <= 2 && cur != nil {
-				cur.End = start
+	eachBodyLine(body, func(l bodyLine) {
+		if l.level > 0 {
+			if l.level <= 2 && cur != nil {
+				cur.End = l.start
 				out = append(out, *cur)
 				cur = nil
 			}
-			if lvl == 2 {
-				cur = &Section{Title: title, Start: start, HeadingEnd: end}
+			if l.level == 2 {
+				cur = &Section{Title: l.title, Start: l.start, HeadingEnd: l.end}
 			}
 			return
 		}
-		if cur == nil || strings.TrimSpace(line) == "" || strings.HasPrefix(trimmed, "<!--") {
+		if cur == nil {
 			return
 		}
-		marker, text := listMarker(trimmed)
+		marker, text := listMarker(l.trimmed)
 		text = strings.TrimRight(text, " \t")
 		if text == "" {
 			return
 		}
-		cur.Items = append(cur.Items, Item{Text: text, Marker: marker, Start: start, End: end})
+		cur.Items = append(cur.Items, Item{Text: text, Marker: marker, Start: l.start, End: l.end})
 	})
 	if cur != nil {
 		cur.End = len(body)
@@ -141,6 +129,43 @@ func eachLine(b []byte, fn func(start, end int, line string)) {
 		fn(start, end, string(b[start:end]))
 		start = i + 1
 	}
+}
+
+// bodyLine is a line of a note body that the journal's parsers read: a heading
+// (level > 0) or any other line with text.
+type bodyLine struct {
+	start, end int    // byte range in the body, without the line ending
+	text       string // the whole line
+	trimmed    string // the line without its indentation
+	level      int    // the heading's level (1–6), 0 for a line that is no heading
+	title      string // the heading's title
+}
+
+// eachBodyLine calls fn for the lines of body that hold Markdown text: lines of
+// fenced code blocks (``` or ~~~, fences included), blank lines and HTML
+// comment lines are passed over. Refining a raw daily and ParseSections both
+// read a body through it, so they agree on what is text.
+func eachBodyLine(body []byte, fn func(l bodyLine)) {
+	fence := ""
+	eachLine(body, func(start, end int, line string) {
+		trimmed := strings.TrimLeft(line, " \t")
+		if fence != "" {
+			if strings.HasPrefix(trimmed, fence) && strings.TrimSpace(strings.TrimLeft(trimmed, fence[:1])) == "" {
+				fence = ""
+			}
+			return
+		}
+		if f := fenceOpen(trimmed); f != "" {
+			fence = f
+			return
+		}
+		l := bodyLine{start: start, end: end, text: line, trimmed: trimmed}
+		l.level, l.title = heading(line)
+		if l.level == 0 && (strings.TrimSpace(line) == "" || strings.HasPrefix(trimmed, "<!--")) {
+			return
+		}
+		fn(l)
+	})
 }
 
 // heading returns the ATX heading level (1–6) and title of line, or 0. Up to three
