@@ -64,6 +64,27 @@ func (r Rollup) Output() string {
 	return ""
 }
 
+// SourcePaths returns the paths the rollup reads, relative to the layer root,
+// in date order, whether they exist or not: a refined day reads its raw daily,
+// a week the refined days of its seven days, a month the weeklies of its weeks
+// (Month.Weeks). Sources picks the same files from a list of existing ones.
+func (r Rollup) SourcePaths() []string {
+	var out []string
+	switch r.Kind {
+	case RefineDay:
+		out = append(out, Path(Daily, r.Day, Week{}, Month{}))
+	case RollupWeek:
+		for _, d := range r.Week.Days() {
+			out = append(out, Path(Refined, d, Week{}, Month{}))
+		}
+	case RollupMonth:
+		for _, w := range r.Month.Weeks() {
+			out = append(out, Path(Weekly, Day{}, w, Month{}))
+		}
+	}
+	return out
+}
+
 func (r Rollup) String() string { return r.Kind.String() + " " + r.Period() }
 
 // ParseRollup makes the rollup of kind k for a period written as in file names.

@@ -149,6 +149,31 @@ func TestSources(t *testing.T) {
 	}
 }
 
+func TestSourcePaths(t *testing.T) {
+	for _, tc := range []struct {
+		r     Rollup
+		first string
+		n     int
+	}{
+		{Rollup{Kind: RefineDay, Day: d("2026-11-23")}, "2026-11-23.md", 1},
+		{Rollup{Kind: RollupWeek, Week: Week{2026, 48}}, "refined/2026-11-23.md", 7},
+		{Rollup{Kind: RollupMonth, Month: Month{2026, 11}}, "weekly/2026-W45.md", 4},
+	} {
+		paths := tc.r.SourcePaths()
+		if len(paths) != tc.n || paths[0] != tc.first {
+			t.Errorf("SourcePaths(%v) = %v, want %d paths from %s", tc.r, paths, tc.n, tc.first)
+		}
+		// Sources, given every one of them, picks them all in the same order.
+		var picked []string
+		for _, f := range Sources(tc.r, files(paths...)) {
+			picked = append(picked, f.Rel)
+		}
+		if strings.Join(picked, " ") != strings.Join(paths, " ") {
+			t.Errorf("Sources(%v) of its SourcePaths = %v, want %v", tc.r, picked, paths)
+		}
+	}
+}
+
 func TestRollupNames(t *testing.T) {
 	for _, tc := range []struct {
 		k      RollupKind

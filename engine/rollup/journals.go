@@ -192,22 +192,9 @@ func fresh(m *engine.Memory, path string) *engine.Entry {
 // sourceFiles returns the files rollup r of the journal reads, as on disk now,
 // in journal.Sources order.
 func (j Journal) sourceFiles(m *engine.Memory, r journal.Rollup) []File {
-	var rels []string
-	switch r.Kind {
-	case journal.RefineDay:
-		rels = append(rels, journal.Path(journal.Daily, r.Day, journal.Week{}, journal.Month{}))
-	case journal.RollupWeek:
-		for _, d := range r.Week.Days() {
-			rels = append(rels, journal.Path(journal.Refined, d, journal.Week{}, journal.Month{}))
-		}
-	case journal.RollupMonth:
-		for _, w := range r.Month.Weeks() {
-			rels = append(rels, journal.Path(journal.Weekly, journal.Day{}, w, journal.Month{}))
-		}
-	}
 	var files []journal.File
 	entries := map[string]*engine.Entry{}
-	for _, rel := range rels {
+	for _, rel := range r.SourcePaths() {
 		e := j.lookup(m, rel)
 		if e == nil {
 			continue

@@ -196,22 +196,12 @@ func wantedSources(r journal.Rollup) string {
 }
 
 // failedSource returns a source of job that a failed job should have written.
+// failed holds job outputs: a day's raw daily, which no job writes, is never in it.
 func failedSource(job Job, failed map[string]bool) string {
 	if len(failed) == 0 {
 		return ""
 	}
-	var rels []string
-	switch job.Rollup.Kind {
-	case journal.RollupWeek:
-		for _, d := range job.Rollup.Week.Days() {
-			rels = append(rels, journal.Path(journal.Refined, d, journal.Week{}, journal.Month{}))
-		}
-	case journal.RollupMonth:
-		for _, w := range job.Rollup.Month.Weeks() {
-			rels = append(rels, journal.Path(journal.Weekly, journal.Day{}, w, journal.Month{}))
-		}
-	}
-	for _, r := range rels {
+	for _, r := range job.Rollup.SourcePaths() {
 		if failed[job.Journal.String()+r] {
 			return r
 		}
