@@ -444,13 +444,7 @@ func (a *adapter) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2
 		a.runAsync(ctx, conn, req, fn)
 		return
 	}
-	if req.Notif {
-		if err != nil {
-			a.notificationFailed(ctx, conn, req.Method, err)
-		}
-		return
-	}
-	a.reply(ctx, conn, req.ID, result, err)
+	a.answer(ctx, conn, req, result, err)
 }
 
 // dispatch calls the glsp handler and maps its result to an LSP error, recovering
@@ -505,13 +499,7 @@ func (a *adapter) runAsync(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrp
 			}
 			return result, err
 		}()
-		if req.Notif {
-			if err != nil {
-				a.notificationFailed(ctx, conn, req.Method, err)
-			}
-			return
-		}
-		a.reply(ctx, conn, req.ID, result, err)
+		a.answer(ctx, conn, req, result, err)
 	}()
 }
 
@@ -555,6 +543,18 @@ func (a *adapter) reply(ctx context.Context, conn *jsonrpc2.Conn, id jsonrpc2.ID
 	if err := conn.SendResponse(ctx, resp); err != nil && err != jsonrpc2.ErrClosed {
 		a.log.Printf("sending response %s: %v", id, err)
 	}
+}
+
+// answer ends a request with its reply; a notification has none, so only its
+// error is reported (notificationFailed).
+func (a *adapter) answer(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request, result any, err error) {
+	if req.Notif {
+		if err != nil {
+			a.notificationFailed(ctx, conn, req.Method, err)
+		}
+		return
+	}
+	a.reply(ctx, conn, req.ID, result, err)
 }
 
 // notificationFailed reports an error from a notification handler. There is no reply
