@@ -35,7 +35,10 @@ const DefaultTimeout = 10 * time.Second
 // path. Call it once per test binary (from TestMain, or lazily behind a sync.Once).
 func Build(dir string) (string, error) {
 	bin := filepath.Join(dir, "mf-lsp")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/magicfrog/mf-lsp/cmd/mf-lsp")
+	// MF_LSP_BUILD_FLAGS adds build flags: CI sets -race, so that a data race in
+	// the server fails the end-to-end tests that drive it.
+	args := append([]string{"build", "-o", bin}, strings.Fields(os.Getenv("MF_LSP_BUILD_FLAGS"))...)
+	cmd := exec.Command("go", append(args, "github.com/magicfrog/mf-lsp/cmd/mf-lsp")...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/mf-lsp: %v\n%s", err, out)
 	}
