@@ -7,7 +7,6 @@ import (
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -63,8 +62,10 @@ func (s *Server) documentSymbol(_ *glsp.Context, p *protocol.DocumentSymbolParam
 	return append(out, headingSymbols(src, doc.Body, m)...), nil
 }
 
-// mdParser is shared: goldmark's parser keeps no state between Parse calls.
-var mdParser parser.Parser = goldmark.DefaultParser()
+// headingParser finds blocks only: headings need no inline parsing, and
+// goldmark's inline link parsing is quadratic on pathological input such as
+// thousands of unclosed "[a](". Shared: a parser keeps no state between calls.
+var headingParser = parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
 
 // heading is one heading of a body, in src offsets.
 type heading struct {
@@ -80,7 +81,7 @@ func headingSymbols(src []byte, body int, m *Mapper) []protocol.DocumentSymbol {
 	if !bytes.Contains(b, []byte("#")) && !bytes.Contains(b, []byte("\n=")) && !bytes.Contains(b, []byte("\n-")) {
 		return nil
 	}
-	root := mdParser.Parse(text.NewReader(b))
+	root := headingParser.Parse(text.NewReader(b))
 	var hs []heading
 	for c := root.FirstChild(); c != nil; c = c.NextSibling() {
 		h, ok := c.(*ast.Heading)

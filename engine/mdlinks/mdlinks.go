@@ -38,14 +38,24 @@ type Link struct {
 	Reference bool
 }
 
+// MaxLinkOpeners bounds the "](" a body may hold for its links to be found.
+const MaxLinkOpeners = 2000
+
 // Links finds the links of src[body:], in source order. Links in code spans and
 // code blocks are not links; autolinks (<https://…>) are not listed. A link
 // whose position cannot be recovered (a destination written with escapes or
 // entities does not stand in the source as goldmark reads it) is left out.
+//
+// A body with more than MaxLinkOpeners "](" is not searched: goldmark's inline
+// parsing is quadratic in unclosed links ("[a](" twenty thousand times takes
+// seconds), and this runs on every keystroke. No memory note has that many.
 func Links(src []byte, body int) []Link {
 	b := src[body:]
 	// Inline links need "](", reference links a "]:" definition.
 	if !bytes.Contains(b, []byte("](")) && !bytes.Contains(b, []byte("]:")) {
+		return nil
+	}
+	if bytes.Count(b, []byte("](")) > MaxLinkOpeners {
 		return nil
 	}
 	root := mdParser.Parse(text.NewReader(b))

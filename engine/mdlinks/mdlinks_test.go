@@ -2,7 +2,10 @@ package mdlinks
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 )
 
 func TestLinks(t *testing.T) {
@@ -115,5 +118,41 @@ func TestNoteTarget(t *testing.T) {
 		if ok != (want != "") || got != want {
 			t.Errorf("NoteTarget(%q) = %q, %v; want %q", dest, got, ok, want)
 		}
+	}
+}
+
+// FuzzLinks: on any note, Links never panics and every span it returns lies
+// inside the source, after the body offset, with the destination inside the link.
+func FuzzLinks(f *testing.F) {
+	for _, s := range []string{
+		"---\nrevision: 1\n---\nSee [style](notes/style.md) and [b][r].\n\n[r]: other.md\n",
+		"[](gone.md) [*x*][r]\n[r]: x.md", "`[code](x.md)`\n```\n[x](y.md)\n```\n", "[é](ü.md)\r\n[a](a.md)",
+		"[a](<b c.md>) [a](b.md \"title\") ![img](i.png) <https://x>", "[[nested](a.md)](b.md)", "[",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		body := frontmatter.Parse(src).Body
+		in := func(s frontmatter.Span) bool { return body <= s.Start && s.Start <= s.End && s.End <= len(src) }
+		for _, l := range Links(src, body) {
+			if !in(l.Span) {
+				t.Fatalf("link span %v outside the body [%d, %d) of %q", l.Span, body, len(src), src)
+			}
+			if l.DestSpan != (frontmatter.Span{}) && (!in(l.DestSpan) || l.DestSpan.Start < l.Span.Start || l.DestSpan.End > l.Span.End) {
+				t.Fatalf("destination span %v outside the link %v in %q", l.DestSpan, l.Span, src)
+			}
+		}
+	})
+}
+
+// TestTooManyLinkOpeners: a body beyond MaxLinkOpeners is not searched (goldmark
+// is quadratic in unclosed links); one at the bound still is.
+func TestTooManyLinkOpeners(t *testing.T) {
+	at := []byte(strings.Repeat("[a](b.md) ", MaxLinkOpeners))
+	if n := len(Links(at, 0)); n != MaxLinkOpeners {
+		t.Errorf("%d links at the bound, want %d", n, MaxLinkOpeners)
+	}
+	if got := Links([]byte(strings.Repeat("[a](", MaxLinkOpeners+1)), 0); got != nil {
+		t.Errorf("a pathological body was searched: %d links", len(got))
 	}
 }
