@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -23,10 +24,11 @@ type workspace struct {
 	err    error // why main could not be opened
 
 	mu            sync.Mutex
-	lone          map[string]*engine.Memory           // by data dir + "\x00" + project
-	bases         map[protocol.DocumentUri]engineBase // what each buffer was based on
-	changePending bool                                // the memoryChanged goroutine is running
-	changeDirty   bool                                // memory changed since it last rendered
+	lone          map[string]*engine.Memory             // by data dir + "\x00" + project
+	bases         map[protocol.DocumentUri]engineBase   // what each buffer was based on
+	parsed        map[protocol.DocumentUri]parsedBuffer // the last parse of each open buffer
+	changePending bool                                  // the memoryChanged goroutine is running
+	changeDirty   bool                                  // memory changed since it last rendered
 	watchers      []*watcher
 }
 
@@ -37,7 +39,8 @@ type engineBase struct {
 }
 
 func newWorkspace() *workspace {
-	return &workspace{loaded: make(chan struct{}), lone: map[string]*engine.Memory{}, bases: map[protocol.DocumentUri]engineBase{}}
+	return &workspace{loaded: make(chan struct{}), lone: map[string]*engine.Memory{}, bases: map[protocol.DocumentUri]engineBase{},
+		parsed: map[protocol.DocumentUri]parsedBuffer{}}
 }
 
 // loadMemory opens the session's memory tree. It runs once, beside the read loop,
@@ -207,8 +210,8 @@ func (s *Server) Note(uri protocol.DocumentUri) (*Note, bool) {
 	}
 	n := &Note{URI: uri, Path: path, Memory: m}
 	if d, open := s.Docs.Get(uri); open {
-		e, _, ok := m.Parse(path, d.Text)
-		if !ok || e == nil {
+		e := s.parsed(m, path, d)
+		if e == nil {
 			return nil, false
 		}
 		n.Entry, n.Doc, n.Mapper = e, d, d.Mapper()
@@ -220,6 +223,44 @@ func (s *Server) Note(uri protocol.DocumentUri) (*Note, bool) {
 	}
 	n.Entry, n.Mapper = e, NewMapper(e.Src)
 	return n, true
+}
+
+// parsed is the entry of an open buffer: the loaded entry when the buffer holds
+// the disk's bytes (its token counts and rendered element are cached there),
+// else the buffer parsed once per version, so that hovering over a large edited
+// note does not tokenize it again on every request.
+func (s *Server) parsed(m *engine.Memory, path string, d *Document) *engine.Entry {
+	if e := m.Entry(path); e != nil && bytes.Equal(e.Src, d.Text) {
+		return e
+	}
+	key := parsedBuffer{version: d.Version, memory: m, tree: m.Version()}
+	if len(d.Text) > 0 {
+		key.text = &d.Text[0]
+	}
+	s.ws.mu.Lock()
+	c, ok := s.ws.parsed[d.URI]
+	s.ws.mu.Unlock()
+	if ok && key.text != nil && c.version == key.version && c.memory == m && c.tree == key.tree && c.text == key.text {
+		return c.entry
+	}
+	e, _, ok := m.Parse(path, d.Text)
+	if !ok || e == nil {
+		return nil
+	}
+	key.entry = e
+	s.ws.mu.Lock()
+	s.ws.parsed[d.URI] = key
+	s.ws.mu.Unlock()
+	return e
+}
+
+// parsedBuffer caches the entry parsed from one version of a buffer.
+type parsedBuffer struct {
+	version int32
+	memory  *engine.Memory
+	tree    uint64 // the tree's version: a new roster or layer can reclassify the note
+	text    *byte  // the buffer's first byte: a new text is a new array
+	entry   *engine.Entry
 }
 
 // setBase records what a buffer is based on: the disk version when the buffer
@@ -252,6 +293,7 @@ func (s *Server) Base(uri protocol.DocumentUri) (engineBase, bool) {
 func (s *Server) dropBase(uri protocol.DocumentUri) {
 	s.ws.mu.Lock()
 	delete(s.ws.bases, uri)
+	delete(s.ws.parsed, uri)
 	s.ws.mu.Unlock()
 }
 
