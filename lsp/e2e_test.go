@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
 	"github.com/sourcegraph/jsonrpc2"
@@ -275,6 +276,8 @@ func TestMalformedRequestWithIDIsAnswered(t *testing.T) {
 
 func TestHugeDocument(t *testing.T) {
 	c := start(t)
+	// Decoding 20 MB of JSON takes seconds in a -race build of the server.
+	c.Timeout = time.Minute
 	c.Initialize("", nil)
 	const uri = "file:///tmp/huge.md"
 	text := strings.Repeat("0123456789abcdef\n", 20<<20/17+1) // just over 20 MB
