@@ -29,12 +29,13 @@ var codec = sync.OnceValue(func() tokenizer.Codec {
 	return c
 })
 
-// Tokens is the size of the note's body in tokens, counted once.
+// Tokens is the size of the note's body in tokens, counted once (and kept in
+// the persistent cache, when there is one).
 func (e *Entry) Tokens() int {
 	if n := e.tokens.Load(); n > 0 {
 		return int(n - 1)
 	}
-	n := Tokens(string(e.Body()))
+	n := countTokens(string(e.Body()))
 	e.tokens.Store(int32(n + 1))
 	return n
 }
@@ -87,7 +88,7 @@ func cachedCount(c *atomic.Int32, text func() string) int {
 	if n := c.Load(); n > 0 {
 		return int(n - 1)
 	}
-	n := Tokens(text())
+	n := countTokens(text())
 	c.Store(int32(n + 1))
 	return n
 }

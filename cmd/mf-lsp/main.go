@@ -10,11 +10,19 @@ import (
 	"os"
 	"sort"
 
+	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/lsp"
 )
 
 func main() {
-	os.Exit(mainExit(os.Args[1:]))
+	stop := startProfile(os.Getenv("MF_LSP_CPUPROFILE"))
+	// Token counts outlive the process (docs/architecture.md, "Token-count
+	// cache"): an agent's next boot with a budget does not tokenize again.
+	engine.UseTokenCache(engine.DefaultTokenCacheDir())
+	code := mainExit(os.Args[1:])
+	engine.FlushTokenCache()
+	stop()
+	os.Exit(code)
 }
 
 // mainExit is main without os.Exit, so tests can run the command in-process.
