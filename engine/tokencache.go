@@ -279,8 +279,9 @@ func DefaultTokenCacheDir() string {
 	if err != nil {
 		return ""
 	}
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		// No cache folder (HOME=/nonexistent, a sandbox): do not make one.
+	if _, err := os.Stat(filepath.Dir(dir)); errors.Is(err, fs.ErrNotExist) {
+		// No home for a cache folder (HOME=/nonexistent in a sandbox or a
+		// service account): make nothing there.
 		return ""
 	}
 	return filepath.Join(dir, "mf-lsp")

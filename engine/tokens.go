@@ -11,6 +11,7 @@ import (
 // with a real BPE tokenizer: characters / 4 is off by 2× on code and non-English
 // text, and a budget is only as good as its count.
 func Tokens(text string) int {
+	tokenizerRuns.Add(1)
 	c := codec()
 	n, err := c.Count(text)
 	if err != nil {
@@ -20,6 +21,9 @@ func Tokens(text string) int {
 	}
 	return n
 }
+
+// tokenizerRuns counts Tokens calls, for tests that check what did not run.
+var tokenizerRuns atomic.Int64
 
 var codec = sync.OnceValue(func() tokenizer.Codec {
 	c, err := tokenizer.Get(tokenizer.O200kBase)

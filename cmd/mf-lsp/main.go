@@ -16,17 +16,17 @@ import (
 
 func main() {
 	stop := startProfile(os.Getenv("MF_LSP_CPUPROFILE"))
-	// Token counts outlive the process (docs/architecture.md, "Token-count
-	// cache"): an agent's next boot with a budget does not tokenize again.
-	engine.UseTokenCache(engine.DefaultTokenCacheDir())
 	code := mainExit(os.Args[1:])
-	engine.FlushTokenCache()
 	stop()
 	os.Exit(code)
 }
 
 // mainExit is main without os.Exit, so tests can run the command in-process.
 func mainExit(args []string) int {
+	// Token counts outlive the process (docs/architecture.md, "Token-count
+	// cache"): an agent's next boot with a budget does not tokenize again.
+	engine.UseTokenCache(engine.DefaultTokenCacheDir())
+	defer engine.FlushTokenCache()
 	if len(args) == 0 || (len(args) == 1 && args[0] == "--stdio") {
 		return serve()
 	}
