@@ -62,7 +62,7 @@ func main() {
 		fmt.Println(synth.Floor(os.Args[2:]))
 		return
 	}
-	if err := run(); err != nil {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "coldbench:", err)
 		os.Exit(1)
 	}
@@ -83,18 +83,20 @@ type config struct {
 	out      io.Writer
 }
 
-func run() error {
-	var c config
-	sizes := flag.String("n", "10000", "tree `SIZES`: notes, comma-separated (e.g. 1000,10000,100000)")
-	flag.IntVar(&c.runs, "runs", 5, "timed `ROUNDS` of every path")
-	flag.IntVar(&c.budget, "budget", 8000, "the `TOKENS` of the budgeted render")
-	flag.StringVar(&c.bin, "bin", "", "the mf-lsp `BINARY` to measure (default: go build ./cmd/mf-lsp)")
-	flag.StringVar(&c.keep, "keep", "", "write trees below `DIR` and keep them; a tree already there is reused")
-	flag.StringVar(&c.profile, "profile", "", "write a CPU profile of one run of each path into `DIR`")
-	flag.BoolVar(&c.latency, "latency", true, "drive the server over stdio on the largest tree: hover, code lens, didChange, RSS")
-	flag.IntVar(&c.requests, "requests", 500, "`COUNT` of each request in the latency run")
-	flag.Parse()
-	c.out = os.Stdout
+func run(args []string, out io.Writer) error {
+	c := config{out: out}
+	fs := flag.NewFlagSet("coldbench", flag.ContinueOnError)
+	sizes := fs.String("n", "10000", "tree `SIZES`: notes, comma-separated (e.g. 1000,10000,100000)")
+	fs.IntVar(&c.runs, "runs", 5, "timed `ROUNDS` of every path")
+	fs.IntVar(&c.budget, "budget", 8000, "the `TOKENS` of the budgeted render")
+	fs.StringVar(&c.bin, "bin", "", "the mf-lsp `BINARY` to measure (default: go build ./cmd/mf-lsp)")
+	fs.StringVar(&c.keep, "keep", "", "write trees below `DIR` and keep them; a tree already there is reused")
+	fs.StringVar(&c.profile, "profile", "", "write a CPU profile of one run of each path into `DIR`")
+	fs.BoolVar(&c.latency, "latency", true, "drive the server over stdio on the largest tree: hover, code lens, didChange, RSS")
+	fs.IntVar(&c.requests, "requests", 500, "`COUNT` of each request in the latency run")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
