@@ -41,6 +41,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -447,31 +448,31 @@ func latency(c config, t *synth.Tree, cache string) error {
 	return nil
 }
 
-// shadowedNote is a task note whose key other dimensions have too (a
-// topics/ note), so hover and code lens have a chain to show; else any task
-// note of the project's task.
+// shadowedNote is a note of the project's task whose key other dimensions
+// have too (a topics/ note), so hover and code lens have a chain to show;
+// else any note of that task; else (a small tree) any note.
 func shadowedNote(t *synth.Tree) (string, error) {
-	dir := filepath.Join(t.ProjectDir, ".magicfrog", "memory", t.Task)
-	var first, topic string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+	var first, task, topic string
+	taskDir := filepath.Join(t.ProjectDir, ".magicfrog", "memory", t.Task) + string(filepath.Separator)
+	for _, r := range t.Roots() {
+		filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+				return nil
+			}
+			first = cmp.Or(first, p)
+			if strings.HasPrefix(p, taskDir) {
+				task = cmp.Or(task, p)
+				if strings.Contains(p, "/topics/") {
+					topic = cmp.Or(topic, p)
+				}
+			}
 			return nil
-		}
-		if first == "" {
-			first = p
-		}
-		if topic == "" && strings.Contains(p, "/topics/") {
-			topic = p
-		}
-		return nil
-	})
-	if topic != "" {
-		return topic, nil
+		})
 	}
-	if first != "" {
-		return first, nil
+	if note := cmp.Or(topic, task, first); note != "" {
+		return note, nil
 	}
-	return "", fmt.Errorf("no note of task %s in %s", t.Task, dir)
+	return "", fmt.Errorf("no notes in %s", t.Root)
 }
 
 func median(s []sample) time.Duration {
