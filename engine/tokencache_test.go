@@ -2,9 +2,12 @@ package engine_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -146,4 +149,30 @@ func TestTokenCacheUnwritable(t *testing.T) {
 	if err := engine.FlushTokenCache(); err != nil {
 		t.Logf("flush: %v (expected to fail quietly)", err)
 	}
+}
+
+// TestBudgetCountsInParallel: a scope large enough to count on every CPU
+// decides exactly as counting on one does (run it with -race too).
+func TestBudgetCountsInParallel(t *testing.T) {
+	files := map[string]string{}
+	for i := range 300 {
+		files[fmt.Sprintf("data/memory/user/notes/n%03d.md", i)] = note(1, strings.Repeat(fmt.Sprintf("user note %d says something. ", i), 1+i%7))
+	}
+	for i := range 20 {
+		files[fmt.Sprintf("data/memory/user/skills/s%02d.md", i)] = fmt.Sprintf("---\nrevision: 1\nname: s%02d\ndescription: Skill %d\n---\nSteps.\n", i, i)
+	}
+	renders := func() []string {
+		var out []string
+		for _, budget := range []int{1, 500, 2000, 8000, 1 << 20} {
+			_, m := makeTree(t, files)
+			blk := render(t, m, engine.RenderOptions{Budget: budget})
+			out = append(out, strconv.Itoa(blk.Tokens)+"\n"+blk.Text)
+		}
+		return out
+	}
+	prev := runtime.GOMAXPROCS(1)
+	serial := renders()
+	runtime.GOMAXPROCS(max(prev, 4))
+	defer runtime.GOMAXPROCS(prev)
+	sameRenders(t, "counted on 4 CPUs", renders(), serial)
 }
