@@ -244,15 +244,15 @@ func (c *client) stop() {
 	}
 }
 
-// peakRSS is the process's peak resident set (VmHWM) in MiB, from /proc
-// (Linux); 0 elsewhere.
-func peakRSS(pid int) float64 {
+// peakRSS is a /proc/PID/status figure in MiB: VmHWM (the peak resident
+// set) or VmRSS (the current one) on Linux; 0 elsewhere.
+func peakRSS(pid int, field string) float64 {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			if f := strings.Fields(rest); len(f) > 0 {
 				kb, _ := strconv.ParseFloat(f[0], 64)
 				return kb / 1024

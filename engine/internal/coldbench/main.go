@@ -49,6 +49,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,7 +89,7 @@ func run(args []string, out io.Writer) error {
 	c := config{out: out}
 	fs := flag.NewFlagSet("coldbench", flag.ContinueOnError)
 	sizes := fs.String("n", "10000", "tree `SIZES`: notes, comma-separated (e.g. 1000,10000,100000)")
-	fs.IntVar(&c.runs, "runs", 5, "timed `ROUNDS` of every path")
+	fs.IntVar(&c.runs, "runs", 5, "timed `ROUNDS` of every path (0: only the latency run)")
 	fs.IntVar(&c.budget, "budget", 8000, "the `TOKENS` of the budgeted render")
 	fs.StringVar(&c.bin, "bin", "", "the mf-lsp `BINARY` to measure (default: go build ./cmd/mf-lsp)")
 	fs.StringVar(&c.keep, "keep", "", "write trees below `DIR` and keep them; a tree already there is reused")
@@ -105,8 +106,8 @@ func run(args []string, out io.Writer) error {
 		}
 		c.sizes = append(c.sizes, n)
 	}
-	if c.runs < 1 || c.requests < 10 {
-		return fmt.Errorf("-runs at least 1, -requests at least 10")
+	if c.runs < 0 || c.requests < 10 {
+		return fmt.Errorf("-runs at least 0 (0: the latency run only), -requests at least 10")
 	}
 	tmp, err := os.MkdirTemp("", "mf-lsp-coldbench-")
 	if err != nil {
@@ -135,8 +136,10 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 		cache := filepath.Join(tmp, "cache-"+strconv.Itoa(n))
-		if err := measure(c, self, t, cache); err != nil {
-			return err
+		if c.runs > 0 {
+			if err := measure(c, self, t, cache); err != nil {
+				return err
+			}
 		}
 		last, lastCache = t, cache
 	}
@@ -280,8 +283,8 @@ func measure(c config, self string, t *synth.Tree, cache string) error {
 		}
 	}
 	floor, floorCPU := median(floors), medianCPU(floors)
-	fmt.Fprintf(c.out, "\n%d notes (%.0f MB), %d runs each; wall: median (range); CPU: median user+system; floor %s, CPU %s\n\n",
-		t.Notes, float64(t.Bytes)/1e6, c.runs, span(floors), ms(floorCPU))
+	fmt.Fprintf(c.out, "\n%d notes (%.0f MB), %d runs each; wall: median (range); CPU: median user+system; floor %s, CPU %s; %d CPUs, load average %s\n\n",
+		t.Notes, float64(t.Bytes)/1e6, c.runs, span(floors), ms(floorCPU), runtime.NumCPU(), loadAverage())
 	fmt.Fprintln(c.out, "| path | floor | mf-lsp | ratio | target | met | CPU floor | CPU mf-lsp | CPU ratio | peak RSS |")
 	fmt.Fprintln(c.out, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	for i, p := range paths {
@@ -381,6 +384,7 @@ func latency(c config, t *synth.Tree, cache string) error {
 		return err
 	}
 	loaded := time.Since(start)
+	loadRSS := peakRSS(srv.cmd.Process.Pid, "VmHWM:")
 	note, err := shadowedNote(t)
 	if err != nil {
 		return err
@@ -432,7 +436,7 @@ func latency(c config, t *synth.Tree, cache string) error {
 		}
 		change = append(change, time.Since(t0))
 	}
-	rss := peakRSS(srv.cmd.Process.Pid)
+	rss, nowRSS := peakRSS(srv.cmd.Process.Pid, "VmHWM:"), peakRSS(srv.cmd.Process.Pid, "VmRSS:")
 	fmt.Fprintf(c.out, "language server over stdio, %d notes (loaded and answering after %v), %d requests each, on %s\n\n",
 		t.Notes, loaded.Round(time.Millisecond), c.requests, strings.TrimPrefix(note, t.Root+string(filepath.Separator)))
 	fmt.Fprintln(c.out, "| request | p50 | p99 | max | target | met |")
@@ -445,6 +449,7 @@ func latency(c config, t *synth.Tree, cache string) error {
 	row("codeLens", lens, 2*time.Millisecond)
 	row("didChange → publishDiagnostics", change, 10*time.Millisecond)
 	fmt.Fprintf(c.out, "| peak RSS of the server | %.0f MB | | | < 200 MB | %s |\n\n", rss, yesNo(rss < 200))
+	fmt.Fprintf(c.out, "(peak RSS when the first answer came: %.0f MB; resident at the end: %.0f MB)\n\n", loadRSS, nowRSS)
 	return nil
 }
 
@@ -473,6 +478,17 @@ func shadowedNote(t *synth.Tree) (string, error) {
 		return note, nil
 	}
 	return "", fmt.Errorf("no notes in %s", t.Root)
+}
+
+// loadAverage is the 1-minute load average (Linux), "?" elsewhere: on a
+// shared machine it says how far to trust the wall-clock figures; the CPU
+// columns are steadier there.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(data)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 func median(s []sample) time.Duration {
