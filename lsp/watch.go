@@ -75,12 +75,12 @@ func (s *Server) openWatched(opts engine.Options) (*engine.Memory, error) {
 		dirs    = make(chan string, 1024) // nil once loaded: add inline
 		drained = make(chan struct{})
 	)
-	go func() {
+	go func(dirs <-chan string) {
 		for d := range dirs {
 			w.addOne(d)
 		}
 		close(drained)
-	}()
+	}(dirs)
 	opts.OnDir = func(dir string) { // later reloads and refreshes call it too
 		mu.Lock()
 		defer mu.Unlock()
