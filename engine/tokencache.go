@@ -36,12 +36,11 @@ import (
 // TokenCacheFile is the cache's file name inside its folder.
 const TokenCacheFile = "token-counts"
 
-const (
-	tokenRecordSize = 24
-	// tokenCacheMaxRecords bounds the file at 12 MiB: three counts for each
-	// of 170,000 notes (element, omitted line, body).
-	tokenCacheMaxRecords = 1 << 19
-)
+const tokenRecordSize = 24
+
+// tokenCacheMaxRecords bounds the file at 12 MiB: three counts for each of
+// 170,000 notes (element, omitted line, body). A variable for tests.
+var tokenCacheMaxRecords = 1 << 19
 
 // tokenCacheHeader names the format and what the counts depend on: the
 // encoding and the tokenizer module's version (a new version may split text
