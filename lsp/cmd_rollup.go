@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/rollup"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // rollupArg is magicfrog.rollup's argument. dimension and scope select journals
@@ -215,7 +215,7 @@ func (s *Server) lessonsEdit(le rollup.LessonsEdit) (map[string]any, error) {
 		"description": strings.Join(le.Added, "\n"),
 	}}
 	if le.Exists {
-		src, err := os.ReadFile(le.Path)
+		src, err := safefs.ReadFile(le.Path, engine.MaxNoteSize)
 		if err != nil {
 			return nil, err
 		}

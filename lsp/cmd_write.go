@@ -17,6 +17,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/rollup"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // The commands that write memory: magicfrog.promote, magicfrog.export,
@@ -282,7 +283,7 @@ func (s *Server) registerAgentCommand(_ *glsp.Context, arg json.RawMessage) (any
 // changed.
 func addToJSONList(file, key, value string) (bool, error) {
 	fields := map[string]json.RawMessage{}
-	b, err := os.ReadFile(file)
+	b, err := safefs.ReadFile(file, engine.MaxConfigSize)
 	switch {
 	case err == nil:
 		if err := json.Unmarshal(b, &fields); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/diagnostics"
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -202,7 +203,7 @@ func (p *positions) at(path string, offset int) (line, col int) {
 	if !ok {
 		if e := p.m.Entry(path); e != nil {
 			src = e.Src
-		} else if b, err := os.ReadFile(path); err == nil && len(b) <= engine.MaxNoteSize {
+		} else if b, err := safefs.ReadFile(path, engine.MaxNoteSize); err == nil {
 			src = b
 		}
 		p.src[path] = src

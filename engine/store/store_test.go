@@ -334,16 +334,39 @@ func TestSymlinkedParentInsideRoot(t *testing.T) {
 	if b := mustRead(t, filepath.Join(root, "real", "n.md")); !bytes.Equal(b, note(1, "x")) {
 		t.Fatalf("note %q", b)
 	}
-	// And a root that is itself reached through a symbolic link.
-	link := filepath.Join(t.TempDir(), "rootlink")
-	if err := os.Symlink(root, link); err != nil {
+	// And a root whose parent is reached through a symbolic link (/tmp on
+	// macOS, a home folder moved to another disk).
+	link := filepath.Join(t.TempDir(), "parentlink")
+	if err := os.Symlink(filepath.Dir(root), link); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(link, "real/n.md", note(2, "y"), Expect{Revision: 1}); err != nil {
+	viaLink := filepath.Join(link, filepath.Base(root))
+	if err := Write(viaLink, "real/n.md", note(2, "y"), Expect{Revision: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(link, filepath.Join(root, "real", "n.md"), note(3, "z"), Expect{Revision: 2}); err != nil {
+	if err := Write(viaLink, filepath.Join(root, "real", "n.md"), note(3, "z"), Expect{Revision: 2}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A memory root that is itself a symbolic link (a cloned project's
+// .magicfrog/memory pointing anywhere) is refused for writes, as readers
+// refuse it: notes written through it would land outside the tree, unseen.
+func TestSymlinkedRootRefused(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges")
+	}
+	elsewhere := t.TempDir()
+	link := filepath.Join(t.TempDir(), "memory")
+	if err := os.Symlink(elsewhere, link); err != nil {
+		t.Fatal(err)
+	}
+	err := Write(link, "n.md", note(1, "x"), Expect{})
+	if !errors.Is(err, ErrOutsideRoot) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("write through a linked root: %v; want ErrOutsideRoot naming the link", err)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Fatalf("wrote %d entries outside the tree", len(entries))
 	}
 }
 
