@@ -273,3 +273,48 @@ func mustDo(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// Issue 14, smaller items: `write` accepted a 5 MB body that then loaded only
+// as a warning; `--scope " "` created agent/ /; a name with a newline split
+// every line-oriented output.
+func TestWriteAndNameLimits(t *testing.T) {
+	m, dir := newTree(t, map[string]string{"data/machine-id": "m1\n"})
+	_, err := m.Write(WriteRequest{Dimension: User, Key: "big.md", Body: []byte(strings.Repeat("x", 5<<20))})
+	if err == nil || !strings.Contains(err.Error(), "more than a note may be") {
+		t.Errorf("5 MB write: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data/memory/user/big.md")); err == nil {
+		t.Error("the 5 MB note was written")
+	}
+	for _, scope := range []string{" ", "\t", "a\nb", "x\u2028y"} {
+		if _, err := m.Write(WriteRequest{Dimension: Agent, Scope: scope, Key: "n.md", Body: []byte("x\n")}); err == nil {
+			t.Errorf("scope %q accepted", scope)
+		}
+	}
+	if _, err := m.Write(WriteRequest{Dimension: User, Key: "a\nb.md", Body: []byte("x\n")}); err == nil {
+		t.Error("a key with a newline accepted")
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "data/memory/agent")); len(entries) != 0 {
+		t.Errorf("folders made under agent/: %v", entries)
+	}
+	// A name with a newline on disk is a one-line problem, not a note.
+	bad := filepath.Join(dir, "data/memory/user", "evil\nname.md")
+	mustDo(t, os.MkdirAll(filepath.Dir(bad), 0o755))
+	mustDo(t, os.WriteFile(bad, []byte("x\n"), 0o644))
+	m.Reload()
+	if m.Entry(bad) != nil {
+		t.Error("a name with a newline loaded as a note")
+	}
+	found := false
+	for _, p := range m.Problems() {
+		if p.Path == bad {
+			found = true
+			if strings.Contains(p.Error(), "\n") {
+				t.Errorf("problem spans lines: %q", p.Error())
+			}
+		}
+	}
+	if !found {
+		t.Error("no problem for a name with a newline")
+	}
+}

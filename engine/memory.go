@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -42,7 +43,12 @@ const (
 	ProblemSpecial    ProblemKind = "special"    // a FIFO, socket or device: never opened for reading
 )
 
-func (p Problem) Error() string { return p.Path + ": " + p.Message }
+func (p Problem) Error() string {
+	if badName(p.Path) {
+		return strconv.Quote(p.Path) + ": " + p.Message // one line, whatever the name
+	}
+	return p.Path + ": " + p.Message
+}
 
 // Memory is a loaded memory tree: the data directory, the project's task memory,
 // their configuration, and every note. It is safe for concurrent use; entries are
@@ -161,6 +167,13 @@ func (m *Memory) loadRoot(r Root, dir string) {
 		}
 		name := d.Name()
 		if p != dir && strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p != dir && badName(name) {
+			m.problems[p] = Problem{Path: p, Kind: ProblemUnreadable, Message: "the name has a control character or is not UTF-8: not read (rename it)"}
 			if d.IsDir() {
 				return fs.SkipDir
 			}

@@ -74,6 +74,11 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
 		}
 	}
+	if a.Scope != nil {
+		if err := engine.CheckScopeID(*a.Scope); err != nil {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+		}
+	}
 	token := WorkDoneToken(ctx)
 	label := "rollup " + strings.Join(words, " ")
 	return Async(func(rctx context.Context) (any, error) {

@@ -66,6 +66,11 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 	} else if to, err = engine.ParseDimension(a.To); err != nil {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"to\": %v (want agent, user, account, task, device or skills)", cmd, err)
 	}
+	if a.Scope != nil {
+		if err := engine.CheckScopeID(*a.Scope); err != nil {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+		}
+	}
 	if a.Scope != nil && *a.Scope != "" && to != 0 && !to.Scoped() {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, to)
 	}
@@ -224,6 +229,9 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 		if d, err = engine.ParseDimension(a.Dimension); err != nil {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
 		}
+	}
+	if err := engine.CheckScopeID(a.Scope); err != nil {
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
 	}
 	if a.Scope != "" && !d.Scoped() {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/magicfrog/mf-lsp/diagnostics"
 	"github.com/magicfrog/mf-lsp/engine"
@@ -115,8 +117,11 @@ Exit code 1 when any finding is an error, else 0 (warnings do not fail);
 	show := func(p string) string {
 		if cwd != "" {
 			if rel, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(rel, "..") {
-				return rel
+				p = rel
 			}
+		}
+		if strings.ContainsFunc(p, unicode.IsControl) {
+			return strconv.Quote(p) // a newline in a name must not split the line
 		}
 		return p
 	}
