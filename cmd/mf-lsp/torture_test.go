@@ -52,6 +52,9 @@ func TestTorture(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
+	if raceEnabled {
+		t.Skip("limits mean nothing under the race detector; the plain go test run holds them")
+	}
 	if _, err := exec.LookPath("mf-lsp"); err != nil {
 		t.Skip("mf-lsp is not on PATH (TestMain puts the test binary there)")
 	}
