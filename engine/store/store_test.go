@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -573,5 +574,62 @@ func BenchmarkUpdateSmall(b *testing.B) {
 			b.Fatal(err)
 		}
 		rev++
+	}
+}
+
+// Issue 14: the lock showed up in the project's git status. It lives in
+// <root>/.mf-lsp/ beside a .gitignore of "*"; a link where the lock folder or
+// file should be is refused, and nothing is created through it.
+func TestLockIsIgnoredByGit(t *testing.T) {
+	repo := t.TempDir()
+	root := filepath.Join(repo, ".magicfrog", "memory")
+	if err := Write(root, "n.md", note(1, "x"), Expect{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, LockDir, ".gitignore")); err != nil || !strings.Contains(string(b), "\n*\n") {
+		t.Fatalf(".gitignore beside the lock: %q, %v", b, err)
+	}
+	if _, err := exec.LookPath("git"); err == nil {
+		if out, err := exec.Command("git", "-C", repo, "init", "-q").CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v %s", err, out)
+		}
+		out, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--untracked-files=all").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(out), "lock") || strings.Contains(string(out), LockDir) {
+			t.Errorf("git status shows the lock:\n%s", out)
+		}
+		if !strings.Contains(string(out), "n.md") {
+			t.Errorf("git status does not show the note:\n%s", out)
+		}
+	}
+	if runtime.GOOS == "windows" {
+		return
+	}
+	// Hostile lock folders.
+	outside := t.TempDir()
+	for i, setup := range []func(root string) error{
+		func(root string) error { return os.Symlink(outside, filepath.Join(root, LockDir)) },
+		func(root string) error {
+			if err := os.MkdirAll(filepath.Join(root, LockDir), 0o755); err != nil {
+				return err
+			}
+			return os.Symlink(filepath.Join(outside, "lockfile"), filepath.Join(root, LockDir, "lock"))
+		},
+	} {
+		root := filepath.Join(t.TempDir(), fmt.Sprint(i))
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := setup(root); err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(root, "n.md", note(1, "x"), Expect{}); err == nil {
+			t.Errorf("case %d: wrote through a linked lock", i)
+		}
+		if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+			t.Errorf("case %d: created %v outside the tree", i, entries)
+		}
 	}
 }
