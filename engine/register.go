@@ -103,3 +103,59 @@ func addToJSONList(file string, current []byte, exists bool, key, value string) 
 	}
 	return append(out, '\n'), true, nil
 }
+
+// Bind binds the project to task. The task it was bound to before stays in the
+// config's "tasks", so its folder keeps reading as that task's notes, never as
+// notes every task shares (SPEC §2). Every other key is kept; the file is
+// replaced atomically. It returns the earlier task ("" none) and whether the
+// file changed.
+func (m *Memory) Bind(task string) (previous string, changed bool, err error) {
+	if m.Paths.ProjectDir == "" {
+		return "", false, ErrNoProject
+	}
+	if err := checkName(task); err != nil {
+		return "", false, fmt.Errorf("%q cannot be a task ID: %w", task, err)
+	}
+	file := m.Paths.ProjectConfigFile()
+	err = store.UpdateConfig(filepath.Dir(file), file, func(current []byte, exists bool) ([]byte, error) {
+		fields := map[string]json.RawMessage{}
+		if exists {
+			if err := json.Unmarshal(current, &fields); err != nil {
+				return nil, fmt.Errorf("%s does not parse (%v): fix it by hand first", file, err)
+			}
+		}
+		if raw, ok := fields["task"]; ok && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &previous); err != nil {
+				return nil, fmt.Errorf("%s: \"task\" is not a string: fix it by hand first", file)
+			}
+		}
+		if previous == task {
+			return nil, nil
+		}
+		out := current
+		if previous != "" {
+			var ch bool
+			if out, ch, err = addToJSONList(file, current, exists, "tasks", previous); err != nil {
+				return nil, err
+			}
+			if !ch {
+				out = current
+			}
+			fields = map[string]json.RawMessage{}
+			if err := json.Unmarshal(out, &fields); err != nil {
+				return nil, err
+			}
+		}
+		fields["task"], _ = json.Marshal(task)
+		b, err := json.MarshalIndent(fields, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		changed = true
+		return append(b, '\n'), nil
+	})
+	if err == nil && changed {
+		m.Reload()
+	}
+	return previous, changed, err
+}

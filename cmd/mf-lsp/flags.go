@@ -20,6 +20,7 @@ type cli struct {
 	fs      *flag.FlagSet
 	dataDir string
 	project string
+	named   engine.Scope // IDs the command's scope flags name: IDs whether registered or not
 	stdout  io.Writer
 	stderr  io.Writer
 }
@@ -128,7 +129,7 @@ func (c *cli) open(warn bool) (*engine.Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := engine.Open(engine.Options{DataDir: c.dataDir, ProjectDir: project})
+	m, err := engine.Open(engine.Options{DataDir: c.dataDir, ProjectDir: project, Named: c.named})
 	if err != nil {
 		return nil, err
 	}
