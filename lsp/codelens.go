@@ -41,7 +41,7 @@ type noteStanding struct {
 
 // standing computes a note's standing in the session scope.
 func (s *Server) standing(n *Note) noteStanding {
-	sc := s.Scope(n.Memory)
+	sc := s.Participant(n.Memory)
 	st := n.Memory.StatusOf(n.Entry, sc)
 	ns := noteStanding{Status: st, Scope: sc, Machine: sc.Machine, Winner: n.Entry}
 	if ns.Machine == "" {
