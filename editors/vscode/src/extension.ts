@@ -344,20 +344,25 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('magicfrog.pickParticipant', () =>
       reportErrors('picking the participant', async () => {
         const current = previewParticipant ?? (config().get<string>('participant') ?? '').trim();
-        const items = knownAgents().map((id) => ({ label: id, description: id === current ? 'current' : undefined }));
-        if (items.length === 0) {
-          void vscode.window.showInformationMessage('MagicFrog: no agents in scope (set magicfrog.agents, or the project\'s .magicfrog/config.json "agents").');
-          return;
-        }
-        const picked = await vscode.window.showQuickPick(items, {
-          title: 'Render the memory block for which agent?',
-          placeHolder: 'A block is for one participant: the task plus one agent',
+        // The agents in scope, and any other ID typed into the box: an agent
+        // named here is an agent ID for the preview, registered or not.
+        const qp = vscode.window.createQuickPick();
+        qp.title = 'Render the memory block for which agent?';
+        qp.placeholder = 'A block is for one participant: the task plus one agent (type another agent ID)';
+        qp.items = knownAgents().map((id) => ({ label: id, description: id === current ? 'current' : undefined }));
+        const picked = await new Promise<string | undefined>((resolve) => {
+          qp.onDidAccept(() => resolve((qp.selectedItems[0]?.label ?? qp.value).trim() || undefined));
+          qp.onDidHide(() => resolve(undefined));
+          qp.show();
         });
+        qp.dispose();
         if (!picked) {
           return;
         }
-        previewParticipant = picked.label;
+        previewParticipant = picked;
+        output.appendLine(`Render preview and effective view: participant ${picked}.`);
         documents.refresh();
+        tree.refresh();
       }),
     ),
 
