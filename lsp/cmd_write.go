@@ -224,6 +224,7 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 	var a struct {
 		Dimension string `json:"dimension"`
 		Scope     string `json:"scope"`
+		Register  bool   `json:"register"` // add an unregistered scope ID first
 	}
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
@@ -239,7 +240,16 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
+		if a.Register && a.Scope != "" && !m.IsRegistered(d, a.Scope) {
+			if _, _, err := m.Register(d, a.Scope, false); err != nil {
+				return nil, Errorf(CodeRequestFailed, "%s: registering %q: %v", cmd, a.Scope, err)
+			}
+		}
 		path, created, err := rollup.Today(m, d, a.Scope, s.Today())
+		var u *engine.UnregisteredError
+		if errors.As(err, &u) {
+			return nil, Errorf(CodeRequestFailed, "%s: %v (argument \"register\": true adds it)", cmd, u)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -96,3 +96,20 @@ func TestRegisterTask(t *testing.T) {
 	}
 	wantInvalidParams(t, c, "magicfrog.registerTask", map[string]any{"id": "../x"}, "cannot be")
 }
+
+// TestTodayUnregistered: the editor's today action refuses an unregistered
+// scope, naming the fix, and registers it when asked.
+func TestTodayUnregistered(t *testing.T) {
+	c, data, _ := startDemo(t)
+	_, err := execCommand(c, "magicfrog.today", map[string]any{"dimension": "agent", "scope": "nobody"})
+	if rpcCode(err) != lsp.CodeRequestFailed || !strings.Contains(err.Error(), `"register": true`) {
+		t.Errorf("today into an unregistered agent: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(data, "memory/agent/nobody")); !os.IsNotExist(err) {
+		t.Errorf("agent/nobody/ was made: %v", err)
+	}
+	mustExec(t, c, "magicfrog.today", map[string]any{"dimension": "agent", "scope": "nobody", "register": true}, nil)
+	if b, _ := os.ReadFile(filepath.Join(data, "magicfrog.json")); !strings.Contains(string(b), `"nobody"`) {
+		t.Errorf("nobody not registered:\n%s", b)
+	}
+}
