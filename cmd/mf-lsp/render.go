@@ -37,7 +37,6 @@ warns about each such folder on stderr.`, stdout, stderr)
 	if *each && *previous != "" {
 		return c.usageError("--previous names one block's generation: it cannot go with --each-agent")
 	}
-	c.named = engine.Scope{Task: sf.task, Agents: sf.agents}
 	if *budget < 0 {
 		return c.usageError("--budget %d: want 0 (no limit) or more", *budget)
 	}
