@@ -67,10 +67,12 @@ note never replaces a newer one.
 Prints one line per file: "imported FROM -> PATH", "unchanged FROM",
 "kept FROM: why" (the destination is not older), "ignored FROM: why" (not a
 journal note), "skipped FROM: why" (refused), then a summary. Exit code 1 when a
-file was refused (kept and ignored files are not an error).`, stdout, stderr)
+file was refused (kept and ignored files are not an error). A --scope that is
+not a registered agent or task ID is refused (exit 2) unless --register adds it.`, stdout, stderr)
 	var jf journalFlags
 	jf.register(c, "task", "the `DIMENSION` whose journal receives the files")
 	dir := c.fs.String("journal", "", "the agent workspace `DIR` to import")
+	register := registerFlag(c)
 	pos, code, done := c.parse(args, 0, 1)
 	if done {
 		return code
@@ -88,6 +90,9 @@ file was refused (kept and ignored files are not an error).`, stdout, stderr)
 	m, err := c.openDataDir()
 	if err != nil {
 		return c.fail("%v", err)
+	}
+	if code, done := ensureRegistered(c, m, d, jf.scope, *register); done {
+		return code
 	}
 	rep, err := rollup.ImportJournal(m, *dir, d, jf.scope)
 	if err != nil {
