@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/renameio/v2"
-
 	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
@@ -72,57 +70,18 @@ func sameJSON(a, b []byte) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// mergeJSONLists adds values to the string lists of the JSON object in file,
-// keeping every other key and the lists' order; a missing file is made. It
-// returns "key value" for each value added.
-func mergeJSONLists(file string, adds map[string][]string) ([]string, error) {
-	fields := map[string]json.RawMessage{}
-	b, err := safefs.ReadFile(file, MaxConfigSize)
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(b, &fields); err != nil {
-			return nil, fmt.Errorf("%s does not parse (%v): fix it by hand first", file, err)
-		}
-	case errors.Is(err, fs.ErrNotExist):
-	default:
+// mergeJSONLists adds values to the string lists of the JSON object in file
+// (made if missing) under the store's lock, atomically, like a registration.
+// It returns "key value" for each value added.
+func mergeJSONLists(file string, adds map[string][]string) (added []string, err error) {
+	dir := filepath.Dir(file)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var added []string
-	keys := make([]string, 0, len(adds))
-	for k := range adds {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, key := range keys {
-		var list []string
-		if raw, ok := fields[key]; ok && string(raw) != "null" {
-			if err := json.Unmarshal(raw, &list); err != nil {
-				return nil, fmt.Errorf("%s: %q is not a list of strings: fix it by hand first", file, key)
-			}
-		}
-		n := len(list)
-		for _, v := range adds[key] {
-			if v != "" && !slices.Contains(list, v) {
-				list = append(list, v)
-				added = append(added, key+" "+v)
-			}
-		}
-		if len(list) > n {
-			fields[key], _ = json.Marshal(list)
-		}
-	}
-	if len(added) == 0 {
-		return nil, nil
-	}
-	out, err := json.MarshalIndent(fields, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return nil, err
-	}
-	if err := renameio.WriteFile(file, append(out, '\n'), 0o644); err != nil {
-		return nil, err
-	}
-	return added, nil
+	err = store.UpdateConfig(dir, file, func(current []byte, exists bool) ([]byte, error) {
+		out, a, err := addToJSONLists(file, current, exists, adds)
+		added = a
+		return out, err
+	})
+	return added, err
 }
