@@ -58,7 +58,19 @@ func (b *Block) CountTokens() int {
 type Omitted struct {
 	Entry  *Entry
 	Tokens int
-	Reason string // "budget"
+	Reason string // "budget", or "unregistered-scope" (Tokens 0: never counted)
+}
+
+// ReasonUnregistered is the omitted reason of a note under an unregistered
+// first folder (SPEC §2): it is no one's, so no block holds it.
+const ReasonUnregistered = "unregistered-scope"
+
+// SeveralAgentsError refuses to render one block for several agents: each
+// participant sees its own agent dimension and no one else's (SPEC §5).
+type SeveralAgentsError struct{ Agents []string }
+
+func (e *SeveralAgentsError) Error() string {
+	return fmt.Sprintf("one <memory> block is for one agent, and the scope names %d (%s): pick one, or render one block per agent", len(e.Agents), strings.Join(e.Agents, ", "))
 }
 
 // blockGroup is one element of the block: a dimension, and for agent and task the ID.
@@ -75,6 +87,9 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	s := opts.Scope
 	if s.Machine == "" {
 		s.Machine = m.MachineID()
+	}
+	if agents := unique(append([]string(nil), s.Agents...)); len(agents) > 1 {
+		return nil, &SeveralAgentsError{Agents: agents}
 	}
 	inBoot, err := bootSetFilter(opts.Today)
 	if err != nil {
@@ -126,7 +141,7 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	// counts later, if asked.
 	var overhead, headerEstimate int
 	if opts.Budget > 0 {
-		overhead, headerEstimate = countParts(groups, skills, slots, s, open("", opts.Previous))
+		overhead, headerEstimate = countParts(groups, skills, slots, v.Unregistered, s, open("", opts.Previous))
 	}
 	// choose marks the notes taken when the header line (with the generation)
 	// costs header tokens, and returns the block's size.
@@ -196,6 +211,10 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 			}
 			body.WriteString("</skills>\n")
 		}
+		for _, e := range v.Unregistered {
+			body.WriteString(unregisteredLine(e))
+			blk.Omitted = append(blk.Omitted, Omitted{Entry: e, Reason: ReasonUnregistered})
+		}
 		body.WriteString("</memory>\n")
 		// The generation hashes everything the agent would read except the
 		// generation itself, so an unchanged view keeps its generation.
@@ -217,7 +236,7 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	blk := build()
 	if opts.Budget <= 0 {
 		blk.count = func() int {
-			overhead, headerEstimate = countParts(groups, skills, slots, s, open("", opts.Previous))
+			overhead, headerEstimate = countParts(groups, skills, slots, v.Unregistered, s, open("", opts.Previous))
 			return choose(headerEstimate) - headerEstimate + headerOf(blk)
 		}
 		return blk, nil
@@ -242,11 +261,15 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 // generation, plus 8 tokens for the generation's 8 hex digits (the most they
 // can take, so that the estimate is an upper bound: the generation is not
 // known before the body is), the group and closing tags, and each slot's
-// element (or skill line) and omitted line. It returns the overhead (all but
-// the slots) and the header's estimate. Counting is spread over the CPUs.
-func countParts(groups []blockGroup, skills []*Entry, slots [][]slot, s Scope, header string) (overhead, headerEstimate int) {
+// element (or skill line) and omitted line, and the lines naming unregistered
+// notes. It returns the overhead (all but the slots) and the header's
+// estimate. Counting is spread over the CPUs.
+func countParts(groups []blockGroup, skills []*Entry, slots [][]slot, unregistered []*Entry, s Scope, header string) (overhead, headerEstimate int) {
 	headerEstimate = countTokens(header) + 8
 	overhead = headerEstimate + countTokens("</memory>\n")
+	for _, e := range unregistered {
+		overhead += countTokens(unregisteredLine(e))
+	}
 	for _, g := range groups {
 		openTag, closeTag := groupTags(g, s)
 		overhead += countTokens(openTag) + countTokens(closeTag)
@@ -319,7 +342,7 @@ func arrange(v *View, inBoot func(*Entry) bool) ([]blockGroup, []*Entry) {
 			order = []string{v.Scope.Task}
 		}
 		for _, id := range order {
-			if len(scopes[id]) > 0 {
+			if id != "" && len(scopes[id]) > 0 {
 				groups = append(groups, blockGroup{dim: d, id: id, notes: scopes[id]})
 			}
 		}
@@ -375,6 +398,12 @@ func skillLine(e *Entry) string {
 
 func omittedLine(e *Entry, tokens int, reason string) string {
 	return fmt.Sprintf("<omitted path=\"%s\" tokens=\"%d\" reason=\"%s\"/>\n", attr(e.Ref()), tokens, reason)
+}
+
+// unregisteredLine is the omitted line of a note under an unregistered first
+// folder: its path and why, never its body or size.
+func unregisteredLine(e *Entry) string {
+	return `<omitted path="` + attr(e.Ref()) + `" reason="` + ReasonUnregistered + "\"/>\n"
 }
 
 var attrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "\n", "&#10;", "\r", "&#13;", "\t", "&#9;")
