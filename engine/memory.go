@@ -277,15 +277,15 @@ func (m *Memory) readEntry(r Root, root *os.Root, rootDir, p string) (*Entry, *P
 }
 
 // readNote reads a note inside root, following links that stay inside it.
+// One open through the root, no Lstat first: os.Root resolves a path one
+// folder at a time (an openat and a close per element), so each extra call
+// on it costs a note's whole depth again; an Lstat, then ReadIn's own Lstat,
+// then its open tripled the syscalls of every load (engine/internal/coldbench).
+// The open alone keeps every guarantee: a link is followed only inside the
+// root, and the opened file must be regular and small enough before a byte is
+// read (safefs.ReadInFollow).
 func readNote(root *os.Root, rel string) ([]byte, error) {
-	lst, err := root.Lstat(rel)
-	if err != nil {
-		return nil, err
-	}
-	if lst.Mode()&fs.ModeSymlink != 0 {
-		return safefs.ReadInFollow(root, rel, MaxNoteSize)
-	}
-	return safefs.ReadIn(root, rel, MaxNoteSize)
+	return safefs.ReadInFollow(root, rel, MaxNoteSize)
 }
 
 // noteProblem turns a read error into the Problem a user can act on.
