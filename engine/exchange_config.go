@@ -8,10 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
-
-	"github.com/google/renameio/v2"
 
 	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
@@ -134,8 +133,35 @@ func mergeJSONLists(file string, adds map[string][]string) ([]string, error) {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return nil, err
 	}
-	if err := renameio.WriteFile(file, append(out, '\n'), 0o644); err != nil {
+	if err := writeConfigAtomic(file, append(out, '\n')); err != nil {
 		return nil, err
 	}
 	return added, nil
+}
+
+// writeConfigAtomic replaces a configuration file through a temporary file in
+// its folder, so a reader sees the old file or the new one, never half.
+func writeConfigAtomic(file string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // after the rename there is nothing to remove
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil && runtime.GOOS != "windows" {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, file)
 }

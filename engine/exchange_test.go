@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -144,7 +143,7 @@ func TestImportHostileTree(t *testing.T) {
 		"portable/user/broken.md":     "---\nrevision: [1\n---\nb\n",
 	})
 	src := filepath.Join(dir, "portable")
-	mustDo(t, syscall.Mkfifo(filepath.Join(src, "user", "pipe.md"), 0o644))
+	mustDo(t, mkfifo(filepath.Join(src, "user", "pipe.md")))
 	big, err := os.Create(filepath.Join(src, "user", "huge.md"))
 	mustDo(t, err)
 	mustDo(t, big.Truncate(1<<30)) // sparse: 1 GiB that costs no disk
