@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -84,84 +83,18 @@ func sameJSON(a, b []byte) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// mergeJSONLists adds values to the string lists of the JSON object in file,
-// keeping every other key and the lists' order; a missing file is made. It
-// returns "key value" for each value added.
-func mergeJSONLists(file string, adds map[string][]string) ([]string, error) {
-	fields := map[string]json.RawMessage{}
-	b, err := safefs.ReadFile(file, MaxConfigSize)
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(b, &fields); err != nil {
-			return nil, fmt.Errorf("%s does not parse (%v): fix it by hand first", file, err)
-		}
-	case errors.Is(err, fs.ErrNotExist):
-	default:
+// mergeJSONLists adds values to the string lists of the JSON object in file
+// (made if missing) under the store's lock, atomically, like a registration.
+// It returns "key value" for each value added.
+func mergeJSONLists(file string, adds map[string][]string) (added []string, err error) {
+	dir := filepath.Dir(file)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var added []string
-	keys := make([]string, 0, len(adds))
-	for k := range adds {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, key := range keys {
-		var list []string
-		if raw, ok := fields[key]; ok && string(raw) != "null" {
-			if err := json.Unmarshal(raw, &list); err != nil {
-				return nil, fmt.Errorf("%s: %q is not a list of strings: fix it by hand first", file, key)
-			}
-		}
-		n := len(list)
-		for _, v := range adds[key] {
-			if v != "" && !slices.Contains(list, v) {
-				list = append(list, v)
-				added = append(added, key+" "+v)
-			}
-		}
-		if len(list) > n {
-			fields[key], _ = json.Marshal(list)
-		}
-	}
-	if len(added) == 0 {
-		return nil, nil
-	}
-	out, err := json.MarshalIndent(fields, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return nil, err
-	}
-	if err := writeConfigAtomic(file, append(out, '\n')); err != nil {
-		return nil, err
-	}
-	return added, nil
-}
-
-// writeConfigAtomic replaces a configuration file through a temporary file in
-// its folder, so a reader sees the old file or the new one, never half.
-func writeConfigAtomic(file string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after the rename there is nothing to remove
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil && runtime.GOOS != "windows" {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, file)
+	err = store.UpdateConfig(dir, file, func(current []byte, exists bool) ([]byte, error) {
+		out, a, err := addToJSONLists(file, current, exists, adds)
+		added = a
+		return out, err
+	})
+	return added, err
 }

@@ -63,6 +63,7 @@ type Memory struct {
 	binding    Binding
 	machine    string
 	machineErr error
+	named      Scope // IDs the session's scope names (Options.Named)
 	ids        scopeIDs
 	config     []Problem                   // configuration files that did not parse
 	entries    map[string]*Entry           // by absolute path
@@ -89,6 +90,7 @@ func Open(opts Options) (*Memory, error) {
 	}
 	m := &Memory{Paths: Paths{DataDir: filepath.Clean(data), ProjectDir: project}}
 	m.machine = opts.Machine
+	m.named = Scope{Task: opts.Named.Task, Agents: append([]string(nil), opts.Named.Agents...)}
 	m.reload()
 	return m, nil
 }
@@ -139,7 +141,13 @@ func (m *Memory) readConfig() {
 	// agent a project is bound to is an agent, registered or not.
 	m.roster = unique(append(append([]string(nil), roster.Agents...), m.binding.Agents...))
 	m.shared = unique(append([]string(nil), roster.Shared...))
-	m.ids = scopeIDs{agents: set(m.roster), tasks: set(append([]string{m.binding.Task}, m.binding.Tasks...))}
+	m.ids = scopeIDs{
+		agents: set(append(append([]string(nil), m.roster...), m.named.Agents...)),
+		tasks:  set(append([]string{m.binding.Task, m.named.Task}, m.binding.Tasks...)),
+		shared: set(m.shared),
+		layers: layerFolders(m.layers),
+	}
+	delete(m.ids.agents, "")
 	delete(m.ids.tasks, "")
 	if m.machine == "" || m.machineErr != nil {
 		m.machine, m.machineErr = ReadMachineID(m.Paths, false)
@@ -308,9 +316,9 @@ func (m *Memory) makeEntry(r Root, p string, src []byte) (*Entry, *Problem) {
 	if err != nil {
 		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: err.Error()}
 	}
-	scope, key := m.ids.classify(r.Dimension, filepath.ToSlash(rel))
+	scope, key, unregistered := m.ids.classify(r.Dimension, filepath.ToSlash(rel))
 	e := &Entry{
-		Path: p, Root: r.Dir, Dimension: r.Dimension, Scope: scope, Key: key,
+		Path: p, Root: r.Dir, Dimension: r.Dimension, Scope: scope, Key: key, Unregistered: unregistered,
 		Layer: m.layers.Match(key), Legacy: r.Legacy,
 		Src: src, Doc: frontmatter.Parse(src), Hash: hashBytes(src),
 	}
@@ -460,8 +468,8 @@ func (m *Memory) locateLocked(path string) (Location, bool) {
 		if rel == "." {
 			rel = ""
 		}
-		scope, key := m.ids.classify(r.Dimension, rel)
-		return Location{Root: r, Dimension: r.Dimension, Scope: scope, Key: key, Layer: m.layers.Match(key), Legacy: r.Legacy}, true
+		scope, key, unregistered := m.ids.classify(r.Dimension, rel)
+		return Location{Root: r, Dimension: r.Dimension, Scope: scope, Key: key, Layer: m.layers.Match(key), Legacy: r.Legacy, Unregistered: unregistered}, true
 	}
 	return Location{}, false
 }
@@ -581,6 +589,26 @@ func (m *Memory) IsTaskID(id string) bool {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.ids.tasks[id]
+}
+
+// IsAgentID reports whether id is an agent ID: on the roster, in the project's
+// agents, or named by the session's scope.
+func (m *Memory) IsAgentID(id string) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.ids.agents[id]
+}
+
+// IsRegistered reports whether id is a registered ID of d (agent or task), the
+// only IDs a write may create notes under.
+func (m *Memory) IsRegistered(d Dimension, id string) bool {
+	switch d {
+	case Agent:
+		return m.IsAgentID(id)
+	case Task:
+		return m.IsTaskID(id)
+	}
+	return false
 }
 
 // MachineID is this machine's id ("" when none was made yet).

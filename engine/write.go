@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,10 @@ type WriteRequest struct {
 	// KeepFrom, when set, is a note whose frontmatter keys are kept instead of
 	// the destination's own (a promotion carries its note's keys along).
 	KeepFrom []byte
+	// Register adds an agent or task ID that is not registered yet (Register)
+	// before writing; without it a write under such an ID is refused with an
+	// *UnregisteredError (SPEC §2: no write creates an unregistered scope).
+	Register bool
 }
 
 // WriteResult says what was written.
@@ -39,6 +44,14 @@ type WriteResult struct {
 	Path     string
 	Revision int
 	Hash     string
+	// Registered is the configuration file Register changed ("" when none).
+	Registered string
+	// Legacy is the legacy file (machine/, project/) this write continued: the
+	// new canonical note took its revision + 1 and the legacy file was removed
+	// (LegacyRemoved), or kept when it changed meanwhile (LegacyKept says why).
+	Legacy        string
+	LegacyRemoved bool
+	LegacyKept    string
 }
 
 // StaleError reports that the disk moved past what the writer expected. Nothing
@@ -146,6 +159,10 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	out := &WriteResult{Path: p}
+	if out.Registered, err = m.checkScope(p, req); err != nil {
+		return nil, err
+	}
 	var machine string
 	if req.Dimension == Device {
 		if machine, err = m.EnsureMachineID(); err != nil {
@@ -156,6 +173,18 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 	if now.IsZero() {
 		now = time.Now()
 	}
+	// A key whose only version is a legacy note goes on from it: the expected
+	// revision is the legacy one and the canonical note continues its count
+	// (legacy 2 -> canonical 3), so a key's revision never goes backwards.
+	expect := store.Expect{Revision: req.ExpectRevision, Hash: req.ExpectHash}
+	legacy := m.legacyPredecessor(p)
+	if legacy != nil {
+		if legacy.Revision() != req.ExpectRevision || (req.ExpectHash != "" && req.ExpectHash != legacy.Hash) {
+			return nil, &StaleError{Path: legacy.Path, Expected: expect, Exists: true, Revision: legacy.Revision(), Hash: legacy.Hash, Readable: true,
+				Reason: fmt.Sprintf("the note's current version is the legacy file at revision %d (its canonical successor continues from it)", legacy.Revision())}
+		}
+		expect = store.Expect{} // the canonical file must not exist yet
+	}
 	rev := req.ExpectRevision + 1
 	sets := []frontmatter.Set{{Key: "revision", Value: rev}, {Key: "updated", Value: FormatTime(now)}}
 	if req.Dimension == Device {
@@ -164,8 +193,15 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 		sets = append(sets, frontmatter.Set{Key: "machine"})
 	}
 	sets = append(sets, req.Meta...)
-	written, err := store.Update(m.Paths.LockRoot(p), p, store.Expect{Revision: req.ExpectRevision, Hash: req.ExpectHash},
+	written, err := store.Update(m.Paths.LockRoot(p), p, expect,
 		func(current []byte, exists bool) ([]byte, error) {
+			if legacy != nil {
+				if now, err := os.ReadFile(legacy.Path); err != nil || store.Hash(now) != legacy.Hash {
+					return nil, &StaleError{Path: legacy.Path, Expected: store.Expect{Revision: req.ExpectRevision, Hash: req.ExpectHash}, Exists: err == nil,
+						Reason: "the legacy file changed since it was read"}
+				}
+				current, exists = legacy.Src, true // its frontmatter keys carry over
+			}
 			if exists && req.Dimension == Device {
 				if other := frontmatter.Parse(current); other.Has() {
 					if bound, _ := other.String("machine"); bound != "" && bound != machine {
@@ -185,7 +221,69 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 		return nil, err
 	}
 	m.Refresh(p)
-	return &WriteResult{Path: p, Revision: rev, Hash: store.Hash(written)}, nil
+	out.Revision, out.Hash = rev, store.Hash(written)
+	if legacy != nil {
+		// The canonical note is durable; the legacy file is its previous
+		// revision. Removing it (checked: only if it is still what was
+		// continued) keeps it from coming back as the key's version should the
+		// canonical note be deleted, with a revision that went backwards.
+		out.Legacy = legacy.Path
+		if err := m.Delete(legacy.Path, legacy.Revision(), legacy.Hash); err != nil {
+			out.LegacyKept = err.Error()
+		} else {
+			out.LegacyRemoved = true
+		}
+	}
+	return out, nil
+}
+
+// checkScope refuses a write to p under an unregistered ID, or registers the
+// ID first when req.Register says so; it returns the file it changed. A scope
+// that the tree reads as a shared folder rather than an ID is refused too: the
+// note would not be that ID's.
+func (m *Memory) checkScope(p string, req WriteRequest) (string, error) {
+	loc, ok := m.Locate(p)
+	if !ok {
+		return "", nil
+	}
+	if req.Scope != "" && loc.Scope != req.Scope && !loc.Unregistered {
+		return "", fmt.Errorf("%q is a shared folder of %s notes (magicfrog.json \"shared\" or a layer), not an ID: write the key %s/%s without a scope", req.Scope, req.Dimension, req.Scope, req.Key)
+	}
+	if !loc.Unregistered {
+		return "", nil
+	}
+	if !req.Register {
+		return "", &UnregisteredError{Dimension: loc.Dimension, ID: loc.Scope}
+	}
+	file, _, err := m.Register(loc.Dimension, loc.Scope, false)
+	if err != nil {
+		return "", fmt.Errorf("registering %q: %w", loc.Scope, err)
+	}
+	return file, nil
+}
+
+// legacyPredecessor is the legacy note (machine/, project/) of the same
+// dimension, ID and key as the canonical path p, when p holds no note yet.
+func (m *Memory) legacyPredecessor(p string) *Entry {
+	if m.Entry(p) != nil {
+		return nil
+	}
+	if _, err := os.Lstat(p); err == nil {
+		return nil // on disk but not loaded (unreadable): the store decides
+	}
+	loc, ok := m.Locate(p)
+	if !ok || loc.Legacy {
+		return nil
+	}
+	for _, e := range m.Versions(loc.Key) {
+		if e.Legacy && e.Dimension == loc.Dimension && e.Scope == loc.Scope {
+			if e.Dimension == Device && e.Machine() != "" && e.Machine() != m.MachineID() {
+				continue // another machine's note is not this machine's predecessor
+			}
+			return e
+		}
+	}
+	return nil
 }
 
 // checkNoteSize refuses a note the loader would not read: written, it would

@@ -5,19 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/rollup"
-	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // The commands that write memory: magicfrog.promote, magicfrog.export,
@@ -31,6 +27,12 @@ type promoteArg struct {
 	Scope *string `json:"scope"`
 	Layer string  `json:"layer"`
 	Copy  bool    `json:"copy"`
+	// SourceRevision and DestRevision are what the editor showed: the
+	// promotion is a compare-and-swap on both ends (engine.PromoteRequest).
+	// An absent destRevision is 0: the destination must not exist.
+	SourceRevision *int `json:"sourceRevision"`
+	DestRevision   int  `json:"destRevision"`
+	Register       bool `json:"register"`
 }
 
 // promoteCommand: magicfrog.promote {uri, to, scope, layer, copy}.
@@ -45,7 +47,10 @@ type promoteArg struct {
 // The note moved is the one on disk: an open buffer with unsaved changes is
 // refused (save first). Both ends are checked by engine.Promote: a source that
 // changed since it was read, or a destination newer than the source, refuses
-// the promotion with RequestFailed and writes nothing.
+// the promotion with RequestFailed and writes nothing. sourceRevision and
+// destRevision are the revisions the editor showed (the code actions carry
+// them); destRevision absent is 0, "must not exist", so an existing
+// destination is never overwritten blind.
 func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.promote"
 	var a promoteArg
@@ -94,7 +99,8 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 		if buffer != nil && !bytes.Equal(buffer, src.Src) {
 			return nil, Errorf(CodeRequestFailed, "%s: %s has unsaved changes or differs from the disk: save it first; nothing was moved", cmd, filepath.Base(path))
 		}
-		req := engine.PromoteRequest{From: src, To: to, ToLayer: layer, Copy: a.Copy}
+		req := engine.PromoteRequest{From: src, To: to, ToLayer: layer, Copy: a.Copy,
+			ExpectSourceRevision: a.SourceRevision, ExpectDestRevision: a.DestRevision, Register: a.Register}
 		if to == 0 {
 			req.To, req.ToScope = src.Dimension, src.Scope
 		}
@@ -111,9 +117,13 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 			s.memoryChanged(m)
 		}
 		if err != nil {
-			var conflict *engine.ConflictError
-			if errors.As(err, &conflict) {
-				return nil, Errorf(CodeRequestFailed, "refused: the destination is newer than the source: %v", err)
+			var end *engine.EndError
+			if errors.As(err, &end) {
+				return nil, Errorf(CodeRequestFailed, "refused: the %s is at revision %d: %v", end.End, end.Err.Revision, err)
+			}
+			var u *engine.UnregisteredError
+			if errors.As(err, &u) {
+				return nil, Errorf(CodeRequestFailed, "refused: %v", u)
 			}
 			if st, ok := engine.IsStale(err); ok {
 				return nil, Errorf(CodeRequestFailed, "stale: current revision %d: %v", st.Revision, err)
@@ -227,6 +237,7 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 	var a struct {
 		Dimension string `json:"dimension"`
 		Scope     string `json:"scope"`
+		Register  bool   `json:"register"` // add an unregistered scope ID first
 	}
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
@@ -245,7 +256,16 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
+		if a.Register && a.Scope != "" && !m.IsRegistered(d, a.Scope) {
+			if _, _, err := m.Register(d, a.Scope, false); err != nil {
+				return nil, Errorf(CodeRequestFailed, "%s: registering %q: %v", cmd, a.Scope, err)
+			}
+		}
 		path, created, err := rollup.Today(m, d, a.Scope, s.Today())
+		var u *engine.UnregisteredError
+		if errors.As(err, &u) {
+			return nil, Errorf(CodeRequestFailed, "%s: %v (argument \"register\": true adds it)", cmd, u)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -260,9 +280,18 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 // roster (<data>/magicfrog.json "agents"), or with shared: true to its "shared"
 // list: folders under agent/ that are deliberately every agent's (the "Keep
 // shared" fix of unregistered-agent-folder). Other keys of the file are kept;
-// the file is replaced atomically.
+// the file is replaced atomically (engine.Register).
 func (s *Server) registerAgentCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.registerAgent"
+	return s.registerID("magicfrog.registerAgent", engine.Agent, arg)
+}
+
+// registerTaskCommand: magicfrog.registerTask {id}. It adds id to the project's
+// .magicfrog/config.json "tasks" (the fix of unregistered-task-folder).
+func (s *Server) registerTaskCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+	return s.registerID("magicfrog.registerTask", engine.Task, arg)
+}
+
+func (s *Server) registerID(cmd string, d engine.Dimension, arg json.RawMessage) (any, error) {
 	var a struct {
 		ID     string `json:"id"`
 		Shared bool   `json:"shared"`
@@ -274,64 +303,18 @@ func (s *Server) registerAgentCommand(_ *glsp.Context, arg json.RawMessage) (any
 		return nil, MissingArg(cmd, "id")
 	}
 	if strings.ContainsAny(a.ID, `/\`) || strings.HasPrefix(a.ID, ".") || engine.CheckImportPath(a.ID) != nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %q cannot be an agent ID (a single folder name, not hidden)", cmd, a.ID)
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %q cannot be an %s ID (a single folder name, not hidden)", cmd, a.ID, d)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		list := "agents"
-		if a.Shared {
-			list = "shared"
-		}
-		file := m.Paths.RosterFile()
-		changed, err := addToJSONList(file, list, a.ID)
+		file, changed, err := m.Register(d, a.ID, a.Shared)
 		if err != nil {
 			return nil, err
 		}
 		if changed {
-			m.Refresh(file)
 			s.memoryChanged(m)
 		}
 		return map[string]any{"uri": PathToURI(file), "changed": changed}, nil
 	}), nil
-}
-
-// addToJSONList adds value to the string list key of the JSON object in file,
-// keeping every other key; a missing file is made. It reports whether the file
-// changed.
-func addToJSONList(file, key, value string) (bool, error) {
-	fields := map[string]json.RawMessage{}
-	b, err := safefs.ReadFile(file, engine.MaxConfigSize)
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(b, &fields); err != nil {
-			return false, fmt.Errorf("%s does not parse (%v): fix it by hand first", file, err)
-		}
-	case errors.Is(err, os.ErrNotExist):
-		if _, err := os.Stat(filepath.Dir(file)); err != nil {
-			return false, fmt.Errorf("data directory %s does not exist: run mf-lsp init", filepath.Dir(file))
-		}
-	default:
-		return false, err
-	}
-	var list []string
-	if raw, ok := fields[key]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &list); err != nil {
-			return false, fmt.Errorf("%s: %q is not a list of strings: fix it by hand first", file, key)
-		}
-	}
-	if slices.Contains(list, value) {
-		return false, nil
-	}
-	list = append(list, value)
-	raw, _ := json.Marshal(list)
-	fields[key] = raw
-	out, err := json.MarshalIndent(fields, "", "  ")
-	if err != nil {
-		return false, err
-	}
-	if err := renameio.WriteFile(file, append(out, '\n'), 0o644); err != nil {
-		return false, err
-	}
-	return true, nil
 }
 
 // resolveConflictCommand: magicfrog.resolveConflict {uri, choice} answers a

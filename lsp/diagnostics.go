@@ -22,7 +22,7 @@ func (s *Server) publishFor(d *Document) {
 		s.PublishDiagnostics(d.URI, &d.Version, nil)
 		return
 	}
-	in := diagnostics.Input{Memory: n.Memory, Entry: n.Entry, Scope: s.Scope(n.Memory), Today: s.Today(), OpenLoopDays: s.Settings().OpenLoopDays}
+	in := diagnostics.Input{Memory: n.Memory, Entry: n.Entry, Scope: s.Participant(n.Memory), Today: s.Today(), OpenLoopDays: s.Settings().OpenLoopDays}
 	if b, ok := s.Base(d.URI); ok {
 		in.Base = &diagnostics.Base{Revision: b.Revision, Hash: b.Hash}
 	}
@@ -160,7 +160,7 @@ func (s *Server) notifyMemoryChanged() {
 			}
 			gen := ""
 			st := s.Settings()
-			if b, err := m.Render(engine.RenderOptions{Scope: s.Scope(m), Budget: st.Budget, Today: st.Today}); err == nil {
+			if b, err := m.Render(engine.RenderOptions{Scope: s.Participant(m), Budget: st.Budget, Today: st.Today}); err == nil {
 				gen = b.Generation
 			}
 			s.Notify("magicfrog/memoryChanged", map[string]string{"generation": gen})

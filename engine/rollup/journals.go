@@ -93,12 +93,13 @@ func usable(m *engine.Memory, e *engine.Entry) bool {
 }
 
 // Journals returns every journal that has files, sorted by dimension, scope and
-// layer prefix.
+// layer prefix. A journal under an unregistered folder is no one's (SPEC §2)
+// and no rollup may write into it: it is left out until it is registered.
 func Journals(m *engine.Memory) []Journal {
 	seen := map[Journal]bool{}
 	var out []Journal
 	for _, e := range m.Entries() {
-		if e.Layer.Kind != engine.KindFractal || !usable(m, e) {
+		if e.Layer.Kind != engine.KindFractal || !usable(m, e) || e.Unregistered {
 			continue
 		}
 		j := Journal{Dimension: e.Dimension, Scope: e.Scope, Layer: e.Layer}
