@@ -58,11 +58,9 @@ func (s *Server) loadMemory() {
 	}
 	p := s.BeginProgress(nil, "mf-lsp: indexing memory", false)
 	start := time.Now()
-	m, err := engine.Open(engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.named()})
-	if err == nil {
-		// Watch before anyone can ask, so that no change after this point is missed.
-		s.startWatching(m)
-	}
+	// Watched from the load's own walk, before anyone can ask, so that no
+	// change after this point is missed.
+	m, err := s.openWatched(engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.named()})
 	s.ws.main, s.ws.err = m, err
 	close(s.ws.loaded)
 	if err != nil {

@@ -10,15 +10,23 @@ import (
 	"os"
 	"sort"
 
+	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/lsp"
 )
 
 func main() {
-	os.Exit(mainExit(os.Args[1:]))
+	stop := startProfile(os.Getenv("MF_LSP_CPUPROFILE"))
+	code := mainExit(os.Args[1:])
+	stop()
+	os.Exit(code)
 }
 
 // mainExit is main without os.Exit, so tests can run the command in-process.
 func mainExit(args []string) int {
+	// Token counts outlive the process (docs/architecture.md, "Token-count
+	// cache"): an agent's next boot with a budget does not tokenize again.
+	engine.UseTokenCache(engine.DefaultTokenCacheDir())
+	defer engine.FlushTokenCache()
 	if len(args) == 0 || (len(args) == 1 && args[0] == "--stdio") {
 		return serve()
 	}
