@@ -36,13 +36,13 @@
 //
 // # Boot set
 //
-// InBootSet: today's and yesterday's raw daily, the weekly of the ISO week
-// containing today, the monthly of the month containing today, MEMORY.md and all
-// sticky notes; nothing older, and no refined day. The boot cost is thus flat
-// from day 1 to day 1000 (tested over 1,000 days). Note that with the rollups of
-// Due, this week's weekly and this month's monthly exist only if someone rolled
-// the current period up early (rollups are rerun when stale, so that is safe);
-// the block then simply lacks them.
+// BootRank, in the seed's order: today's raw daily, yesterday's raw daily, (on
+// request, the refined days of the N days before yesterday, oldest first), the
+// weekly of the last completed ISO week, MEMORY.md, then every sticky note.
+// The weekly is the previous week's only: none when it is missing (an older one
+// is stale context), and not this week's, which is not over. No monthly and no
+// other refined day. The boot cost is thus flat from day 1 to day 1000 (tested
+// over 1,000 days).
 //
 // # Sections
 //
