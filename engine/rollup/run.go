@@ -174,7 +174,15 @@ func lessons(m *engine.Memory, res Result, out *engine.Entry) Result {
 	if e := res.Job.Journal.lookup(m, journal.MemoryFile); e != nil {
 		mem = e.Body()
 	}
-	res.Lessons = journal.ProposeLessons(out.Body(), mem)
+	// A lesson seen in one week of this month and one of an earlier month is
+	// seen in two weeks: the earlier monthlies count too.
+	var earlier [][]byte
+	for _, f := range res.Job.Journal.Files(m) {
+		if f.Kind == journal.Monthly && f.Month.Compare(res.Job.Rollup.Month) < 0 {
+			earlier = append(earlier, f.Entry.Body())
+		}
+	}
+	res.Lessons = journal.ProposeLessons(out.Body(), mem, earlier...)
 	return res
 }
 
