@@ -97,6 +97,10 @@ func Run(ctx context.Context, m *engine.Memory, job Job, s Summarizer) (Result, 
 			srcs[i] = sourceOf(f.Rel, f.Entry)
 			in.Sources[i] = journal.Source{Key: f.Rel, Body: f.Entry.Src}
 		}
+		for _, t := range job.Transcripts {
+			in.Sources = append(in.Sources, journal.Source{Key: t.Key, Body: []byte(t.Text)})
+		}
+		srcs = append(srcs, transcriptSources(job.Transcripts)...)
 		res.Sources = srcs
 		out := j.lookup(m, job.Output)
 		if out != nil {
@@ -120,6 +124,7 @@ func Run(ctx context.Context, m *engine.Memory, job Job, s Summarizer) (Result, 
 		for i, f := range now {
 			cur[i] = sourceOf(f.Rel, f.Entry)
 		}
+		cur = append(cur, transcriptSources(job.Transcripts)...)
 		if d := diffSources(srcs, cur); d != "" {
 			changed, what = firstWord(d), d
 			continue
