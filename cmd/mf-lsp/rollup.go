@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 	"github.com/magicfrog/mf-lsp/engine/rollup"
 )
 
-func runRollup(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runRollup(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c := newCLI("rollup", "mf-lsp rollup day YYYY-MM-DD | week YYYY-Www | month YYYY-MM | due [flags]", `
 Roll up the Fractal journal (SPEC §6): refine a day's raw daily into
 refined/YYYY-MM-DD.md, roll a week's refined days into weekly/YYYY-Www.md, a
@@ -48,9 +49,22 @@ failed (3 when every failure is a stale write: nothing was written).`, stdout, s
 	dayOver := c.fs.Bool("day-over", false, "count today as over: refine it (and roll up its week on a Sunday, its month on its last day); the scheduled evening jobs use it")
 	today := c.fs.String("today", "", "the journal's today, `YYYY-MM-DD`, for due (default: the local date)")
 	dry := c.fs.Bool("dry-run", false, "print the plan; run and write nothing")
+	logPath := c.fs.String("log", "", "append the report (stdout and stderr) to `FILE`, between a \"=== TIME\" and an \"=== exit N\" line (the scheduled jobs use it)")
 	pos, code, done := c.parse(args, 1, 2)
 	if done {
 		return code
+	}
+	if *logPath != "" {
+		f, err := openRollupLog(*logPath)
+		if err != nil {
+			return c.fail("--log: %v", err)
+		}
+		fmt.Fprintf(f, "=== %s mf-lsp rollup %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(args, " "))
+		stdout, stderr, c.stdout, c.stderr = f, f, f, f
+		defer func() {
+			fmt.Fprintf(f, "=== exit %d\n", code)
+			f.Close()
+		}()
 	}
 	req, err := rollup.ParseRequest(pos)
 	if err != nil {
@@ -194,4 +208,19 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// maxLogBytes: a rollup log larger than this is moved to FILE.1 (replacing the
+// one before) when a run starts, so a schedule's logs stay small.
+const maxLogBytes = 1 << 20
+
+// openRollupLog opens the --log file for appending, making its folder.
+func openRollupLog(p string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, err
+	}
+	if info, err := os.Stat(p); err == nil && info.Size() > maxLogBytes {
+		_ = os.Rename(p, p+".1")
+	}
+	return os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 }
