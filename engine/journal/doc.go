@@ -93,15 +93,16 @@
 // explicit line ("[x] deployed") is kept too.
 //
 // Size rule for the other lines (problems, things built named by a word,
-// keyword lines): within 25% of the source bytes (RefineBudget), skeleton
-// included, first the best line of every section with no explicit line, so no
+// keyword lines): the whole day, skeleton and explicit lines included, aims at
+// 25% of the source bytes (RefineBudget): first the best line of every section
+// with no explicit line, so no
 // section with signal comes out empty; then the other lines by score and source
 // order, each if it still fits. A refined day is never longer than its sources
 // (frontmatter included): when it would be, its empty sections are left out,
 // then its title, then the weakest unmarked lines; only a source shorter than a
 // section heading and its one line can end up shorter than its refined day.
-// Over generated days dense with markers the refined day is about 35% of the
-// raw (tested per day).
+// Over generated days dense with explicit markers the refined day is about 35%
+// of the raw (tested per day).
 //
 // A week reads its refined days, in date order:
 //   - Themes: significant words and word pairs recurring on two or more days

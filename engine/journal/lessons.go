@@ -40,12 +40,15 @@ func ProposeLessons(monthlyBody, memoryBody []byte, earlierMonthlies ...[]byte) 
 	}
 	known := normalize(string(memoryBody))
 	var memLines [][]string
+	var memText []string
 	for _, l := range strings.Split(string(stripFrontmatter(memoryBody)), "\n") {
 		if ws := sigWords(l); len(ws) > 0 {
 			memLines = append(memLines, ws)
+			_, t := listMarker(strings.TrimSpace(l))
+			memText = append(memText, t)
 		}
 	}
-	var proposed [][]string
+	var proposed []string
 	var out []string
 	for _, it := range sec.Items {
 		if isNone(it.Text) || strings.HasPrefix(it.Text, "… and ") {
@@ -54,7 +57,7 @@ func ProposeLessons(monthlyBody, memoryBody []byte, earlierMonthlies ...[]byte) 
 		li := parseLessonItem(it.Text)
 		n := normalize(li.text)
 		ws := sigWords(li.text)
-		if n == "" || hasWord(known, n) || nearAny(ws, memLines) || nearAny(ws, proposed) {
+		if n == "" || hasWord(known, n) || nearAny(ws, memLines) || similarAny(li.text, proposed) || similarAny(li.text, memText) {
 			continue
 		}
 		if li.weeks != nil {
@@ -63,7 +66,7 @@ func ProposeLessons(monthlyBody, memoryBody []byte, earlierMonthlies ...[]byte) 
 				weeks[w] = true
 			}
 			for _, b := range before {
-				if b.label == li.label && sameItem(ws, sigWords(b.text)) {
+				if b.label == li.label && similar(li.text, b.text) {
 					for _, w := range b.weeks {
 						weeks[w] = true
 					}
@@ -73,10 +76,19 @@ func ProposeLessons(monthlyBody, memoryBody []byte, earlierMonthlies ...[]byte) 
 				continue
 			}
 		}
-		proposed = append(proposed, ws)
+		proposed = append(proposed, li.text)
 		out = append(out, li.text)
 	}
 	return out
+}
+
+func similarAny(s string, in []string) bool {
+	for _, o := range in {
+		if similar(s, o) {
+			return true
+		}
+	}
+	return false
 }
 
 func nearAny(ws []string, in [][]string) bool {

@@ -158,6 +158,10 @@ func cleanLine(t string) (text string, box byte) {
 		t = strings.TrimSpace(t[3:])
 	}
 	t = stripTime(t)
+	if box == 0 && len(t) >= 3 && t[0] == '[' && t[2] == ']' && (t[1] == ' ' || t[1] == 'x' || t[1] == 'X') {
+		box = t[1] | 0x20 // "09:14 [x] …": the box after the time stamp
+		t = strings.TrimSpace(t[3:])
+	}
 	return strings.TrimSpace(t), box
 }
 
@@ -317,8 +321,8 @@ func dedupeCands(cands []cand) []cand {
 	return out
 }
 
-// selectWithin keeps every explicit candidate, whatever it costs; then, within
-// budget bytes of items for the others, the best other candidate of every
+// selectWithin keeps every explicit candidate, whatever it costs; then, while
+// all kept items fit in budget bytes, the best other candidate of every
 // section that has no explicit one (so no section with signal comes out
 // empty), then the others by score, then source order, each if it still fits.
 // The result is in source order.
@@ -330,7 +334,11 @@ func selectWithin(cands []cand, nsec int, budget int) []cand {
 	for i, c := range cands {
 		if c.explicit {
 			keep[i] = true
-			filled[c.cat] = true
+			used += cost(c)
+			if !filled[c.cat] {
+				filled[c.cat] = true
+				used -= len("- (none)\n")
+			}
 		}
 	}
 	for s := 0; s < nsec; s++ {

@@ -172,7 +172,7 @@ func isLesson(s string) bool {
 // lessonText takes a "Lesson:"-style label off a lesson.
 func lessonText(s string) string {
 	low := strings.ToLower(s)
-	for _, p := range []string{"lessons learned:", "lesson learned:", "lessons:", "lesson:"} {
+	for _, p := range []string{"lessons learned:", "lesson learned:", "lessons:", "lesson:", "learned:", "learnt:"} {
 		if strings.HasPrefix(low, p) {
 			return strings.TrimSpace(s[len(p):])
 		}
@@ -513,7 +513,7 @@ func addRecurring(rs []*recurring, label, it, week string) []*recurring {
 		return rs
 	}
 	for _, r := range rs {
-		if r.label == label && sameItem(ws, r.words) {
+		if r.label == label && similar(it, r.text) {
 			if r.weeks[len(r.weeks)-1] != week {
 				r.weeks = append(r.weeks, week)
 			}
@@ -527,6 +527,31 @@ func addRecurring(rs []*recurring, label, it, week string) []*recurring {
 // the other's significant words ("Built the bot handler part 1" and "… part 7").
 func sameItem(a, b []string) bool {
 	return overlap(a, wordSet(b)) >= recurOverlap && overlap(b, wordSet(a)) >= recurOverlap
+}
+
+// similar reports whether two items are near-duplicates: the same whole items
+// (sameItem), or the same heads. A head is what an item says before its first
+// explanation ("; ", ": ", " — ", ", "), so "pin every dependency version before
+// a deploy; the library's minor update broke ParseMode" is the lesson "always
+// pin dependency versions before deploying" told with its story. A head needs
+// two significant words to count.
+func similar(a, b string) bool {
+	if sameItem(sigWords(a), sigWords(b)) {
+		return true
+	}
+	ha, hb := sigWords(head(a)), sigWords(head(b))
+	return len(ha) >= 2 && len(hb) >= 2 && sameItem(ha, hb)
+}
+
+// head is an item up to its first explanation (see similar).
+func head(s string) string {
+	cut := len(s)
+	for _, sep := range []string{"; ", ": ", " — ", " - ", ", "} {
+		if i := strings.Index(s, sep); i > 0 && i < cut {
+			cut = i
+		}
+	}
+	return s[:cut]
 }
 
 // monthLessons is the monthly's Lessons section, each item with the weeks it
