@@ -21,8 +21,14 @@ end
 
 local cmd = vim.api.nvim_create_user_command
 
-cmd("MagicFrogRender", function() mf().render() end,
-  { nargs = 0, desc = "Show the <memory> block mf-lsp renders" })
+cmd("MagicFrogRender", function(o)
+  local n = tonumber(o.args)
+  if o.args ~= "" and (not n or n < 0 or n ~= math.floor(n)) then
+    vim.notify("MagicFrogRender: want a number of earlier days, got " .. o.args, vim.log.levels.ERROR)
+    return
+  end
+  mf().render(n and { earlier = n } or nil)
+end, { nargs = "?", desc = "Show the <memory> block mf-lsp renders (N: add the refined days of the N days before yesterday)" })
 
 cmd("MagicFrogView", function() mf().view() end,
   { nargs = 0, desc = "Show the effective view: winners and shadowed entries" })

@@ -10,7 +10,7 @@ M.name = "mf_lsp"
 
 -- Keys passed through to the server as initializationOptions (docs/protocol.md).
 M.init_option_keys = {
-  "dataDir", "task", "agents", "machine", "budget", "autoRevision", "summarizer", "today",
+  "dataDir", "task", "agents", "machine", "budget", "autoRevision", "summarizer", "today", "earlier",
 }
 
 local defaults = {
@@ -542,12 +542,21 @@ local function split_lines(s)
   return vim.split((s or ""):gsub("\r\n", "\n"), "\n", { plain = true })
 end
 
---- :MagicFrogRender: the <memory> block in a scratch buffer (filetype xml).
+-- The arguments of the last :MagicFrogRender, kept for its refreshes.
+local render_args = {}
+
+--- :MagicFrogRender [N]: the <memory> block in a scratch buffer (filetype
+--- xml); N adds the journal's refined days of the N days before yesterday.
 function M.render(opts)
   opts = opts or {}
   local args = {}
-  for _, k in ipairs({ "task", "agents", "machine", "budget" }) do
-    if opts[k] ~= nil then args[k] = opts[k] end
+  if opts.refresh then
+    args = vim.deepcopy(render_args)
+  else
+    for _, k in ipairs({ "task", "agents", "machine", "budget", "earlier" }) do
+      if opts[k] ~= nil then args[k] = opts[k] end
+    end
+    render_args = vim.deepcopy(args)
   end
   local bufnr = vim.api.nvim_get_current_buf()
   if opts.refresh then bufnr = find_buf(RENDER) or bufnr end
