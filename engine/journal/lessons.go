@@ -31,24 +31,27 @@ func ProposeLessons(monthlyBody, memoryBody []byte, earlierMonthlies ...[]byte) 
 		return nil
 	}
 	var before []lessonItem
+	var beforeKeys []itemKey
 	for _, m := range earlierMonthlies {
 		if es := FindSection(ParseSections(stripFrontmatter(m)), SecLessons); es != nil {
 			for _, it := range es.Items {
-				before = append(before, parseLessonItem(it.Text))
+				li := parseLessonItem(it.Text)
+				if li.weeks != nil {
+					before = append(before, li)
+					beforeKeys = append(beforeKeys, keyOf(li.text))
+				}
 			}
 		}
 	}
 	known := normalize(string(memoryBody))
-	var memLines [][]string
-	var memText []string
+	var memKeys []itemKey
 	for _, l := range strings.Split(string(stripFrontmatter(memoryBody)), "\n") {
-		if ws := sigWords(l); len(ws) > 0 {
-			memLines = append(memLines, ws)
-			_, t := listMarker(strings.TrimSpace(l))
-			memText = append(memText, t)
+		_, t := listMarker(strings.TrimSpace(l))
+		if k := keyOf(t); len(k.full) > 0 {
+			memKeys = append(memKeys, k)
 		}
 	}
-	var proposed []string
+	var proposed []itemKey
 	var out []string
 	for _, it := range sec.Items {
 		if isNone(it.Text) || strings.HasPrefix(it.Text, "… and ") {
@@ -56,8 +59,8 @@ func ProposeLessons(monthlyBody, memoryBody []byte, earlierMonthlies ...[]byte) 
 		}
 		li := parseLessonItem(it.Text)
 		n := normalize(li.text)
-		ws := sigWords(li.text)
-		if n == "" || hasWord(known, n) || nearAny(ws, memLines) || similarAny(li.text, proposed) || similarAny(li.text, memText) {
+		k := keyOf(li.text)
+		if n == "" || hasWord(known, n) || similarAny(k, memKeys) || similarAny(k, proposed) {
 			continue
 		}
 		if li.weeks != nil {
@@ -65,8 +68,8 @@ func ProposeLessons(monthlyBody, memoryBody []byte, earlierMonthlies ...[]byte) 
 			for _, w := range li.weeks {
 				weeks[w] = true
 			}
-			for _, b := range before {
-				if b.label == li.label && similar(li.text, b.text) {
+			for i, b := range before {
+				if b.label == li.label && k.similar(beforeKeys[i]) {
 					for _, w := range b.weeks {
 						weeks[w] = true
 					}
@@ -76,27 +79,15 @@ func ProposeLessons(monthlyBody, memoryBody []byte, earlierMonthlies ...[]byte) 
 				continue
 			}
 		}
-		proposed = append(proposed, li.text)
+		proposed = append(proposed, k)
 		out = append(out, li.text)
 	}
 	return out
 }
 
-func similarAny(s string, in []string) bool {
+func similarAny(k itemKey, in []itemKey) bool {
 	for _, o := range in {
-		if similar(s, o) {
-			return true
-		}
-	}
-	return false
-}
-
-func nearAny(ws []string, in [][]string) bool {
-	if len(ws) == 0 {
-		return false
-	}
-	for _, o := range in {
-		if sameItem(ws, o) {
+		if k.similar(o) {
 			return true
 		}
 	}

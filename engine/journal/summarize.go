@@ -501,26 +501,26 @@ func sortedKeys(m map[string][]string) []string {
 type recurring struct {
 	label string // "Lesson", recurProblem or recurWorked
 	text  string // the first wording seen
-	words []string
+	key   itemKey
 	weeks []string
 }
 
 // addRecurring adds the item it of week to rs, merged into a near-duplicate of
 // the same label when there is one.
 func addRecurring(rs []*recurring, label, it, week string) []*recurring {
-	ws := sigWords(it)
-	if len(ws) == 0 {
+	k := keyOf(it)
+	if len(k.full) == 0 {
 		return rs
 	}
 	for _, r := range rs {
-		if r.label == label && similar(it, r.text) {
+		if r.label == label && k.similar(r.key) {
 			if r.weeks[len(r.weeks)-1] != week {
 				r.weeks = append(r.weeks, week)
 			}
 			return rs
 		}
 	}
-	return append(rs, &recurring{label: label, text: it, words: ws, weeks: []string{week}})
+	return append(rs, &recurring{label: label, text: it, key: k, weeks: []string{week}})
 }
 
 // sameItem reports whether two items say the same thing: each holds 60% of
@@ -535,12 +535,19 @@ func sameItem(a, b []string) bool {
 // a deploy; the library's minor update broke ParseMode" is the lesson "always
 // pin dependency versions before deploying" told with its story. A head needs
 // two significant words to count.
-func similar(a, b string) bool {
-	if sameItem(sigWords(a), sigWords(b)) {
+func similar(a, b string) bool { return keyOf(a).similar(keyOf(b)) }
+
+// itemKey is an item's significant words, whole and of its head, computed
+// once for comparing it with many others.
+type itemKey struct{ full, head []string }
+
+func keyOf(s string) itemKey { return itemKey{full: sigWords(s), head: sigWords(head(s))} }
+
+func (a itemKey) similar(b itemKey) bool {
+	if sameItem(a.full, b.full) {
 		return true
 	}
-	ha, hb := sigWords(head(a)), sigWords(head(b))
-	return len(ha) >= 2 && len(hb) >= 2 && sameItem(ha, hb)
+	return len(a.head) >= 2 && len(b.head) >= 2 && sameItem(a.head, b.head)
 }
 
 // head is an item up to its first explanation (see similar).
