@@ -22,7 +22,7 @@ import (
 
 // TranscriptPrefix starts the `sources:` key of a transcript: "transcripts/"
 // and the file's path inside the transcript folder.
-const TranscriptPrefix = "transcripts/"
+const TranscriptPrefix = journal.TranscriptPrefix
 
 // maxTranscriptBytes is the largest transcript file read; a larger one is
 // reported and skipped.
