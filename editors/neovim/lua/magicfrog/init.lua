@@ -601,7 +601,7 @@ local function scope_line(sc)
 end
 
 --- Effective view result (docs/protocol.md:
---- {scope, keys: [{key, winner: Entry, shadowed: [Entry]}], device: [Entry], skills: [Entry]})
+--- {scope, keys: [{key, winner: Entry, shadowed: [Entry]}], device: [Entry], skills: [Entry], boot: [Entry]})
 --- as readable lines.
 function M.format_view(v)
   v = type(v) == "table" and v or {}
@@ -633,6 +633,15 @@ function M.format_view(v)
     table.insert(lines, string.format("# Skills: %d", #skills))
     for _, e in ipairs(skills) do
       table.insert(lines, tostring(e.key) .. "  " .. entry_label(e) .. entry_details(e))
+    end
+  end
+  -- What the agent reads from its journals, in the block's order.
+  local boot = type(v.boot) == "table" and v.boot or {}
+  if #boot > 0 then
+    table.insert(lines, "")
+    table.insert(lines, string.format("# Journal boot set, in order: %d", #boot))
+    for i, e in ipairs(boot) do
+      table.insert(lines, string.format("%d. %s  %s", i, tostring(e.key), entry_label(e)))
     end
   end
   return lines
