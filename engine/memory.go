@@ -4,17 +4,18 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // MaxNoteSize is the largest file read as a note. Memory notes are read whole
@@ -38,10 +39,16 @@ const (
 	ProblemBinary     ProblemKind = "binary"     // NUL bytes or not UTF-8
 	ProblemTooLarge   ProblemKind = "too-large"  // over MaxNoteSize
 	ProblemConfig     ProblemKind = "config"     // a configuration file that does not parse
-	ProblemLink       ProblemKind = "link"       // a link to a folder, which is not followed
+	ProblemLink       ProblemKind = "link"       // a link to a folder or out of the memory root, which is not followed
+	ProblemSpecial    ProblemKind = "special"    // a FIFO, socket or device: never opened for reading
 )
 
-func (p Problem) Error() string { return p.Path + ": " + p.Message }
+func (p Problem) Error() string {
+	if badName(p.Path) {
+		return strconv.Quote(p.Path) + ": " + p.Message // one line, whatever the name
+	}
+	return p.Path + ": " + p.Message
+}
 
 // Memory is a loaded memory tree: the data directory, the project's task memory,
 // their configuration, and every note. It is safe for concurrent use; entries are
@@ -173,6 +180,13 @@ func (m *Memory) loadRoot(r Root, dir string) {
 			}
 			return nil
 		}
+		if p != dir && badName(name) {
+			m.problems[p] = Problem{Path: p, Kind: ProblemUnreadable, Message: "the name has a control character or is not UTF-8: not read (rename it)"}
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if d.Type()&fs.ModeSymlink != 0 {
 			target, err := os.Stat(p)
 			switch {
@@ -185,6 +199,12 @@ func (m *Memory) loadRoot(r Root, dir string) {
 			}
 			return nil
 		}
+		if !d.IsDir() && !d.Type().IsRegular() {
+			// Opening a FIFO for reading waits for a writer: a single one named
+			// p.md used to hang every command.
+			m.problems[p] = Problem{Path: p, Kind: ProblemSpecial, Message: safefs.Kind(d.Type()) + ": not a note, never read"}
+			return nil
+		}
 		if !d.IsDir() && isNoteName(name) {
 			paths = append(paths, p)
 		}
@@ -192,6 +212,16 @@ func (m *Memory) loadRoot(r Root, dir string) {
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		m.problems[dir] = Problem{Path: dir, Kind: ProblemUnreadable, Message: err.Error()}
+	}
+	if len(paths) == 0 {
+		return
+	}
+	// Notes are read through the memory root (not the dimension's folder: a
+	// link from agent/ to a note in user/ stays inside), so no link leads out.
+	memRoot := m.Paths.LockRoot(r.Dir)
+	root, rerr := safefs.OpenRoot(memRoot)
+	if rerr == nil {
+		defer root.Close()
 	}
 	entries := make([]*Entry, len(paths))
 	probs := make([]*Problem, len(paths))
@@ -207,7 +237,11 @@ func (m *Memory) loadRoot(r Root, dir string) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				entries[i], probs[i] = m.readEntry(r, paths[i])
+				if rerr != nil {
+					probs[i] = &Problem{Path: paths[i], Kind: ProblemLink, Message: "not read: " + rerr.Error()}
+					continue
+				}
+				entries[i], probs[i] = m.readEntry(r, root, memRoot, paths[i])
 			}
 		}()
 	}
@@ -222,27 +256,44 @@ func (m *Memory) loadRoot(r Root, dir string) {
 	}
 }
 
-// readEntry reads and parses one note. Files that are not notes (too large,
-// binary, not UTF-8) are Problems and no entry.
-func (m *Memory) readEntry(r Root, p string) (*Entry, *Problem) {
-	f, err := os.Open(p)
+// readEntry reads and parses one note through root (the memory root at
+// rootDir). Files that are not notes (too large, binary, not UTF-8, not a
+// regular file, a link leaving the root) are Problems and no entry.
+func (m *Memory) readEntry(r Root, root *os.Root, rootDir, p string) (*Entry, *Problem) {
+	rel, err := filepath.Rel(rootDir, p)
 	if err != nil {
-		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
+		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: err.Error()}
 	}
-	defer f.Close()
-	info, err := f.Stat()
+	src, err := readNote(root, rel)
 	if err != nil {
-		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
+		return nil, noteProblem(p, err)
 	}
-	if info.Size() > MaxNoteSize {
-		return nil, &Problem{Path: p, Kind: ProblemTooLarge, Message: fmt.Sprintf("%d bytes is larger than a note may be (%d MiB): not loaded", info.Size(), MaxNoteSize>>20)}
+	return m.makeEntry(r, p, src)
+}
+
+// readNote reads a note inside root, following links that stay inside it.
+func readNote(root *os.Root, rel string) ([]byte, error) {
+	lst, err := root.Lstat(rel)
+	if err != nil {
+		return nil, err
 	}
-	src := make([]byte, info.Size())
-	n, err := io.ReadFull(f, src)
-	if err != nil && err != io.ErrUnexpectedEOF {
-		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
+	if lst.Mode()&fs.ModeSymlink != 0 {
+		return safefs.ReadInFollow(root, rel, MaxNoteSize)
 	}
-	return m.makeEntry(r, p, src[:n])
+	return safefs.ReadIn(root, rel, MaxNoteSize)
+}
+
+// noteProblem turns a read error into the Problem a user can act on.
+func noteProblem(p string, err error) *Problem {
+	switch {
+	case errors.Is(err, safefs.ErrTooLarge):
+		return &Problem{Path: p, Kind: ProblemTooLarge, Message: fmt.Sprintf("larger than a note may be (%d MiB): not loaded", MaxNoteSize>>20)}
+	case errors.Is(err, safefs.ErrNotRegular):
+		return &Problem{Path: p, Kind: ProblemSpecial, Message: "not a regular file: not a note, never read"}
+	case errors.Is(err, safefs.ErrLink), strings.Contains(err.Error(), "escapes"):
+		return &Problem{Path: p, Kind: ProblemLink, Message: "symbolic link leading out of the memory root: not followed (" + err.Error() + ")"}
+	}
+	return &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
 }
 
 // makeEntry classifies and parses src as the note at p.

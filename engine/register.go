@@ -80,28 +80,51 @@ func (m *Memory) Register(d Dimension, id string, shared bool) (file string, cha
 // addToJSONList adds value to the string list key of a JSON object (current,
 // the file's bytes), keeping every other key. nil out means nothing changes.
 func addToJSONList(file string, current []byte, exists bool, key, value string) (out []byte, changed bool, err error) {
+	out, added, err := addToJSONLists(file, current, exists, map[string][]string{key: {value}})
+	return out, len(added) > 0, err
+}
+
+// addToJSONLists adds values to the string lists of a JSON object (current,
+// the file's bytes), keeping every other key and each list's order. It returns
+// "key value" for each value added; nil out means nothing changes.
+func addToJSONLists(file string, current []byte, exists bool, adds map[string][]string) (out []byte, added []string, err error) {
 	fields := map[string]json.RawMessage{}
 	if exists {
 		if err := json.Unmarshal(current, &fields); err != nil {
-			return nil, false, fmt.Errorf("%s does not parse (%v): fix it by hand first", file, err)
+			return nil, nil, fmt.Errorf("%s does not parse (%v): fix it by hand first", file, err)
 		}
 	}
-	var list []string
-	if raw, ok := fields[key]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &list); err != nil {
-			return nil, false, fmt.Errorf("%s: %q is not a list of strings: fix it by hand first", file, key)
+	keys := make([]string, 0, len(adds))
+	for k := range adds {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		var list []string
+		if raw, ok := fields[key]; ok && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &list); err != nil {
+				return nil, nil, fmt.Errorf("%s: %q is not a list of strings: fix it by hand first", file, key)
+			}
+		}
+		n := len(list)
+		for _, v := range adds[key] {
+			if v != "" && !slices.Contains(list, v) {
+				list = append(list, v)
+				added = append(added, key+" "+v)
+			}
+		}
+		if len(list) > n {
+			fields[key], _ = json.Marshal(list)
 		}
 	}
-	if slices.Contains(list, value) {
-		return nil, false, nil
+	if len(added) == 0 {
+		return nil, nil, nil
 	}
-	raw, _ := json.Marshal(append(list, value))
-	fields[key] = raw
 	out, err = json.MarshalIndent(fields, "", "  ")
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
-	return append(out, '\n'), true, nil
+	return append(out, '\n'), added, nil
 }
 
 // Bind binds the project to task. The task it was bound to before stays in the

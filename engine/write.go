@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/store"
@@ -106,6 +107,19 @@ func CheckKey(key string) error {
 	return nil
 }
 
+// CheckScopeID refuses an agent or task ID that is not a single folder name
+// a note could be written under: blank, hidden, "..", a path, a control
+// character. "" (shared) is allowed.
+func CheckScopeID(id string) error {
+	if id == "" {
+		return nil
+	}
+	if err := checkName(id); err != nil {
+		return fmt.Errorf("scope ID: %w", err)
+	}
+	return nil
+}
+
 func checkName(part string) error {
 	switch {
 	case part == "" || part == "." || part == "..":
@@ -114,8 +128,26 @@ func checkName(part string) error {
 		return fmt.Errorf("path element %q: names starting with . are not notes", part)
 	case strings.ContainsAny(part, "/\\\x00:") || (len(part) >= 2 && part[1] == ':'):
 		return fmt.Errorf("path element %q has a character that is not allowed", part)
+	case strings.TrimSpace(part) == "":
+		return fmt.Errorf("path element %q is blank", part)
+	case badName(part):
+		return fmt.Errorf("path element %q has a control character or is not UTF-8 (it would split line-oriented output)", part)
 	}
 	return nil
+}
+
+// badName reports whether a file or folder name has a control character (a
+// newline splits every line-oriented output that names it) or is not UTF-8.
+func badName(name string) bool {
+	if !utf8.ValidString(name) {
+		return true
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
+			return true
+		}
+	}
+	return false
 }
 
 // Write writes a note if the disk still holds the expected revision (and hash),
@@ -177,10 +209,13 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 					}
 				}
 			}
+			var next []byte
 			if req.KeepFrom != nil {
-				return compose(req.KeepFrom, true, sets, req.Body), nil
+				next = compose(req.KeepFrom, true, sets, req.Body)
+			} else {
+				next = compose(current, exists, sets, req.Body)
 			}
-			return compose(current, exists, sets, req.Body), nil
+			return next, checkNoteSize(next)
 		})
 	if err != nil {
 		return nil, err
@@ -247,6 +282,15 @@ func (m *Memory) legacyPredecessor(p string) *Entry {
 			}
 			return e
 		}
+	}
+	return nil
+}
+
+// checkNoteSize refuses a note the loader would not read: written, it would
+// only ever show up as a warning.
+func checkNoteSize(note []byte) error {
+	if len(note) > MaxNoteSize {
+		return fmt.Errorf("the note would be %d bytes, more than a note may be (%d MiB): nothing was written; split it", len(note), MaxNoteSize>>20)
 	}
 	return nil
 }

@@ -71,6 +71,11 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 	} else if to, err = engine.ParseDimension(a.To); err != nil {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"to\": %v (want agent, user, account, task, device or skills)", cmd, err)
 	}
+	if a.Scope != nil {
+		if err := engine.CheckScopeID(*a.Scope); err != nil {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+		}
+	}
 	if a.Scope != nil && *a.Scope != "" && to != 0 && !to.Scoped() {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, to)
 	}
@@ -144,12 +149,14 @@ func (s *Server) dirArg(command, dir string) (string, error) {
 	return filepath.Join(project, dir), nil
 }
 
-// exportCommand: magicfrog.export {dir, withDevice} → {written, skipped}.
+// exportCommand: magicfrog.export {dir, withDevice, allMachines} → {written,
+// skipped, leftOut}.
 func (s *Server) exportCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.export"
 	var a struct {
-		Dir        string `json:"dir"`
-		WithDevice bool   `json:"withDevice"`
+		Dir         string `json:"dir"`
+		WithDevice  bool   `json:"withDevice"`
+		AllMachines bool   `json:"allMachines"`
 	}
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
@@ -159,7 +166,7 @@ func (s *Server) exportCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 		return nil, err
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		res, err := m.Export(dir, a.WithDevice)
+		res, err := m.ExportWith(dir, engine.ExportOptions{WithDevice: a.WithDevice, AllMachines: a.AllMachines})
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +174,8 @@ func (s *Server) exportCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 		if skipped == nil {
 			skipped = []string{}
 		}
-		return map[string]any{"written": res.Written, "skipped": skipped}, nil
+		leftOut := append([]string{}, res.OtherMachines...)
+		return map[string]any{"written": res.Written, "skipped": skipped, "leftOut": leftOut}, nil
 	}), nil
 }
 
@@ -189,7 +197,7 @@ func (s *Server) importCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a folder", cmd, dir)
 		}
 		res, err := m.Import(dir)
-		if res != nil && len(res.Imported) > 0 {
+		if res != nil && (len(res.Imported) > 0 || len(res.Config) > 0) {
 			s.memoryChanged(m)
 		}
 		if err != nil {
@@ -205,7 +213,12 @@ func (s *Server) importCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 			URIs      []string `json:"uris"`
 			Unchanged int      `json:"unchanged"`
 			Skipped   []skip   `json:"skipped"`
-		}{Imported: len(res.Imported), URIs: []string{}, Unchanged: res.Unchanged, Skipped: []skip{}}
+			Config    []string `json:"config"`
+			// LayersDiffer: this data directory's layers.json differs from
+			// the tree's, which was not taken.
+			LayersDiffer string `json:"layersDiffer,omitempty"`
+		}{Imported: len(res.Imported), URIs: []string{}, Unchanged: res.Unchanged, Skipped: []skip{},
+			Config: append([]string{}, res.Config...), LayersDiffer: res.LayersDiffer}
 		for _, p := range res.Imported {
 			out.URIs = append(out.URIs, PathToURI(p))
 		}
@@ -235,6 +248,9 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 		if d, err = engine.ParseDimension(a.Dimension); err != nil {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
 		}
+	}
+	if err := engine.CheckScopeID(a.Scope); err != nil {
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
 	}
 	if a.Scope != "" && !d.Scoped() {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)

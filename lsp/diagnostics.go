@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"os"
 	"time"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -10,6 +9,7 @@ import (
 	"github.com/magicfrog/mf-lsp/diagnostics"
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // Diagnostics are pushed: on open, change and save of a buffer, and for every open
@@ -75,7 +75,7 @@ func (s *Server) rangeInFile(path string, span frontmatter.Span) protocol.Range 
 	var src []byte
 	if d, ok := s.Docs.Get(PathToURI(path)); ok {
 		src = d.Text
-	} else if b, err := os.ReadFile(path); err == nil {
+	} else if b, err := safefs.ReadFile(path, engine.MaxNoteSize); err == nil {
 		src = b
 	}
 	r, err := NewMapper(src).OffsetRange(span.Start, span.End)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/journal"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -299,7 +300,7 @@ func (s *Server) setBase(uri protocol.DocumentUri, text []byte) {
 		return
 	}
 	b := engineBase{}
-	if disk, err := os.ReadFile(path); err == nil && string(disk) == string(text) {
+	if disk, err := safefs.ReadFile(path, engine.MaxNoteSize); err == nil && string(disk) == string(text) {
 		b.Revision, _ = store.RevisionOf(disk)
 		b.Hash = store.Hash(disk)
 	} else {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/journal"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -178,7 +179,7 @@ func (j Journal) lookup(m *engine.Memory, rel string) *engine.Entry {
 // fresh returns the note at path, re-read when the disk differs from the loaded
 // entry.
 func fresh(m *engine.Memory, path string) *engine.Entry {
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, store.MaxRead)
 	e := m.Entry(path)
 	switch {
 	case err != nil && e == nil:

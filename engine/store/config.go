@@ -15,6 +15,10 @@ func UpdateConfig(root, path string, fn func(current []byte, exists bool) ([]byt
 	if err != nil {
 		return err
 	}
+	if err := t.open(); err != nil {
+		return err
+	}
+	defer t.close()
 	current, mode, exists, err := t.read()
 	if err != nil {
 		return err
