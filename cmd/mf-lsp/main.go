@@ -53,6 +53,8 @@ var commands = map[string]command{
 	"rollup":  runRollup,
 	"today":   runToday,
 	"check":   runCheck,
+	"mcp":     runMCP,
+	"append":  runAppend,
 }
 
 // summaries are the one-line descriptions `mf-lsp help` lists.
@@ -68,6 +70,8 @@ var summaries = map[string]string{
 	"rollup":  "roll up the journal: day, week, month, or everything due",
 	"today":   "print (and create if missing) today's daily note in a journal",
 	"check":   "run the editor's checks on notes: file:line:col findings or JSON",
+	"mcp":     "serve memory to an agent over the Model Context Protocol (stdio or HTTP)",
+	"append":  "append stdin to today's daily note, retrying under the revision check",
 }
 
 // Exit codes shared by every subcommand.

@@ -1,0 +1,153 @@
+// Package watch keeps a loaded memory tree in step with the disk: it watches
+// every folder the tree reads (fsnotify is not recursive, so each one, and new
+// ones as they appear), gathers a burst of events into one batch, refreshes
+// the tree with it and hands the changed paths on. Other processes' writes
+// (an editor, the command line, another agent's server) reach a long-lived
+// reader this way.
+package watch
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/magicfrog/mf-lsp/engine"
+)
+
+// Debounce gathers a burst of events (an atomic write is a create and a
+// rename) into one refresh.
+const Debounce = 15 * time.Millisecond
+
+// Watcher watches one memory tree.
+type Watcher struct {
+	m        *engine.Memory
+	fw       *fsnotify.Watcher
+	onChange func(paths []string)
+	logf     func(format string, args ...any)
+
+	mu      sync.Mutex
+	pending map[string]bool
+	timer   *time.Timer
+	closed  bool
+}
+
+// Start watches m's data directory (its configuration files and memory/) and
+// the project's .magicfrog/. After each batch of events it refreshes m and
+// calls onChange with the paths that changed, sorted (whether or not the
+// tree's content changed: a rewrite with the same bytes is still reported).
+// logf receives errors that do not stop watching.
+func Start(m *engine.Memory, onChange func(paths []string), logf func(string, ...any)) (*Watcher, error) {
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	w := &Watcher{m: m, fw: fw, onChange: onChange, logf: logf, pending: map[string]bool{}}
+	if _, err := os.Stat(m.Paths.DataDir); err == nil {
+		w.add(m.Paths.DataDir, false)
+		w.add(m.Paths.MemoryDir(), true)
+	}
+	if m.Paths.ProjectDir != "" {
+		w.add(filepath.Join(m.Paths.ProjectDir, ".magicfrog"), true)
+	}
+	go w.loop()
+	return w, nil
+}
+
+// Close stops watching. A batch being delivered finishes first.
+func (w *Watcher) Close() error {
+	w.mu.Lock()
+	w.closed = true
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.mu.Unlock()
+	return w.fw.Close()
+}
+
+// add watches dir, and with recursive every folder below it.
+func (w *Watcher) add(dir string, recursive bool) {
+	if !recursive {
+		_ = w.fw.Add(dir)
+		return
+	}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if p != dir && strings.HasPrefix(d.Name(), ".") {
+			return fs.SkipDir
+		}
+		if err := w.fw.Add(p); err != nil {
+			w.logf("watch %s: %v", p, err)
+		}
+		return nil
+	})
+}
+
+func (w *Watcher) loop() {
+	for {
+		select {
+		case ev, ok := <-w.fw.Events:
+			if !ok {
+				return
+			}
+			if strings.HasPrefix(filepath.Base(ev.Name), ".") {
+				continue // the store's lock and temporary files
+			}
+			if ev.Has(fsnotify.Create) {
+				if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
+					w.add(ev.Name, true)
+				}
+			}
+			w.queue(ev.Name)
+		case err, ok := <-w.fw.Errors:
+			if !ok {
+				return
+			}
+			w.logf("watch: %v", err)
+		}
+	}
+}
+
+func (w *Watcher) queue(path string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	w.pending[path] = true
+	if w.timer == nil {
+		w.timer = time.AfterFunc(Debounce, w.flush)
+	}
+}
+
+func (w *Watcher) flush() {
+	w.mu.Lock()
+	paths := make([]string, 0, len(w.pending))
+	for p := range w.pending {
+		paths = append(paths, p)
+	}
+	w.pending = map[string]bool{}
+	w.timer = nil
+	closed := w.closed
+	w.mu.Unlock()
+	if closed {
+		return
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		w.m.Refresh(p)
+	}
+	if w.onChange != nil {
+		w.onChange(paths)
+	}
+}
