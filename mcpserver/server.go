@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -73,7 +74,7 @@ func New(p *participant.Participant, opts Options) *Server {
 	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
-			if r, ok := res.(*mcp.CallToolResult); ok && r.IsError {
+			if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
 				r.StructuredContent = nil
 			}
 			return res, err
@@ -88,6 +89,22 @@ func New(p *participant.Participant, opts Options) *Server {
 	s.syncResources()
 	return s
 }
+
+// MaxMessage is the largest JSON-RPC message the stdio transport reads. It is
+// well above the largest note (engine.MaxNoteSize) so that an oversized body
+// is read and refused as a tool error; a message larger than this cannot be
+// answered (its id is never read) and ends the session.
+const MaxMessage = 64 << 20
+
+// Stdio is the stdio transport over r and w (os.Stdin, os.Stdout), reading
+// messages up to MaxMessage.
+func Stdio(r io.Reader, w io.Writer) mcp.Transport {
+	return &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}, MaxLineLength: MaxMessage}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // MCP is the SDK server, for transports this package does not wrap.
 func (s *Server) MCP() *mcp.Server { return s.mcp }

@@ -13,18 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/participant"
 	"github.com/magicfrog/mf-lsp/mcpserver"
 )
-
-// mcpMaxFrame is the largest JSON-RPC message the stdio server reads. It is
-// well above the largest note (engine.MaxNoteSize) so that an oversized body
-// is read and refused as a tool error; a message larger than this cannot be
-// answered (its id is never read) and ends the session.
-const mcpMaxFrame = 64 << 20
 
 // participantFlags are --task, --agent and --machine for the commands that act
 // as one participant (mcp, append): one agent, not a list.
@@ -99,8 +91,7 @@ memory://context, with resources/subscribe. See docs/cli.md#mcp.`, stdout, stder
 	logf("serving %s", describeParticipant(p))
 
 	if *addr == "" {
-		t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}, MaxLineLength: mcpMaxFrame}
-		if err := srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		if err := srv.Run(ctx, mcpserver.Stdio(stdin, stdout)); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return c.fail("%v", err)
 		}
 		return exitOK
@@ -162,10 +153,6 @@ func describeParticipant(p *participant.Participant) string {
 	}
 	return strings.Join(parts, ", ") + fmt.Sprintf(" (%d notes in scope)", len(p.Notes()))
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 func runAppend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCLI("append", "mf-lsp append [--dimension DIM[/ID]] [--today YYYY-MM-DD] [--agent ID] [--task ID] < TEXT", `

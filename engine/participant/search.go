@@ -2,6 +2,7 @@ package participant
 
 import (
 	"math"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -47,6 +48,51 @@ type lowered struct {
 type searchIndex struct {
 	mu   sync.Mutex
 	docs map[string]*lowered // by path
+
+	// The notes in scope, as of the tree's version: the view is computed
+	// once per change of the tree, not once per query.
+	version uint64
+	scope   []scopedNote
+}
+
+type scopedNote struct {
+	e         *engine.Entry
+	effective bool
+}
+
+// inScope lists the notes in the participant's scope, and whether each wins
+// its key. The caller holds ix.mu.
+func (p *Participant) inScope() []scopedNote {
+	ix := &p.index
+	if v := p.m.Version(); ix.scope != nil && v == ix.version {
+		return ix.scope
+	}
+	v := p.m.Version()
+	view := p.m.View(p.Scope())
+	out := make([]scopedNote, 0, len(view.Keys)+len(view.Device))
+	for _, kv := range view.Keys {
+		out = append(out, scopedNote{kv.Winner, true})
+		for _, s := range kv.Shadowed {
+			out = append(out, scopedNote{s, false})
+		}
+	}
+	for _, e := range view.Device {
+		out = append(out, scopedNote{e, true})
+	}
+	ix.version, ix.scope = v, out
+	// Drop the lowered copies of notes that left the scope.
+	if len(ix.docs) > len(out) {
+		live := make(map[string]bool, len(out))
+		for _, sn := range out {
+			live[sn.e.Path] = true
+		}
+		for path := range ix.docs {
+			if !live[path] {
+				delete(ix.docs, path)
+			}
+		}
+	}
+	return out
 }
 
 // lower returns the lower-cased key and body of e, cached by content hash.
@@ -99,7 +145,6 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 	case limit > MaxSearchLimit:
 		limit = MaxSearchLimit
 	}
-	v := p.m.View(p.Scope())
 	type cand struct {
 		e         *engine.Entry
 		d         *lowered
@@ -107,97 +152,118 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 		tf        []int
 		inKey     []bool
 	}
-	var cands []cand
-	add := func(e *engine.Entry, effective bool) { cands = append(cands, cand{e: e, effective: effective}) }
-	for _, kv := range v.Keys {
-		add(kv.Winner, true)
-		for _, s := range kv.Shadowed {
-			add(s, false)
-		}
-	}
-	for _, e := range v.Device {
-		add(e, true)
-	}
-
 	p.index.mu.Lock()
 	if p.index.docs == nil {
 		p.index.docs = map[string]*lowered{}
 	}
-	live := make(map[string]bool, len(cands))
-	df := make([]int, len(ts))
-	matched := cands[:0]
-	for _, c := range cands {
-		live[c.e.Path] = true
-		c.d = p.index.lower(c.e)
-		any := false
-		for i, t := range ts {
-			n, k := strings.Count(c.d.body, t), strings.Contains(c.d.key, t)
-			if n > 0 || k {
-				if c.tf == nil {
-					c.tf, c.inKey = make([]int, len(ts)), make([]bool, len(ts))
-				}
-				c.tf[i], c.inKey[i], any = n, k, true
-				df[i]++
-			}
-		}
-		if any {
-			matched = append(matched, c)
-		}
-	}
-	if len(p.index.docs) > 2*len(live)+64 {
-		for path := range p.index.docs {
-			if !live[path] {
-				delete(p.index.docs, path)
-			}
-		}
+	notes := p.inScope()
+	cands := make([]cand, len(notes))
+	for i, sn := range notes {
+		cands[i] = cand{e: sn.e, d: p.index.lower(sn.e), effective: sn.effective}
 	}
 	p.index.mu.Unlock()
 
+	// Counting is the cost of a query: it is split over the CPUs.
+	workers := min(runtime.GOMAXPROCS(0), 1+len(cands)/500)
+	per := (len(cands) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(cands); lo += per {
+		wg.Add(1)
+		go func(part []cand) {
+			defer wg.Done()
+			for j := range part {
+				c := &part[j]
+				for i, t := range ts {
+					n, k := strings.Count(c.d.body, t), strings.Contains(c.d.key, t)
+					if n > 0 || k {
+						if c.tf == nil {
+							c.tf, c.inKey = make([]int, len(ts)), make([]bool, len(ts))
+						}
+						c.tf[i], c.inKey[i] = n, k
+					}
+				}
+			}
+		}(cands[lo:min(lo+per, len(cands))])
+	}
+	wg.Wait()
+	df := make([]int, len(ts))
+	var matched []cand
+	for _, c := range cands {
+		if c.tf == nil {
+			continue
+		}
+		for i := range ts {
+			if c.tf[i] > 0 || c.inKey[i] {
+				df[i]++
+			}
+		}
+		matched = append(matched, c)
+	}
+
+	// Score every match, then describe only the hits returned: a snippet and
+	// a Note cost more than a score, and a common word matches most notes.
+	type scored struct {
+		c     *cand
+		score float64
+		cover int
+		best  int // the rarest term found in the body, for the snippet
+	}
 	n := float64(len(cands))
-	hits := make([]Hit, 0, len(matched))
-	covered := make([]int, 0, len(matched))
-	for _, c := range matched {
-		score, cover, best, bestIDF := 0.0, 0, -1, -1.0
+	all := make([]scored, len(matched))
+	for j := range matched {
+		c := &matched[j]
+		sc := scored{c: c, best: -1}
+		bestIDF := -1.0
 		for i := range ts {
 			if c.tf[i] == 0 && !c.inKey[i] {
 				continue
 			}
-			cover++
+			sc.cover++
 			idf := math.Log(1 + n/float64(df[i]))
 			tf := float64(c.tf[i])
-			score += idf * (tf * 2.2 / (tf + 1.2))
+			sc.score += idf * (tf * 2.2 / (tf + 1.2))
 			if c.inKey[i] {
-				score += 2 * idf
+				sc.score += 2 * idf
 			}
 			if c.tf[i] > 0 && idf > bestIDF {
-				best, bestIDF = i, idf
+				sc.best, bestIDF = i, idf
 			}
 		}
-		h := Hit{Note: NoteOf(c.e), Effective: c.effective, Score: math.Round(score*1000) / 1000}
-		h.Snippet = snippet(string(c.e.Body()), c.d.body, ts, best)
-		hits = append(hits, h)
-		covered = append(covered, cover)
+		sc.score = math.Round(sc.score*1000) / 1000
+		all[j] = sc
 	}
-	order := make([]int, len(hits))
-	for i := range order {
-		order[i] = i
+	// Keep the best limit hits in order; a full sort of every match costs more
+	// than the scan when a common word matches most notes.
+	better := func(x, y *scored) bool {
+		if x.cover != y.cover {
+			return x.cover > y.cover
+		}
+		if x.score != y.score {
+			return x.score > y.score
+		}
+		if x.c.effective != y.c.effective {
+			return x.c.effective
+		}
+		return x.c.e.Path < y.c.e.Path
 	}
-	sort.SliceStable(order, func(a, b int) bool {
-		x, y := order[a], order[b]
-		if covered[x] != covered[y] {
-			return covered[x] > covered[y]
+	top := make([]*scored, 0, limit+1)
+	for j := range all {
+		sc := &all[j]
+		if len(top) == limit && !better(sc, top[len(top)-1]) {
+			continue
 		}
-		if hits[x].Score != hits[y].Score {
-			return hits[x].Score > hits[y].Score
+		i := sort.Search(len(top), func(i int) bool { return better(sc, top[i]) })
+		top = append(top, nil)
+		copy(top[i+1:], top[i:])
+		top[i] = sc
+		if len(top) > limit {
+			top = top[:limit]
 		}
-		if hits[x].Effective != hits[y].Effective {
-			return hits[x].Effective
-		}
-		return hits[x].URI < hits[y].URI
-	})
-	res := &SearchResult{Total: len(hits), Hits: make([]Hit, 0, min(limit, len(hits)))}
-	for _, i := range order[:min(limit, len(order))] {
-		res.Hits = append(res.Hits, hits[i])
+	}
+	res := &SearchResult{Total: len(all), Hits: make([]Hit, 0, len(top))}
+	for _, sc := range top {
+		res.Hits = append(res.Hits, Hit{Note: NoteOf(sc.c.e), Effective: sc.c.effective, Score: sc.score,
+			Snippet: snippet(string(sc.c.e.Body()), sc.c.d.body, ts, sc.best)})
 	}
 	return res, nil
 }

@@ -1,6 +1,10 @@
 package participant
 
-import "github.com/magicfrog/mf-lsp/engine"
+import (
+	"strings"
+
+	"github.com/magicfrog/mf-lsp/engine"
+)
 
 // ViewKey is one key of the effective view.
 type ViewKey struct {
@@ -49,39 +53,35 @@ func (p *Participant) Notes() []*engine.Entry {
 }
 
 // NoteAt finds the note of a resource URI's portable path in scope:
-// "agent/larry/notes/style.md". It re-reads the file first.
+// "agent/larry/notes/style.md". The engine's own classification says which
+// first folder is an ID. It re-reads the file first.
 func (p *Participant) NoteAt(ref string) (*engine.Entry, error) {
-	dim, rest, ok := cutSlash(ref)
-	if !ok {
+	dim, rest, _ := strings.Cut(ref, "/")
+	d, err := engine.ParseDimension(dim)
+	if err != nil || rest == "" {
 		return nil, refuse("%q: want DIMENSION/[ID/]KEY", ref)
 	}
-	d, err := engine.ParseDimension(dim)
+	if err := engine.CheckKey(rest); err != nil {
+		return nil, refuse("%q: %v", ref, err)
+	}
+	path, err := p.m.PathOf(d, "", rest)
 	if err != nil {
 		return nil, refuse("%q: %v", ref, err)
 	}
-	place, key := dim, rest
-	if first, after, ok := cutSlash(rest); ok && ((d == engine.Agent && first == p.Agent() && first != "") || (d == engine.Task && first == p.scope.Task && first != "")) {
-		place, key = dim+"/"+first, after
+	loc, ok := p.m.Locate(path)
+	if !ok {
+		return nil, refuse("%q is outside every memory root", ref)
 	}
-	pl, err := p.ParsePlace(place)
+	pl, err := p.ParsePlace(Place{loc.Dimension, loc.Scope}.String())
 	if err != nil {
 		return nil, err
 	}
-	e, err := p.noteFor(pl, key)
+	e, err := p.noteFor(pl, loc.Key)
 	if err != nil {
 		return nil, err
 	}
 	if e == nil {
-		return nil, p.notFound(pl, key)
+		return nil, p.notFound(pl, loc.Key)
 	}
 	return e, nil
-}
-
-func cutSlash(s string) (string, string, bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '/' {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
 }
