@@ -70,9 +70,12 @@ func (p *Participant) Append(place, text string, day journal.Day) (*AppendResult
 			return nil, err
 		}
 	}
+	if err := p.rootExists(pl.Dimension); err != nil {
+		return nil, err
+	}
 	j, err := rollup.JournalFor(p.m, pl.Dimension, pl.ID)
 	if err != nil {
-		return nil, refuse("%v", err)
+		return nil, err
 	}
 	key := j.Key(journal.Path(journal.Daily, day, journal.Week{}, journal.Month{}))
 	path, err := p.target(pl, key)
