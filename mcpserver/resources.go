@@ -26,7 +26,7 @@ func (s *Server) Watch() (stop func(), err error) {
 }
 
 // changed is the watcher's batch: the tree is already refreshed.
-func (s *Server) changed(paths []string) {
+func (s *Server) changed(paths []string, _ bool) {
 	s.syncResources()
 	ctx := context.Background()
 	m := s.p.Memory()

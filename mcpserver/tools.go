@@ -50,13 +50,7 @@ func (s *Server) addTools() {
 		Description: "Returns this session's <memory> block: the effective memory (task, agent, user, account, device notes; today's and yesterday's daily notes, the week's summary, MEMORY.md, sticky notes; skills listed by name) and its generation. " +
 			"Call it first in every session. Pass previous (the generation you hold) to learn whether it changed.",
 		Annotations: readOnly,
-	}, func(_ context.Context, _ *mcp.CallToolRequest, a contextArgs) (*mcp.CallToolResult, *participant.Context, error) {
-		c, err := s.p.Context(a.Budget, a.Previous)
-		if err != nil {
-			return toolError(err), nil, nil
-		}
-		return nil, c, nil
-	})
+	}, handler(func(a contextArgs) (*participant.Context, error) { return s.p.Context(a.Budget, a.Previous) }))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:  "memory_read",
@@ -64,13 +58,7 @@ func (s *Server) addTools() {
 		Description: "Returns a note's body, revision and hash (what memory_write expects), and whether it is effective or shadowed by a more specific note (and by which). " +
 			"The dimension is where the note lives, as memory_view and memory_search name it: agent/ID for an agent's own notes, agent for notes every agent shares.",
 		Annotations: readOnly,
-	}, func(_ context.Context, _ *mcp.CallToolRequest, a readArgs) (*mcp.CallToolResult, *participant.ReadResult, error) {
-		r, err := s.p.Read(a.Dimension, a.Key)
-		if err != nil {
-			return toolError(err), nil, nil
-		}
-		return nil, r, nil
-	})
+	}, handler(func(a readArgs) (*participant.ReadResult, error) { return s.p.Read(a.Dimension, a.Key) }))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:  "memory_write",
@@ -78,13 +66,9 @@ func (s *Server) addTools() {
 		Description: "Replaces a note's body, or creates the note with expected_revision 0. The write lands only if the note is still at expected_revision (and expected_hash, when given); it returns the new revision. " +
 			"If someone else changed the note since you read it, the call fails with the current revision, hash and body and nothing is written: merge your change into that body and call memory_write again with the new revision.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
-	}, func(_ context.Context, _ *mcp.CallToolRequest, a writeArgs) (*mcp.CallToolResult, *participant.WriteResult, error) {
-		r, err := s.p.Write(participant.WriteInput{Place: a.Dimension, Key: a.Key, Body: a.Body, ExpectedRevision: a.ExpectedRevision, ExpectedHash: a.ExpectedHash})
-		if err != nil {
-			return toolError(err), nil, nil
-		}
-		return nil, r, nil
-	})
+	}, handler(func(a writeArgs) (*participant.WriteResult, error) {
+		return s.p.Write(participant.WriteInput{Place: a.Dimension, Key: a.Key, Body: a.Body, ExpectedRevision: a.ExpectedRevision, ExpectedHash: a.ExpectedHash})
+	}))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:  "memory_append",
@@ -92,35 +76,36 @@ func (s *Server) addTools() {
 		Description: "Adds a block of Markdown at the end of today's daily note in a journal (made, with frontmatter and a dated title, when missing): what you built, what broke, decisions and why, files and commands. " +
 			"Safe with other agents appending at the same time: every append lands once. Returns the note's new revision.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
-	}, func(_ context.Context, _ *mcp.CallToolRequest, a appendArgs) (*mcp.CallToolResult, *participant.AppendResult, error) {
-		r, err := s.p.Append(a.Dimension, a.Text, journal.Day{})
-		if err != nil {
-			return toolError(err), nil, nil
-		}
-		return nil, r, nil
-	})
+	}, handler(func(a appendArgs) (*participant.AppendResult, error) {
+		return s.p.Append(a.Dimension, a.Text, journal.Day{})
+	}))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:        "memory_search",
 		Title:       "Search notes",
 		Description: "Finds notes in scope (every journal day included, and notes shadowed by more specific ones) by words, best first: dimension, key, revision, whether it is effective, and a snippet around the match. Read a hit in full with memory_read.",
 		Annotations: readOnly,
-	}, func(_ context.Context, _ *mcp.CallToolRequest, a searchArgs) (*mcp.CallToolResult, *participant.SearchResult, error) {
-		r, err := s.p.Search(a.Query, a.Limit)
-		if err != nil {
-			return toolError(err), nil, nil
-		}
-		return nil, r, nil
-	})
+	}, handler(func(a searchArgs) (*participant.SearchResult, error) { return s.p.Search(a.Query, a.Limit) }))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:        "memory_view",
 		Title:       "List the effective view",
 		Description: "Lists every key in scope with the note that wins it and the notes it shadows (most specific first), then this machine's device notes. Use it to find where a note lives before reading or writing it.",
 		Annotations: readOnly,
-	}, func(_ context.Context, _ *mcp.CallToolRequest, _ viewArgs) (*mcp.CallToolResult, *participant.View, error) {
-		return nil, s.p.View(), nil
-	})
+	}, handler(func(viewArgs) (*participant.View, error) { return s.p.View(), nil }))
+}
+
+// handler adapts an operation to the SDK: its error becomes a tool error
+// (toolError), its result the structured content.
+func handler[In, Out any](op func(In) (Out, error)) mcp.ToolHandlerFor[In, Out] {
+	return func(_ context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		out, err := op(in)
+		if err != nil {
+			var zero Out
+			return toolError(err), zero, nil
+		}
+		return nil, out, nil
+	}
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -28,7 +28,7 @@ const Debounce = 15 * time.Millisecond
 type Watcher struct {
 	m        *engine.Memory
 	fw       *fsnotify.Watcher
-	onChange func(paths []string)
+	onChange func(paths []string, changed bool)
 	logf     func(format string, args ...any)
 
 	mu      sync.Mutex
@@ -39,10 +39,10 @@ type Watcher struct {
 
 // Start watches m's data directory (its configuration files and memory/) and
 // the project's .magicfrog/. After each batch of events it refreshes m and
-// calls onChange with the paths that changed, sorted (whether or not the
-// tree's content changed: a rewrite with the same bytes is still reported).
+// calls onChange with the paths of the batch, sorted, and whether the tree
+// changed (Memory.Refresh).
 // logf receives errors that do not stop watching.
-func Start(m *engine.Memory, onChange func(paths []string), logf func(string, ...any)) (*Watcher, error) {
+func Start(m *engine.Memory, onChange func(paths []string, changed bool), logf func(string, ...any)) (*Watcher, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
@@ -144,10 +144,13 @@ func (w *Watcher) flush() {
 		return
 	}
 	sort.Strings(paths)
+	changed := false
 	for _, p := range paths {
-		w.m.Refresh(p)
+		if w.m.Refresh(p) {
+			changed = true
+		}
 	}
 	if w.onChange != nil {
-		w.onChange(paths)
+		w.onChange(paths, changed)
 	}
 }
