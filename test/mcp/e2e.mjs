@@ -13,14 +13,17 @@
 //      once, in each writer's order, the note parses
 //   7. a language server with the note open sees an MCP write as a
 //      stale-revision diagnostic, without a reload
+//   8. --http 127.0.0.1:0: the streamable HTTP transport, loopback only
 // Env: MF_LSP (the binary; required), DEMO (default ../../testdata/demo).
 // Prints figures (append throughput) and `mcp e2e: N passed, M failed` last.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import lspNode from 'vscode-languageserver-protocol/node';
 const lsp = lspNode;
 import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -238,6 +241,45 @@ await test('a language server with the note open sees the MCP write without a re
     conn.dispose();
     child.kill();
   }
+});
+
+await test('--http serves the streamable HTTP transport on loopback, and refuses other addresses', async () => {
+  const child = spawn(bin, ['mcp', '--http', '127.0.0.1:0', '--data-dir', data], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const url = await new Promise((ok, fail) => {
+      let out = '';
+      const timer = setTimeout(() => fail(new Error(`no address line: ${out}`)), 10000);
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /^(http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          ok(m[1]);
+        }
+      });
+    });
+    const http = new Client({ name: 'mf-lsp-e2e-http', version: '1.0.0' });
+    await http.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const r = await http.callTool({ name: 'memory_context', arguments: {} });
+    assert(!r.isError && r.structuredContent.block.includes('<task id="T-7">'), text(r));
+    await http.close();
+    // A request naming another host (DNS rebinding) is refused.
+    // (fetch may not set Host: node:http does.)
+    const status = await new Promise((ok, fail) => {
+      const req = httpRequest(url, { method: 'POST', headers: { Host: 'evil.example', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' } }, (res) => {
+        res.resume();
+        ok(res.statusCode);
+      });
+      req.on('error', fail);
+      req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+    });
+    assert(status === 403, `Host evil.example: HTTP ${status}`);
+  } finally {
+    child.kill();
+  }
+  const refused = spawn(bin, ['mcp', '--http', '0.0.0.0:0', '--data-dir', data], { cwd: project });
+  const code = await new Promise((ok) => refused.on('exit', ok));
+  assert(code === 2, `--http 0.0.0.0:0 exited ${code}, want 2`);
 });
 
 await client.close();
