@@ -89,6 +89,9 @@ memory://context, with resources/subscribe. See docs/cli.md#mcp.`, stdout, stder
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	logf("serving %s", describeParticipant(p))
+	for _, w := range p.Warnings() {
+		logf("warning: %s", w)
+	}
 
 	if *addr == "" {
 		if err := srv.Run(ctx, mcpserver.Stdio(stdin, stdout)); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
@@ -181,6 +184,9 @@ made.`, stdout, stderr)
 	p, err := pf.participant(c, *today)
 	if err != nil {
 		return c.fail("%v", err)
+	}
+	for _, w := range p.Warnings() {
+		fmt.Fprintf(stderr, "mf-lsp append: warning: %s\n", w)
 	}
 	res, err := p.Append(*dim, string(text), day)
 	switch {

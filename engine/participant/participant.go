@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -118,6 +119,20 @@ func (p *Participant) Agent() string {
 		return p.scope.Agents[0]
 	}
 	return ""
+}
+
+// Warnings say what about the scope will make requests fail: an agent or
+// task ID that the tree does not read as an ID (its own notes would be
+// refused). The server prints them at start; they never stop it.
+func (p *Participant) Warnings() []string {
+	var out []string
+	if a := p.Agent(); a != "" && !slices.Contains(p.m.Roster(), a) {
+		out = append(out, fmt.Sprintf("agent %q is not registered (%s \"agents\", or the project's agents): its own notes can be neither read nor written; run mf-lsp init --agent %s", a, p.m.Paths.RosterFile(), a))
+	}
+	if t := p.scope.Task; t != "" && !p.m.IsTaskID(t) {
+		out = append(out, fmt.Sprintf("task %q is not this project's task (%s \"task\" or \"tasks\"): its own notes can be neither read nor written", t, p.m.Paths.ProjectConfigFile()))
+	}
+	return out
 }
 
 // Refusal is a request the participant will not carry out: bad input, or a

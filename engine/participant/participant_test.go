@@ -226,6 +226,9 @@ func TestWriteUnregisteredAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if w := p.Warnings(); len(w) != 1 || !strings.Contains(w[0], `agent "zed" is not registered`) {
+		t.Errorf("warnings: %q", w)
+	}
 	before := snapshot(t, root)
 	_, err = p.Write(participant.WriteInput{Place: "agent/zed", Key: "notes/a.md", Body: "x"})
 	refused(t, "write as an unregistered agent", err, `agent "zed" is not registered`)
