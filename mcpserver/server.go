@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/magicfrog/mf-lsp/engine/participant"
@@ -76,6 +77,12 @@ func New(p *participant.Participant, opts Options) *Server {
 			res, err := next(ctx, method, req)
 			if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
 				r.StructuredContent = nil
+			}
+			// An unknown tool stays a JSON-RPC error (the MCP specification's
+			// rule), but one that says which tools there are.
+			var we *jsonrpc.Error
+			if method == "tools/call" && errors.As(err, &we) && we.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(we.Message, "unknown tool") {
+				err = &jsonrpc.Error{Code: we.Code, Message: we.Message + "; the tools are " + strings.Join(ToolNames, ", ")}
 			}
 			return res, err
 		}

@@ -42,6 +42,9 @@ type searchArgs struct {
 
 type viewArgs struct{}
 
+// ToolNames are the server's tools, sorted.
+var ToolNames = []string{"memory_append", "memory_context", "memory_read", "memory_search", "memory_view", "memory_write"}
+
 func (s *Server) addTools() {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
 	mcp.AddTool(s.mcp, &mcp.Tool{
