@@ -180,6 +180,9 @@ func TestBadInput(t *testing.T) {
 		{"memory_search", map[string]any{"query": ""}, "no words"},
 		{"memory_search", map[string]any{"query": "x", "limit": 1.5}, "limit"},
 		{"memory_context", map[string]any{"budget": -4}, "budget"},
+		{"memory_context", map[string]any{"budget": "lots"}, "budget"},
+		{"memory_append", map[string]any{"text": 5}, "text"},
+		{"memory_view", map[string]any{"dimension": "agent/moe"}, "dimension"},
 	} {
 		res := f.call(t, c.tool, c.args)
 		if !res.IsError || !strings.Contains(text(res), c.want) {
