@@ -31,6 +31,8 @@ type Watcher struct {
 	onChange func(paths []string, changed bool)
 	logf     func(format string, args ...any)
 
+	deliver sync.Mutex // one batch at a time, in order
+
 	mu      sync.Mutex
 	pending map[string]bool
 	timer   *time.Timer
@@ -131,6 +133,8 @@ func (w *Watcher) queue(path string) {
 }
 
 func (w *Watcher) flush() {
+	w.deliver.Lock()
+	defer w.deliver.Unlock()
 	w.mu.Lock()
 	paths := make([]string, 0, len(w.pending))
 	for p := range w.pending {
