@@ -10,6 +10,11 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  [ "$(id -u)" = 0 ] || { echo "mcp: FATAL: node or npm is missing (Debian: nodejs npm) and not root to install them" >&2; exit 1; }
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends nodejs npm
+fi
 command -v node >/dev/null || { echo "mcp: FATAL: node is missing (Debian: nodejs npm)" >&2; exit 1; }
 command -v npm >/dev/null || { echo "mcp: FATAL: npm is missing" >&2; exit 1; }
 
