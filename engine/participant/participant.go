@@ -222,21 +222,16 @@ func (p *Participant) target(pl Place, key string) (string, error) {
 		return "", refuse("%v", err)
 	}
 	loc, ok := p.m.Locate(path)
-	if !ok || loc.Dimension != pl.Dimension || loc.Scope != pl.ID || loc.Key != key {
-		read := "outside every memory root"
-		if ok {
-			read = Place{loc.Dimension, loc.Scope}.String() + " " + loc.Key
-		}
-		why := ""
-		switch {
-		case pl.ID != "" && pl.Dimension == engine.Agent:
-			why = fmt.Sprintf(": agent %q is not registered (add it to %s \"agents\", or run mf-lsp init --agent %s)", pl.ID, p.m.Paths.RosterFile(), pl.ID)
-		case pl.ID != "" && pl.Dimension == engine.Task:
-			why = fmt.Sprintf(": task %q is not this project's task (%s \"task\" or \"tasks\")", pl.ID, p.m.Paths.ProjectConfigFile())
-		default:
-			why = ": the key's first folder is an ID"
-		}
-		return "", refuse("%s %s would be read back as %s%s; nothing was written", pl, key, read, why)
+	switch {
+	case !ok:
+		return "", refuse("%s %s is outside every memory root; nothing was written", pl, key)
+	case loc.Unregistered && pl.ID != "":
+		return "", refuse("%s %q is not registered, so its notes would be in no one's view (SPEC §2: no write creates an unregistered scope): %s; nothing was written",
+			pl.Dimension, pl.ID, p.registerHint(pl))
+	case loc.Unregistered:
+		return "", refuse("%s %s: its first folder %q is neither a registered ID nor a shared folder, so the note would be in no one's view; nothing was written", pl, key, loc.Scope)
+	case loc.Dimension != pl.Dimension || loc.Scope != pl.ID || loc.Key != key:
+		return "", refuse("%s %s would be read back as %s %s (the key's first folder is an ID); nothing was written", pl, key, Place{loc.Dimension, loc.Scope}, loc.Key)
 	}
 	probe, _, _ := p.m.Parse(path, nil)
 	if probe == nil || !p.m.StatusOf(probe, p.scope).InScope {
@@ -246,6 +241,14 @@ func (p *Participant) target(pl Place, key string) (string, error) {
 		return "", err
 	}
 	return path, nil
+}
+
+// registerHint says how an ID gets registered.
+func (p *Participant) registerHint(pl Place) string {
+	if pl.Dimension == engine.Agent {
+		return fmt.Sprintf("add it to %s \"agents\" (mf-lsp init --agent %s)", p.m.Paths.RosterFile(), pl.ID)
+	}
+	return fmt.Sprintf("add it to %s \"task\" or \"tasks\"", p.m.Paths.ProjectConfigFile())
 }
 
 // rootExists refuses writes that would make a memory root out of nothing: a

@@ -232,6 +232,9 @@ func TestWriteUnregisteredAgent(t *testing.T) {
 	before := snapshot(t, root)
 	_, err = p.Write(participant.WriteInput{Place: "agent/zed", Key: "notes/a.md", Body: "x"})
 	refused(t, "write as an unregistered agent", err, `agent "zed" is not registered`)
+	// A shared agent note under a folder that is neither an ID nor shared.
+	_, err = p.Write(participant.WriteInput{Place: "agent", Key: "stray/notes/a.md", Body: "x"})
+	refused(t, "write under an unregistered folder", err, `first folder "stray"`)
 	sameTree(t, "write as an unregistered agent", before, snapshot(t, root))
 }
 

@@ -21,8 +21,8 @@ end
 
 local cmd = vim.api.nvim_create_user_command
 
-cmd("MagicFrogRender", function() mf().render() end,
-  { nargs = 0, desc = "Show the <memory> block mf-lsp renders" })
+cmd("MagicFrogRender", function(o) mf().render({ participant = o.fargs[1] }) end,
+  { nargs = "?", desc = "Show the <memory> block mf-lsp renders [for agent]" })
 
 cmd("MagicFrogView", function() mf().view() end,
   { nargs = 0, desc = "Show the effective view: winners and shadowed entries" })
