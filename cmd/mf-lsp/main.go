@@ -62,6 +62,8 @@ var commands = map[string]command{
 	"today":    runToday,
 	"check":    runCheck,
 	"schedule": runSchedule,
+	"mcp":      runMCP,
+	"append":   runAppend,
 }
 
 // summaries are the one-line descriptions `mf-lsp help` lists.
@@ -78,6 +80,8 @@ var summaries = map[string]string{
 	"today":    "print (and create if missing) today's daily note in a journal",
 	"check":    "run the editor's checks on notes: file:line:col findings or JSON",
 	"schedule": "install, show or remove the journal's nightly/weekly/monthly rollup jobs (cron or systemd)",
+	"mcp":      "serve memory to an agent over the Model Context Protocol (stdio or HTTP)",
+	"append":   "append stdin to today's daily note, retrying under the revision check",
 }
 
 // Exit codes shared by every subcommand.
