@@ -87,6 +87,12 @@ func parseScope(t *testing.T, text string) specScope {
 			}
 		case "today":
 			s.opts.Today = v
+		case "earlier":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("scope: earlier %q: %v", v, err)
+			}
+			s.opts.Earlier = n
 		default:
 			t.Fatalf("scope: unknown key %q", k)
 		}
