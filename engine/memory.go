@@ -91,8 +91,8 @@ func Open(opts Options) (*Memory, error) {
 	}
 	m := &Memory{Paths: Paths{DataDir: filepath.Clean(data), ProjectDir: project}}
 	m.machine = opts.Machine
-	m.onDir = opts.OnDir
 	m.named = Scope{Task: opts.Named.Task, Agents: append([]string(nil), opts.Named.Agents...)}
+	m.onDir = opts.OnDir
 	m.reload()
 	return m, nil
 }

@@ -23,6 +23,9 @@ type RenderOptions struct {
 	// Today is the journal's today (YYYY-MM-DD) for the boot set; "" is the local
 	// date.
 	Today string
+	// Earlier adds the refined days of the Earlier days before yesterday to the
+	// journal's boot set, oldest first.
+	Earlier int
 }
 
 // Block is a rendered <memory> block.
@@ -82,7 +85,8 @@ type blockGroup struct {
 
 // Render renders the <memory> block for a scope (SPEC §5): most specific
 // dimension first, inside a dimension ID-scoped notes before shared ones, sorted
-// by key; skills listed, not inlined; journal files outside the boot set left out.
+// by key; skills listed, not inlined; journal files outside the boot set left out,
+// the boot set in its own order (bootSet).
 func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	s := opts.Scope
 	if s.Machine == "" {
@@ -91,12 +95,12 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	if agents := unique(append([]string(nil), s.Agents...)); len(agents) > 1 {
 		return nil, &SeveralAgentsError{Agents: agents}
 	}
-	inBoot, err := bootSetFilter(opts.Today)
+	boot, err := newBootSet(opts.Today, opts.Earlier)
 	if err != nil {
 		return nil, err
 	}
 	v := m.View(s)
-	groups, skills := arrange(v, inBoot)
+	groups, skills := arrange(v, boot)
 
 	open := func(gen, replaces string) string {
 		var b strings.Builder
@@ -305,11 +309,11 @@ type slot struct {
 }
 
 // arrange sorts the view's winners into the block's elements and its skill list.
-func arrange(v *View, inBoot func(*Entry) bool) ([]blockGroup, []*Entry) {
+func arrange(v *View, boot bootSet) ([]blockGroup, []*Entry) {
 	var skills []*Entry
 	byGroup := map[Dimension]map[string][]*Entry{}
 	add := func(e *Entry) {
-		if e.Layer.Kind == KindFractal && !inBoot(e) {
+		if e.Layer.Kind == KindFractal && !boot.keep(e) {
 			return
 		}
 		if e.Layer.IsSkills() {
@@ -343,11 +347,11 @@ func arrange(v *View, inBoot func(*Entry) bool) ([]blockGroup, []*Entry) {
 		}
 		for _, id := range order {
 			if id != "" && len(scopes[id]) > 0 {
-				groups = append(groups, blockGroup{dim: d, id: id, notes: scopes[id]})
+				groups = append(groups, blockGroup{dim: d, id: id, notes: boot.order(scopes[id])})
 			}
 		}
 		if len(scopes[""]) > 0 {
-			groups = append(groups, blockGroup{dim: d, notes: scopes[""]})
+			groups = append(groups, blockGroup{dim: d, notes: boot.order(scopes[""])})
 		}
 	}
 	// Keys are already sorted within the view; device notes were sorted too.

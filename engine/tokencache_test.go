@@ -176,3 +176,18 @@ func TestBudgetCountsInParallel(t *testing.T) {
 	defer runtime.GOMAXPROCS(prev)
 	sameRenders(t, "counted on 4 CPUs", renders(), serial)
 }
+
+// TestCountTokensWithUnregisteredNotes: the count of a block rendered without
+// a budget includes the lines naming notes of unregistered folders.
+func TestCountTokensWithUnregisteredNotes(t *testing.T) {
+	_, m := makeTree(t, map[string]string{
+		"data/memory/agent/stranger/notes/x.md": note(1, "a note of a folder no roster names"),
+	})
+	blk := render(t, m, engine.RenderOptions{})
+	if !strings.Contains(blk.Text, "unregistered") {
+		t.Fatalf("no unregistered line in:\n%s", blk.Text)
+	}
+	if got, want := blk.CountTokens(), engine.Tokens(blk.Text); got != want {
+		t.Errorf("CountTokens() = %d, the text counts %d", got, want)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/magicfrog/mf-lsp/engine/journal"
 	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
+	"github.com/magicfrog/mf-lsp/engine/watch"
 )
 
 // workspace is the engine's side of a session: the memory tree the settings name,
@@ -30,7 +31,7 @@ type workspace struct {
 	parsed        map[protocol.DocumentUri]parsedBuffer // the last parse of each open buffer
 	changePending bool                                  // the memoryChanged goroutine is running
 	changeDirty   bool                                  // memory changed since it last rendered
-	watchers      []*watcher
+	watchers      []*watch.Watcher
 }
 
 // engineBase is the disk version a buffer was loaded from or last saved as.
