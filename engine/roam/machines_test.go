@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -254,3 +255,11 @@ func TestTwoMachinesConverge(t *testing.T) {
 var _ = fmt.Sprint
 var _ = fs.ErrNotExist
 var _ = time.Now
+
+func (mc *machine) repo() *gitRepo {
+	g, err := openRepo(mc.data, "", nil)
+	must(mc.t, err)
+	return g
+}
+
+func hashOf(s string) plumbing.Hash { return plumbing.NewHash(s) }

@@ -58,12 +58,14 @@ func openRepo(data, url string, auth transport.AuthMethod) (*gitRepo, error) {
 // fetch brings the remote branch into the local repository and returns its
 // head; the zero hash when the remote has no such branch yet.
 func (g *gitRepo) fetch(ctx context.Context) (plumbing.Hash, error) {
-	err := g.remote.FetchContext(ctx, &git.FetchOptions{
-		RemoteName: "origin",
-		RefSpecs:   []config.RefSpec{config.RefSpec("+" + branchRef.String() + ":" + trackRef.String())},
-		Tags:       git.NoTags,
-		Auth:       g.auth,
-	})
+	err := g.fetchOnce(ctx)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		// The remote was rewritten and no longer has the commit this machine
+		// tracked: forget it and fetch from scratch.
+		if rerr := g.r.Storer.RemoveReference(trackRef); rerr == nil {
+			err = g.fetchOnce(ctx)
+		}
+	}
 	var noMatch git.NoMatchingRefSpecError
 	switch {
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
@@ -73,6 +75,15 @@ func (g *gitRepo) fetch(ctx context.Context) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, fmt.Errorf("fetch from %s: %w", g.url, err)
 	}
 	return g.tracked()
+}
+
+func (g *gitRepo) fetchOnce(ctx context.Context) error {
+	return g.remote.FetchContext(ctx, &git.FetchOptions{
+		RemoteName: "origin",
+		RefSpecs:   []config.RefSpec{config.RefSpec("+" + branchRef.String() + ":" + trackRef.String())},
+		Tags:       git.NoTags,
+		Auth:       g.auth,
+	})
 }
 
 // tracked is the remote head as of the last fetch (zero when none).
@@ -91,12 +102,12 @@ func (g *gitRepo) tracked() (plumbing.Hash, error) {
 // head the merge was made against): a remote that moved is a rejected push,
 // and the caller fetches, merges and tries again.
 func (g *gitRepo) push(ctx context.Context, commit plumbing.Hash) error {
-	if err := g.r.Storer.SetReference(plumbing.NewHashReference(branchRef, commit)); err != nil {
-		return err
-	}
+	// The commit is pushed by hash: a local branch pointing at a commit the
+	// remote lacks would be offered as a "have" by the next fetch, which
+	// go-git's in-process server answers with "object not found".
 	err := g.remote.PushContext(ctx, &git.PushOptions{
 		RemoteName: "origin",
-		RefSpecs:   []config.RefSpec{config.RefSpec(branchRef.String() + ":" + branchRef.String())},
+		RefSpecs:   []config.RefSpec{config.RefSpec(commit.String() + ":" + branchRef.String())},
 		Auth:       g.auth,
 	})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {

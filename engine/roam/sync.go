@@ -185,6 +185,9 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 			return rep, nil
 		}
 		s.applyLocal()
+		if beforePush != nil {
+			beforePush()
+		}
 		pushed, err := s.commitAndPush(ctx, head)
 		if errors.Is(err, ErrRejected) || (err != nil && s.remoteMoved(ctx, head)) {
 			if attempt >= o.Retries {
@@ -215,6 +218,10 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 		return rep, nil
 	}
 }
+
+// beforePush, when set (by tests only), runs between the local writes and
+// the push: where another machine's push makes this one's rejected.
+var beforePush func()
 
 // lockSync serializes syncs of one data directory (the editor's sync on save
 // and a sync from the shell).
