@@ -53,6 +53,9 @@ var commands = map[string]command{
 	"rollup":  runRollup,
 	"today":   runToday,
 	"check":   runCheck,
+	"sync":    runSync,
+	"history": runHistory,
+	"restore": runRestore,
 }
 
 // summaries are the one-line descriptions `mf-lsp help` lists.
@@ -68,6 +71,9 @@ var summaries = map[string]string{
 	"rollup":  "roll up the journal: day, week, month, or everything due",
 	"today":   "print (and create if missing) today's daily note in a journal",
 	"check":   "run the editor's checks on notes: file:line:col findings or JSON",
+	"sync":    "roam: merge memory with a git remote, note by note (sync status, sync resolve)",
+	"history": "list the versions of a note in the sync remote's history",
+	"restore": "bring back a version from the sync history as the next revision",
 }
 
 // Exit codes shared by every subcommand.
@@ -126,6 +132,6 @@ Commands:
 	fmt.Fprint(w, `
 Every command takes --data-dir DIR and --project DIR (default: the current
 directory) and --help. Exit codes: 0 ok, 1 error, 2 bad usage, 3 stale or
-refused write. See docs/cli.md.
+refused write, 4 sync conflicts, 5 notes held back for secrets. See docs/cli.md.
 `)
 }
