@@ -20,6 +20,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/secrets"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -31,7 +32,7 @@ type Options struct {
 	Remote string
 	Auth   transport.AuthMethod // nil: go-git's default (an ssh agent for ssh)
 	// Scan finds secrets in a note about to leave the machine; nil uses
-	// [DefaultScanner].
+	// gitleaks' default rules (engine/secrets).
 	Scan Scanner
 	// Status plans without changing anything: no local write, no commit, no
 	// push, no state saved. It still fetches, unless Offline.
@@ -43,20 +44,8 @@ type Options struct {
 	Retries int
 }
 
-// Finding is a secret found in a note.
-type Finding struct {
-	Rule        string // the detector's rule id ("github-pat")
-	Line        int    // 1-based line in the note
-	Description string
-}
-
-// Scanner returns the secrets in a note's content; lines marked
-// gitleaks:allow are the scanner's to skip.
-type Scanner func(content []byte) []Finding
-
-// DefaultScanner is used when Options.Scan is nil. The command line sets it
-// to the gitleaks detector; without one nothing is scanned.
-var DefaultScanner Scanner
+// Scanner returns the secrets in a note about to leave the machine.
+type Scanner func(content []byte) ([]secrets.Finding, error)
 
 // Change is one path a sync moved.
 type Change struct {
@@ -69,7 +58,7 @@ type Change struct {
 type Held struct {
 	Path     string
 	Reason   string
-	Findings []Finding // the secrets, when that is why
+	Findings []secrets.Finding // the secrets, when that is why
 }
 
 // ConflictReport is a note that waits for the user.
@@ -119,7 +108,7 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 		o.Now = time.Now
 	}
 	if o.Scan == nil {
-		o.Scan = DefaultScanner
+		o.Scan = secrets.Scan
 	}
 	if o.Retries == 0 {
 		o.Retries = 5
@@ -495,10 +484,15 @@ func (s *syncer) send(p string, l *localFile) {
 // secretHeld scans content about to leave the machine; a finding holds the
 // note back.
 func (s *syncer) secretHeld(p string, content []byte) bool {
-	if s.o.Scan == nil || p == rosterPath || p == layersPath {
+	if p == rosterPath || p == layersPath {
 		return false
 	}
-	fs := s.o.Scan(content)
+	fs, err := s.o.Scan(content)
+	if err != nil {
+		// The rules did not load: nothing may leave unscanned.
+		s.rep.Held = append(s.rep.Held, Held{Path: p, Reason: "could not scan for secrets: " + err.Error()})
+		return true
+	}
 	if len(fs) == 0 {
 		return false
 	}
