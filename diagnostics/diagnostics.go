@@ -145,6 +145,7 @@ func Check(in Input) []Finding {
 	c.links()
 	c.stale()
 	c.journal()
+	c.secrets()
 	sortFindings(c.out)
 	return c.out
 }
