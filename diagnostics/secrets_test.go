@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // Assembled at run time so that this file is no finding itself.
@@ -12,7 +11,7 @@ var testToken = "ghp_" + strings.Repeat("aB3dE5fG7h", 3) + "123456"
 
 func TestSecret(t *testing.T) {
 	m, dir := tree(t, map[string]string{
-		"data/machine-id":                           "m1\n",
+		"data/machine-id": "m1\n",
 		"data/memory/user/sticky-notes/accounts.md": fm + "GitHub: octo\ntoken: " + testToken + "\n",
 		"data/memory/user/formats.md":               fm + "looks like " + testToken + " <!-- gitleaks:allow -->\n",
 		"data/memory/device/keys.md":                "---\nrevision: 1\nupdated: 2026-10-20T09:12:00.000Z\nmachine: m1\n---\n" + testToken + "\n",
