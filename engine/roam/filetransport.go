@@ -4,16 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"github.com/go-git/go-git/v5/plumbing/transport/server"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/gofrs/flock"
+	"github.com/google/renameio/v2"
 )
 
 // ErrRejected: the remote branch moved since it was fetched (another machine
@@ -30,7 +35,7 @@ var fileTransportOnce sync.Once
 // lock file in the remote repository.
 func installFileTransport() {
 	fileTransportOnce.Do(func() {
-		client.InstallProtocol("file", lockedFile{server.NewClient(server.DefaultLoader)})
+		client.InstallProtocol("file", lockedFile{server.NewClient(atomicLoader{})})
 	})
 }
 
@@ -66,7 +71,7 @@ func (s *lockedReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpd
 		return nil, fmt.Errorf("lock %s for pushing: %v", s.ep.Path, err)
 	}
 	defer lk.Unlock()
-	sto, err := server.DefaultLoader.Load(s.ep)
+	sto, err := atomicLoader{}.Load(s.ep)
 	if err != nil {
 		closePack(req)
 		return nil, err
@@ -97,4 +102,48 @@ func closePack(req *packp.ReferenceUpdateRequest) {
 	if req.Packfile != nil {
 		req.Packfile.Close()
 	}
+}
+
+// atomicLoader opens a local repository like go-git's server loader, with
+// branch updates written atomically: go-git's filesystem storage truncates
+// and rewrites a ref file in place, so a machine fetching at that moment
+// reads an empty ref ("ref file is empty").
+type atomicLoader struct{}
+
+func (atomicLoader) Load(ep *transport.Endpoint) (storer.Storer, error) {
+	s, err := server.DefaultLoader.Load(ep)
+	if err != nil {
+		return nil, err
+	}
+	if fsS, ok := s.(*filesystem.Storage); ok {
+		return &atomicRefs{Storage: fsS, root: fsS.Filesystem().Root()}, nil
+	}
+	return s, nil
+}
+
+type atomicRefs struct {
+	*filesystem.Storage
+	root string
+}
+
+func (s *atomicRefs) SetReference(ref *plumbing.Reference) error {
+	name := ref.Name().String()
+	if ref.Type() != plumbing.HashReference || !strings.HasPrefix(name, "refs/") {
+		return s.Storage.SetReference(ref)
+	}
+	p := filepath.Join(s.root, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return renameio.WriteFile(p, []byte(ref.Hash().String()+"\n"), 0o644)
+}
+
+func (s *atomicRefs) CheckAndSetReference(ref, old *plumbing.Reference) error {
+	if old != nil {
+		cur, err := s.Storage.Reference(ref.Name())
+		if err != nil || cur.Hash() != old.Hash() {
+			return fmt.Errorf("%s: %w", ref.Name(), ErrRejected)
+		}
+	}
+	return s.SetReference(ref)
 }

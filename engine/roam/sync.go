@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -40,7 +41,7 @@ type Options struct {
 	Offline bool
 	Now     func() time.Time
 	// Retries is how often a rejected push (another machine pushed first) is
-	// fetched, merged and pushed again; 0 means 5.
+	// fetched, merged and pushed again; 0 means 10.
 	Retries int
 }
 
@@ -111,7 +112,7 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 		o.Scan = secrets.Scan
 	}
 	if o.Retries == 0 {
-		o.Retries = 5
+		o.Retries = 10
 	}
 	if !o.Status {
 		unlock, err := lockSync(ctx, data)
@@ -136,6 +137,7 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 		// every difference must be a conflict, never a silent deletion.
 		st.Notes, st.Commit = nil, ""
 	}
+	st.Remote = url // saved with the first progress (applyLocal) or at the end
 	machine, err := m.EnsureMachineID()
 	if err != nil {
 		return nil, err
@@ -183,6 +185,9 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 				return nil, fmt.Errorf("the remote kept moving during %d attempts: %w", attempt+1, err)
 			}
 			rep.Retries++
+			// Back off a little, at random, so machines racing for the
+			// branch do not collide again in lockstep.
+			time.Sleep(time.Duration(rand.Int64N(int64(25*time.Millisecond) * int64(attempt+1))))
 			rep.Pushed, rep.Pulled, rep.Conflicts, rep.Held, rep.Ignored, rep.Failed = nil, nil, nil, nil, nil, nil
 			m.Reload()
 			continue
@@ -253,6 +258,10 @@ type localWrite struct {
 	content []byte     // nil: remove
 	change  Change
 	blob    plumbing.Hash // what the path holds once written
+	// theirs is the remote version the write is based on: once written, the
+	// path is in sync with it whatever happens to the push (see applyLocal).
+	theirs  plumbing.Hash
+	removed bool // the remote deleted it
 }
 
 func (s *syncer) plan(head plumbing.Hash) error {
@@ -393,7 +402,7 @@ func (s *syncer) decide(p string, l *localFile) error {
 			return err
 		}
 		ch := Change{Path: p, Op: "merge", Revision: revision(merged)}
-		s.writes = append(s.writes, localWrite{rel: p, local: l, content: merged, change: ch, blob: h})
+		s.writes = append(s.writes, localWrite{rel: p, local: l, content: merged, change: ch, blob: h, theirs: rh})
 		s.merged[p] = treeFile{hash: h, mode: filemode.Regular}
 		s.rep.Pushed = append(s.rep.Pushed, ch)
 	}
@@ -414,7 +423,7 @@ func (s *syncer) take(p string, l *localFile, rh plumbing.Hash, inRemote bool) e
 		if l == nil {
 			return nil
 		}
-		s.writes = append(s.writes, localWrite{rel: p, local: l, change: Change{Path: p, Op: "delete"}})
+		s.writes = append(s.writes, localWrite{rel: p, local: l, change: Change{Path: p, Op: "delete"}, removed: true})
 		s.rep.Pulled = append(s.rep.Pulled, Change{Path: p, Op: "delete"})
 		return nil
 	}
@@ -431,7 +440,7 @@ func (s *syncer) take(p string, l *localFile, rh plumbing.Hash, inRemote bool) e
 		op = "add"
 	}
 	ch := Change{Path: p, Op: op, Revision: revision(content)}
-	s.writes = append(s.writes, localWrite{rel: p, local: l, content: content, change: ch, blob: rh})
+	s.writes = append(s.writes, localWrite{rel: p, local: l, content: content, change: ch, blob: rh, theirs: rh})
 	s.rep.Pulled = append(s.rep.Pulled, ch)
 	return nil
 }
@@ -535,6 +544,10 @@ func (s *syncer) remoteRevision(h plumbing.Hash) int {
 // saved it during the sync) is left alone and reported: the next sync sees
 // it as changed here.
 func (s *syncer) applyLocal() {
+	if s.st.Notes == nil {
+		s.st.Notes = map[string]Base{}
+	}
+	progressed := false
 	for _, w := range s.writes {
 		file, lock, ok := s.mp.local(w.rel)
 		if !ok {
@@ -569,6 +582,20 @@ func (s *syncer) applyLocal() {
 		} else {
 			s.newBase[w.rel] = Base{Blob: w.blob.String(), Revision: revision(w.content)}
 		}
+		// The note now holds, or is merged from, what the remote held: that
+		// is its base from here on, even if the push below is rejected and
+		// the sync starts over against a newer remote. Left at the old base,
+		// a note this machine never touched would look changed on both sides.
+		progressed = true
+		if w.removed {
+			delete(s.st.Notes, w.rel)
+		} else {
+			s.st.Notes[w.rel] = Base{Blob: w.theirs.String(), Revision: s.remoteRevision(w.theirs)}
+		}
+	}
+	if progressed {
+		// Saved now so a sync killed before its push resumes from here.
+		s.st.save(s.data)
 	}
 }
 
