@@ -616,6 +616,9 @@ func (s *syncer) commitAndPush(ctx context.Context, head plumbing.Hash) (plumbin
 	if err != nil {
 		return head, err
 	}
+	if err := s.g.flush(); err != nil {
+		return head, err
+	}
 	if err := s.g.push(ctx, c); err != nil {
 		return head, err
 	}
