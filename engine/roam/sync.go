@@ -168,6 +168,7 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		step("fetched")
 		s := &syncer{o: o, g: g, mp: mp, st: st, rep: rep, data: data, machine: machine}
 		if err := s.plan(head); err != nil {
 			return nil, err
@@ -176,6 +177,7 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 			return rep, nil
 		}
 		s.applyLocal()
+		step("local-written")
 		if beforePush != nil {
 			beforePush()
 		}
@@ -195,6 +197,7 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		step("pushed")
 		st.Remote, st.Branch, st.Commit = url, branch, pushed.String()
 		if pushed.IsZero() {
 			st.Commit = ""
@@ -216,6 +219,17 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 // beforePush, when set (by tests only), runs between the local writes and
 // the push: where another machine's push makes this one's rejected.
 var beforePush func()
+
+// stepHook, when set (by tests only), is called at each step of a sync:
+// "fetched", "local-written", "pushed" (before the state is saved). The kill
+// test ends the process there.
+var stepHook func(step string)
+
+func step(name string) {
+	if stepHook != nil {
+		stepHook(name)
+	}
+}
 
 // lockSync serializes syncs of one data directory (the editor's sync on save
 // and a sync from the shell).
