@@ -146,6 +146,7 @@ func Check(in Input) []Finding {
 	c.stale()
 	c.journal()
 	c.secrets()
+	c.syncConflict()
 	sortFindings(c.out)
 	return c.out
 }

@@ -182,24 +182,11 @@ conflicts, else 5 with notes held back for secrets.`, stdout, stderr)
 		return c.fail("%v", err)
 	}
 	if *asJSON {
-		printJSON(stdout, statusJSON(rep))
+		printJSON(stdout, rep)
 	} else {
 		printSyncReport(stdout, rep, true)
 	}
 	return syncExit(rep)
-}
-
-// statusJSON is the report with the unreachable error as text.
-func statusJSON(rep *roam.Report) any {
-	type out struct {
-		*roam.Report
-		Unreachable string `json:"Unreachable,omitempty"`
-	}
-	o := out{Report: rep}
-	if rep.Unreachable != nil {
-		o.Unreachable = rep.Unreachable.Error()
-	}
-	return o
 }
 
 func runSyncResolve(args []string, stdout, stderr io.Writer) int {

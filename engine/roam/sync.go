@@ -3,6 +3,7 @@ package roam
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -88,6 +89,19 @@ type Report struct {
 	// Unreachable is set by a status that could not fetch: the plan is
 	// against the remote as of the last fetch.
 	Unreachable error
+}
+
+// MarshalJSON writes the report with Unreachable as its message.
+func (r *Report) MarshalJSON() ([]byte, error) {
+	type plain Report
+	out := struct {
+		*plain
+		Unreachable string `json:"Unreachable,omitempty"`
+	}{plain: (*plain)(r)}
+	if r.Unreachable != nil {
+		out.Unreachable = r.Unreachable.Error()
+	}
+	return json.Marshal(out)
 }
 
 // Quiet reports whether the sync had nothing left to move.
