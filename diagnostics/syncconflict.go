@@ -12,6 +12,9 @@ const CodeSyncConflict = "sync-conflict"
 
 // syncConflict flags a note that mf-lsp sync left in conflict.
 func (c *checker) syncConflict() {
+	if c.in.Memory == nil {
+		return
+	}
 	lc, ok := roam.ConflictAt(c.in.Memory, c.e.Path)
 	if !ok {
 		return

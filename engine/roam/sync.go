@@ -201,9 +201,10 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 				return nil, fmt.Errorf("the remote kept moving during %d attempts: %w", attempt+1, err)
 			}
 			rep.Retries++
-			// Back off a little, at random, so machines racing for the
-			// branch do not collide again in lockstep.
-			time.Sleep(time.Duration(rand.Int64N(int64(25*time.Millisecond) * int64(attempt+1))))
+			// Back off at random, exponentially (up to 2 s), so machines
+			// racing for the branch do not collide again in lockstep and a
+			// slow one is not starved by fast ones.
+			time.Sleep(time.Duration(rand.Int64N(int64(min(50*time.Millisecond<<attempt, 2*time.Second)))))
 			rep.Pushed, rep.Pulled, rep.Conflicts, rep.Held, rep.Ignored, rep.Failed = nil, nil, nil, nil, nil, nil
 			m.Reload()
 			continue
