@@ -18,7 +18,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/server"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/gofrs/flock"
-	"github.com/google/renameio/v2"
 )
 
 // ErrRejected: the remote branch moved since it was fetched (another machine
@@ -105,9 +104,9 @@ func closePack(req *packp.ReferenceUpdateRequest) {
 }
 
 // atomicLoader opens a local repository like go-git's server loader, with
-// branch updates written atomically: go-git's filesystem storage truncates
-// and rewrites a ref file in place, so a machine fetching at that moment
-// reads an empty ref ("ref file is empty").
+// branch updates written atomically (a temporary file renamed over the ref):
+// go-git's filesystem storage truncates and rewrites a ref file in place, so
+// a machine fetching at that moment read an empty ref ("ref file is empty").
 type atomicLoader struct{}
 
 func (atomicLoader) Load(ep *transport.Endpoint) (storer.Storer, error) {
@@ -135,7 +134,26 @@ func (s *atomicRefs) SetReference(ref *plumbing.Reference) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return renameio.WriteFile(p, []byte(ref.Hash().String()+"\n"), 0o644)
+	// The temporary file lives in the repository's top folder, not beside the
+	// ref: go-git lists every file under refs/ as a ref, a half-written
+	// temporary one included.
+	f, err := os.CreateTemp(s.root, "mf-lsp-ref-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.WriteString(ref.Hash().String() + "\n"); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), p)
 }
 
 func (s *atomicRefs) CheckAndSetReference(ref, old *plumbing.Reference) error {
