@@ -9,7 +9,10 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
@@ -112,9 +115,59 @@ func isNote(name string) bool {
 
 // localFile is one file of the sync set as it is on this machine.
 type localFile struct {
-	file    string // absolute path
-	lock    string // memory root for engine/store
-	content []byte
+	file string        // absolute path
+	lock string        // memory root for engine/store
+	hash plumbing.Hash // git blob id of the content
+	rev  int
+	// content is nil until load when the file was known unchanged from the
+	// stat cache (its size and modification time).
+	content     []byte
+	size, modNs int64
+}
+
+// load returns the file's content, reading it when the scan did not. A file
+// that changed since the scan is an error: the sync leaves it for next time.
+func (l *localFile) load() ([]byte, error) {
+	if l.content != nil {
+		return l.content, nil
+	}
+	b, err := os.ReadFile(l.file)
+	if err != nil {
+		return nil, err
+	}
+	if blobHash(b) != l.hash {
+		return nil, fmt.Errorf("%s changed during the sync", l.file)
+	}
+	l.content = b
+	return b, nil
+}
+
+// StatEntry is what the last scan knew of a local file: when its size and
+// modification time are the same, its content is too, and it is not read.
+type StatEntry struct {
+	Size     int64  `json:"size"`
+	ModNs    int64  `json:"mod"`
+	Blob     string `json:"blob"`
+	Revision int    `json:"revision,omitempty"`
+}
+
+// racyWindow: a file modified this close to a scan may change again within
+// the same timestamp, so its stat entry is not trusted (git's "racy" rule).
+const racyWindow = 2 * time.Second
+
+// statCache returns the stat entries worth keeping after a scan that began
+// at start: files that were not modified within racyWindow of it, minus
+// those the sync wrote.
+func statCache(files map[string]*localFile, start time.Time, written map[string]bool) map[string]StatEntry {
+	out := make(map[string]StatEntry, len(files))
+	limit := start.Add(-racyWindow).UnixNano()
+	for p, f := range files {
+		if written[p] || f.modNs == 0 || f.modNs >= limit {
+			continue
+		}
+		out[p] = StatEntry{Size: f.size, ModNs: f.modNs, Blob: f.hash.String(), Revision: f.rev}
+	}
+	return out
 }
 
 // skipped is a file of the sync set that is not sent, with why.
@@ -127,7 +180,7 @@ type skipped struct {
 // roster and layers.json. Files that are not notes (links, binary, too
 // large, hidden) are not part of it; notes that must not leave the machine
 // (a machine binding) are reported in held.
-func (mp *mapping) scan() (files map[string]*localFile, held []skipped, err error) {
+func (mp *mapping) scan(cache map[string]StatEntry, trustBefore time.Time) (files map[string]*localFile, held []skipped, err error) {
 	files = map[string]*localFile{}
 	for _, c := range []struct{ rel, file, lock string }{
 		{rosterPath, mp.paths.RosterFile(), mp.paths.DataDir},
@@ -139,7 +192,7 @@ func (mp *mapping) scan() (files map[string]*localFile, held []skipped, err erro
 		case err != nil:
 			return nil, nil, err
 		default:
-			files[c.rel] = &localFile{file: c.file, lock: c.lock, content: b}
+			files[c.rel] = &localFile{file: c.file, lock: c.lock, content: b, hash: blobHash(b)}
 		}
 	}
 	for _, d := range mp.dirs {
@@ -172,6 +225,15 @@ func (mp *mapping) scan() (files map[string]*localFile, held []skipped, err erro
 				held = append(held, skipped{rel, "a name that cannot travel (see mf-lsp import)"})
 				return nil
 			}
+			info, err := e.Info()
+			if err != nil {
+				return err
+			}
+			size, mod := info.Size(), info.ModTime().UnixNano()
+			if c, ok := cache[rel]; ok && c.Size == size && c.ModNs == mod && mod < trustBefore.Add(-racyWindow).UnixNano() {
+				files[rel] = &localFile{file: p, lock: d.lock, hash: plumbing.NewHash(c.Blob), rev: c.Revision, size: size, modNs: mod}
+				return nil
+			}
 			b, err := os.ReadFile(p)
 			if err != nil {
 				return err
@@ -186,7 +248,7 @@ func (mp *mapping) scan() (files map[string]*localFile, held []skipped, err erro
 					return nil
 				}
 			}
-			files[rel] = &localFile{file: p, lock: d.lock, content: b}
+			files[rel] = &localFile{file: p, lock: d.lock, content: b, hash: blobHash(b), rev: revision(b), size: size, modNs: mod}
 			return nil
 		})
 		if err != nil {

@@ -218,6 +218,7 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 			st.Commit = ""
 		}
 		st.Notes, st.Conflicts = s.newBase, s.conflicts
+		st.Stat, st.ScanAt = statCache(s.local, s.scanAt, s.written), s.scanAt
 		st.LastSync = o.Now().UTC()
 		if err := s.keepConflicts(); err != nil {
 			return nil, err
@@ -278,6 +279,9 @@ type syncer struct {
 	conflicts map[string]Conflict
 	writes    []localWrite
 	theirs    map[string][]byte // remote versions of new conflicts, to keep beside the state
+	local     map[string]*localFile
+	scanAt    time.Time
+	written   map[string]bool // paths applyLocal wrote
 }
 
 // localWrite is a change to this machine's tree.
@@ -298,10 +302,12 @@ func (s *syncer) plan(head plumbing.Hash) error {
 	if s.remote, err = s.g.files(head); err != nil {
 		return fmt.Errorf("read the remote tree: %w", err)
 	}
-	local, held, err := s.mp.scan()
+	s.scanAt = time.Now()
+	local, held, err := s.mp.scan(s.st.Stat, s.st.ScanAt)
 	if err != nil {
 		return err
 	}
+	s.local = local
 	s.merged = make(map[string]treeFile, len(s.remote))
 	for p, f := range s.remote {
 		s.merged[p] = f
@@ -359,7 +365,7 @@ func (s *syncer) keepBase(p string) {
 func (s *syncer) decide(p string, l *localFile) error {
 	var lh, rh, bh plumbing.Hash
 	if l != nil {
-		lh = blobHash(l.content)
+		lh = l.hash
 	}
 	rf, inRemote := s.remote[p]
 	if inRemote {
@@ -415,7 +421,13 @@ func (s *syncer) decide(p string, l *localFile) error {
 			s.keepBase(p)
 			return nil
 		}
-		merged, ok := mergeFile(p, baseContent, l.content, theirs, s.o.Now())
+		ours, err := l.load()
+		if err != nil {
+			s.rep.Failed = append(s.rep.Failed, Held{Path: p, Reason: err.Error()})
+			s.keepBase(p)
+			return nil
+		}
+		merged, ok := mergeFile(p, baseContent, ours, theirs, s.o.Now())
 		if !ok {
 			s.theirs[p] = theirs
 			s.conflict(p, l, "changed on both sides, and the changes overlap", s.o.Now().UTC(), rh, inRemote)
@@ -443,7 +455,7 @@ func (s *syncer) agree(p string, h plumbing.Hash, l *localFile) {
 	if l == nil {
 		return
 	}
-	s.newBase[p] = Base{Blob: h.String(), Revision: revision(l.content)}
+	s.newBase[p] = Base{Blob: h.String(), Revision: l.rev}
 }
 
 // take brings the remote version (or its deletion) to this machine.
@@ -500,11 +512,17 @@ func (s *syncer) send(p string, l *localFile) {
 		s.rep.Pushed = append(s.rep.Pushed, Change{Path: p, Op: "delete"})
 		return
 	}
-	if s.secretHeld(p, l.content) {
+	content, err := l.load()
+	if err != nil {
+		s.rep.Failed = append(s.rep.Failed, Held{Path: p, Reason: err.Error()})
 		s.keepBase(p)
 		return
 	}
-	h, err := s.g.put(plumbing.BlobObject, l.content)
+	if s.secretHeld(p, content) {
+		s.keepBase(p)
+		return
+	}
+	h, err := s.g.put(plumbing.BlobObject, content)
 	if err != nil {
 		s.rep.Failed = append(s.rep.Failed, Held{Path: p, Reason: err.Error()})
 		s.keepBase(p)
@@ -515,8 +533,8 @@ func (s *syncer) send(p string, l *localFile) {
 		op = "add"
 	}
 	s.merged[p] = treeFile{hash: h, mode: filemode.Regular}
-	s.newBase[p] = Base{Blob: h.String(), Revision: revision(l.content)}
-	s.rep.Pushed = append(s.rep.Pushed, Change{Path: p, Op: op, Revision: revision(l.content)})
+	s.newBase[p] = Base{Blob: h.String(), Revision: l.rev}
+	s.rep.Pushed = append(s.rep.Pushed, Change{Path: p, Op: op, Revision: l.rev})
 }
 
 // secretHeld scans content about to leave the machine; a finding holds the
@@ -577,19 +595,26 @@ func (s *syncer) applyLocal() {
 		s.st.Notes = map[string]Base{}
 	}
 	progressed := false
+	s.written = map[string]bool{}
 	for _, w := range s.writes {
 		file, lock, ok := s.mp.local(w.rel)
 		if !ok {
 			continue
 		}
 		expect := store.Expect{}
-		if w.local != nil {
-			expect = store.Expect{Revision: revision(w.local.content), Hash: store.Hash(w.local.content)}
-		}
 		var err error
-		if w.content == nil {
+		if w.local != nil {
+			var cur []byte
+			if cur, err = w.local.load(); err == nil {
+				expect = store.Expect{Revision: revision(cur), Hash: store.Hash(cur)}
+			}
+		}
+		s.written[w.rel] = true
+		switch {
+		case err != nil:
+		case w.content == nil:
 			err = store.Remove(lock, file, expect)
-		} else {
+		default:
 			if err = os.MkdirAll(lock, 0o755); err == nil {
 				err = store.Write(lock, file, w.content, expect)
 			}
