@@ -15,6 +15,7 @@ require (
 	github.com/tliron/glsp v0.2.2
 	github.com/yuin/goldmark v1.8.7
 	github.com/zricethezav/gitleaks/v8 v8.30.1
+	pgregory.net/rapid v1.3.0
 )
 
 require (
