@@ -16,8 +16,16 @@ type Options struct {
 	ProjectDir string
 	// Machine overrides this machine's id (otherwise <data>/machine-id).
 	Machine string
+	// Named is the session's scope as the caller knows it before loading (flags,
+	// editor settings): the agents and task it names are IDs whether or not they
+	// are registered, so their folders read as theirs (SPEC §2).
+	Named Scope
 	// Getenv reads the environment; nil means os.Getenv. Tests set it.
 	Getenv func(string) string
+	// OnDir, when set, is called with every folder a load walks, before its
+	// notes are read (and again on every reload): the language server watches
+	// them from the same walk instead of walking the tree twice.
+	OnDir func(dir string)
 }
 
 // ResolveDataDir finds the data directory: the flag or client setting, else

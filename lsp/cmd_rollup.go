@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/rollup"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // rollupArg is magicfrog.rollup's argument. dimension and scope select journals
@@ -74,6 +75,11 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
 		}
 	}
+	if a.Scope != nil {
+		if err := engine.CheckScopeID(*a.Scope); err != nil {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+		}
+	}
 	token := WorkDoneToken(ctx)
 	label := "rollup " + strings.Join(words, " ")
 	return Async(func(rctx context.Context) (any, error) {
@@ -90,6 +96,15 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
 		opts := rollup.Options{Dimension: dim, Today: s.Today(), Summarizer: summ}
+		// The project's transcript folder feeds day refines here too, or a
+		// refine written by the scheduled job would look stale in the editor.
+		if tdir, err := rollup.TranscriptsDir("", m.Binding().Transcripts, m.Paths.ProjectDir); err != nil {
+			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
+		} else if tdir != "" {
+			if opts.Transcripts, err = rollup.LoadTranscripts(tdir, time.Local); err != nil {
+				return nil, Errorf(CodeRequestFailed, "%s: %v (.magicfrog/config.json \"transcripts\")", cmd, err)
+			}
+		}
 		if a.Scope != nil {
 			opts.Scope, opts.ScopeSet = *a.Scope, true
 		}
@@ -215,7 +230,7 @@ func (s *Server) lessonsEdit(le rollup.LessonsEdit) (map[string]any, error) {
 		"description": strings.Join(le.Added, "\n"),
 	}}
 	if le.Exists {
-		src, err := os.ReadFile(le.Path)
+		src, err := safefs.ReadFile(le.Path, engine.MaxNoteSize)
 		if err != nil {
 			return nil, err
 		}

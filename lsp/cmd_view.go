@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -57,6 +58,24 @@ type scopeArg struct {
 	Task    *string   `json:"task"`
 	Agents  *[]string `json:"agents"`
 	Machine *string   `json:"machine"`
+	// Participant picks the one agent (the render preview's picker); absent,
+	// the session's participant.
+	Participant string `json:"participant"`
+}
+
+// scope is the scope a render or effective view answers for: the session's
+// participant, with the argument's fields applied. agents with several IDs
+// and no participant is refused by the engine (one agent per block).
+func (a scopeArg) scope(s *Server, m *engine.Memory) engine.Scope {
+	sc := s.Participant(m)
+	if a.Agents != nil {
+		sc = s.Scope(m)
+	}
+	sc = a.apply(sc)
+	if a.Participant != "" {
+		sc.Agents = []string{a.Participant}
+	}
+	return sc
 }
 
 func (a scopeArg) apply(sc engine.Scope) engine.Scope {
@@ -147,9 +166,13 @@ func (s *Server) renderCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 		Budget   *int   `json:"budget"`
 		Previous string `json:"previous"`
 		Today    string `json:"today"`
+		Earlier  *int   `json:"earlier"`
 	}
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
+	}
+	if a.Earlier != nil && *a.Earlier < 0 {
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"earlier\" must be a number of days ≥ 0, got %d", cmd, *a.Earlier)
 	}
 	if a.Budget != nil && *a.Budget < 0 {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"budget\" must be a token count ≥ 0 (0: no limit), got %d", cmd, *a.Budget)
@@ -161,7 +184,10 @@ func (s *Server) renderCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
 		st := s.Settings()
-		opts := engine.RenderOptions{Scope: a.apply(s.Scope(m)), Budget: st.Budget, Previous: a.Previous, Today: st.Today}
+		opts := engine.RenderOptions{Scope: a.scope(s, m), Budget: st.Budget, Previous: a.Previous, Today: st.Today, Earlier: st.Earlier}
+		if a.Earlier != nil {
+			opts.Earlier = *a.Earlier
+		}
 		if a.Budget != nil {
 			opts.Budget = *a.Budget
 		}
@@ -169,6 +195,10 @@ func (s *Server) renderCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 			opts.Today = a.Today
 		}
 		b, err := m.Render(opts)
+		var several *engine.SeveralAgentsError
+		if errors.As(err, &several) {
+			return nil, Errorf(CodeRequestFailed, "%s: %v (argument \"participant\")", cmd, err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +212,8 @@ type keyViewJSON struct {
 	Shadowed []entryJSON `json:"shadowed"`
 }
 
-// effectiveViewCommand: magicfrog.effectiveView {task, agents, machine}.
+// effectiveViewCommand: magicfrog.effectiveView {task, agents, machine} → the
+// view, and in "boot" the journal notes the block takes, in the block's order.
 func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.effectiveView"
 	var a scopeArg
@@ -190,14 +221,20 @@ func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any
 		return nil, err
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		sc := a.apply(s.Scope(m))
+		sc := a.scope(s, m)
 		v := m.View(sc)
+		st := s.Settings()
+		boot, err := m.BootSet(engine.RenderOptions{Scope: sc, Today: st.Today, Earlier: st.Earlier})
+		if err != nil {
+			return nil, err
+		}
 		out := struct {
 			Scope  engine.Scope  `json:"scope"`
 			Keys   []keyViewJSON `json:"keys"`
 			Device []entryJSON   `json:"device"`
 			Skills []entryJSON   `json:"skills"`
-		}{Scope: sc, Keys: []keyViewJSON{}, Device: toEntriesJSON(v.Device), Skills: []entryJSON{}}
+			Boot   []entryJSON   `json:"boot"`
+		}{Scope: sc, Keys: []keyViewJSON{}, Device: toEntriesJSON(v.Device), Skills: []entryJSON{}, Boot: toEntriesJSON(boot)}
 		for _, k := range v.Keys {
 			out.Keys = append(out.Keys, keyViewJSON{Key: k.Key, Winner: toEntryJSON(k.Winner), Shadowed: toEntriesJSON(k.Shadowed)})
 			if k.Winner.Layer.IsSkills() {
@@ -224,7 +261,7 @@ func (s *Server) describeCommand(_ *glsp.Context, arg json.RawMessage) (any, err
 		if !ok {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
 		}
-		st := n.Memory.StatusOf(n.Entry, s.Scope(n.Memory))
+		st := n.Memory.StatusOf(n.Entry, s.Participant(n.Memory))
 		out := struct {
 			entryJSON
 			InScope    bool        `json:"inScope"`

@@ -13,7 +13,9 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/journal"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
+	"github.com/magicfrog/mf-lsp/engine/watch"
 )
 
 // workspace is the engine's side of a session: the memory tree the settings name,
@@ -29,7 +31,7 @@ type workspace struct {
 	parsed        map[protocol.DocumentUri]parsedBuffer // the last parse of each open buffer
 	changePending bool                                  // the memoryChanged goroutine is running
 	changeDirty   bool                                  // memory changed since it last rendered
-	watchers      []*watcher
+	watchers      []*watch.Watcher
 }
 
 // engineBase is the disk version a buffer was loaded from or last saved as.
@@ -57,11 +59,9 @@ func (s *Server) loadMemory() {
 	}
 	p := s.BeginProgress(nil, "mf-lsp: indexing memory", false)
 	start := time.Now()
-	m, err := engine.Open(engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine})
-	if err == nil {
-		// Watch before anyone can ask, so that no change after this point is missed.
-		s.startWatching(m)
-	}
+	// Watched from the load's own walk, before anyone can ask, so that no
+	// change after this point is missed.
+	m, err := s.openWatched(engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.named()})
 	s.ws.main, s.ws.err = m, err
 	close(s.ws.loaded)
 	if err != nil {
@@ -110,7 +110,7 @@ func (s *Server) memoryFor(path string) (*engine.Memory, bool) {
 	}
 	// Opened without the lock held: loading reads the disk, and startWatching
 	// takes the lock itself.
-	lm, err = engine.Open(engine.Options{DataDir: data, ProjectDir: project, Machine: s.Settings().Machine})
+	lm, err = engine.Open(engine.Options{DataDir: data, ProjectDir: project, Machine: s.Settings().Machine, Named: s.Settings().named()})
 	if err != nil {
 		return nil, false
 	}
@@ -176,6 +176,34 @@ func (s *Server) Scope(m *engine.Memory) engine.Scope {
 		sc.Machine = st.Machine
 	}
 	return sc
+}
+
+// Participant is the session scope narrowed to the one agent the editor
+// answers for (SPEC §5: one participant per block): the participant setting,
+// else the first agent of the session scope. Hover, code lens, diagnostics,
+// render and the effective view use it.
+func (s *Server) Participant(m *engine.Memory) engine.Scope {
+	return participant(s.Scope(m), s.Settings().Participant)
+}
+
+func participant(sc engine.Scope, agent string) engine.Scope {
+	switch {
+	case agent != "":
+		sc.Agents = []string{agent}
+	case len(sc.Agents) > 1:
+		sc.Agents = sc.Agents[:1:1]
+	}
+	return sc
+}
+
+// named is the scope the settings name, given to engine.Open: agents and a
+// task named there are IDs even when no configuration registers them.
+func (st Settings) named() engine.Scope {
+	agents := append([]string(nil), st.Agents...)
+	if st.Participant != "" {
+		agents = append(agents, st.Participant)
+	}
+	return engine.Scope{Task: st.Task, Agents: agents}
 }
 
 // Today is the journal's today: the setting, else the local date.
@@ -271,7 +299,7 @@ func (s *Server) setBase(uri protocol.DocumentUri, text []byte) {
 		return
 	}
 	b := engineBase{}
-	if disk, err := os.ReadFile(path); err == nil && string(disk) == string(text) {
+	if disk, err := safefs.ReadFile(path, engine.MaxNoteSize); err == nil && string(disk) == string(text) {
 		b.Revision, _ = store.RevisionOf(disk)
 		b.Hash = store.Hash(disk)
 	} else {

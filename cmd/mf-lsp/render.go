@@ -3,27 +3,49 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
 )
 
 func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("render", "mf-lsp render [--task ID] [--agent ID]... [--machine ID] [--budget TOKENS] [--previous GEN] [--today YYYY-MM-DD]", `
+	c := newCLI("render", "mf-lsp render [--task ID] [--agent ID | --each-agent] [--machine ID] [--budget TOKENS] [--previous GEN] [--today YYYY-MM-DD] [--earlier N]", `
 Print the <memory> block an agent reads: the effective view of the scope, most
 specific dimension first, skills listed, journal files outside the boot set left
-out. The scope defaults to the project binding (.magicfrog/config.json) and this
+out. A journal's boot set is, in this order: today's daily, yesterday's daily,
+the last completed week's weekly, MEMORY.md, the sticky notes; --earlier N adds
+the refined days of the N days before yesterday (after yesterday's daily,
+oldest first). The scope defaults to the project binding (.magicfrog/config.json) and this
 machine; --task, --agent and --machine override it. Files that cannot be read are
-listed on stderr as warnings.`, stdout, stderr)
+listed on stderr as warnings.
+
+A block is for one participant: the task plus one agent, which sees its own
+agent notes and no other agent's. --agent picks the agent; when the binding
+names several and --agent is not given, render exits 2 naming them.
+--each-agent prints one block per agent of the binding (or of --agent), one
+after the other. Notes under a folder that is neither a registered ID nor
+shared (agent/<folder>/ not on the roster, a task-root folder shaped like a task
+ID that is not the project's) are in no block: each block lists them as
+<omitted path=… reason="unregistered-scope"/> without their bodies, and render
+warns about each such folder on stderr.`, stdout, stderr)
 	var sf scopeFlags
 	sf.register(c)
 	budget := c.fs.Int("budget", 0, "the most `TOKENS` (o200k) the block may take; what does not fit is listed as <omitted/> (0: no limit)")
 	previous := c.fs.String("previous", "", "the generation `GEN` of the block the agent holds; a changed view says replaces=\"GEN\"")
 	today := c.fs.String("today", "", "the journal's today, `YYYY-MM-DD` (default: the local date)")
+	each := c.fs.Bool("each-agent", false, "print one block per agent of the binding (or of --agent)")
+	earlier := c.fs.Int("earlier", 0, "add the journal's refined days of the `N` days before yesterday")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
+	if *each && *previous != "" {
+		return c.usageError("--previous names one block's generation: it cannot go with --each-agent")
+	}
 	if *budget < 0 {
 		return c.usageError("--budget %d: want 0 (no limit) or more", *budget)
+	}
+	if *earlier < 0 {
+		return c.usageError("--earlier %d: want 0 or more days", *earlier)
 	}
 	if _, err := engine.Today(*today); err != nil {
 		return c.usageError("--today %q: want YYYY-MM-DD", *today)
@@ -32,10 +54,64 @@ listed on stderr as warnings.`, stdout, stderr)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	blk, err := m.Render(engine.RenderOptions{Scope: sf.scope(c, m), Budget: *budget, Previous: *previous, Today: *today})
-	if err != nil {
-		return c.fail("%v", err)
+	scope := sf.scope(c, m)
+	participants := []engine.Scope{scope}
+	switch {
+	case *each && len(scope.Agents) > 0:
+		participants = participants[:0]
+		for _, a := range scope.Agents {
+			p := scope
+			p.Agents = []string{a}
+			participants = append(participants, p)
+		}
+	case len(scope.Agents) > 1:
+		from := "the binding (" + m.Paths.ProjectConfigFile() + ")"
+		if c.isSet("agent") {
+			from = "--agent"
+		}
+		return c.usageError("a block is for one agent, and %s names %d: %s; pick one with --agent ID, or print one block each with --each-agent",
+			from, len(scope.Agents), strings.Join(scope.Agents, ", "))
 	}
-	fmt.Fprint(stdout, blk.Text)
+	warned := false
+	for _, p := range participants {
+		blk, err := m.Render(engine.RenderOptions{Scope: p, Budget: *budget, Previous: *previous, Today: *today, Earlier: *earlier})
+		if err != nil {
+			return c.fail("%v", err)
+		}
+		if !warned {
+			warnUnregistered(c, blk)
+			warned = true
+		}
+		fmt.Fprint(stdout, blk.Text)
+	}
 	return exitOK
+}
+
+// warnUnregistered says on stderr, once per folder, which unregistered
+// folders the block left out and how to settle each.
+func warnUnregistered(c *cli, blk *engine.Block) {
+	type folder struct {
+		dim engine.Dimension
+		id  string
+	}
+	count := map[folder]int{}
+	var order []folder
+	for _, o := range blk.Omitted {
+		if o.Reason != engine.ReasonUnregistered {
+			continue
+		}
+		f := folder{o.Entry.Dimension, o.Entry.Scope}
+		if count[f] == 0 {
+			order = append(order, f)
+		}
+		count[f]++
+	}
+	for _, f := range order {
+		fix := `register it in magicfrog.json "agents", or keep it shared ("shared")`
+		if f.dim == engine.Task {
+			fix = `register it in .magicfrog/config.json "tasks"`
+		}
+		fmt.Fprintf(c.stderr, "mf-lsp %s: warning: %s/%s/ is not a registered ID: its %d note(s) are in no block (listed as omitted); %s\n",
+			c.name, f.dim, f.id, count[f], fix)
+	}
 }

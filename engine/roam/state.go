@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/google/renameio/v2"
+	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
 // stateVersion is the format of state.json; a newer one is refused rather
@@ -93,5 +93,14 @@ func (st *State) save(data string) error {
 	if err != nil {
 		return err
 	}
-	return renameio.WriteFile(stateFile(data), append(b, '\n'), 0o644)
+	return writeSyncFile(data, stateFile(data), append(b, '\n'))
+}
+
+// writeSyncFile writes a file of the sync state (state.json, a kept remote
+// version) atomically, through the store like every other write.
+func writeSyncFile(data, file string, content []byte) error {
+	if err := os.MkdirAll(syncDir(data), 0o755); err != nil {
+		return err
+	}
+	return store.UpdateConfig(syncDir(data), file, func([]byte, bool) ([]byte, error) { return content, nil })
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/gofrs/flock"
-	"github.com/google/renameio/v2"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
@@ -726,10 +725,7 @@ func (s *syncer) keepConflicts() error {
 				return err
 			}
 		}
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			return err
-		}
-		if err := renameio.WriteFile(f, b, 0o644); err != nil {
+		if err := writeSyncFile(s.data, f, b); err != nil {
 			return err
 		}
 	}

@@ -172,7 +172,24 @@ function effectiveViewMarkdown(view: EffectiveView): string {
     }
     lines.push('');
   }
+  const boot = view.boot ?? [];
+  if (boot.length > 0) {
+    lines.push('## journal boot set', '', 'What the agent reads from its journals, in this order.', '');
+    boot.forEach((e, i) => lines.push(`${i + 1}. ${e.dimension}${e.scope ? ' ' + e.scope : ''}: ${e.key}`));
+    lines.push('');
+  }
   return lines.join('\n');
+}
+
+/**
+ * The agent the render preview and the effective view answer for, when the
+ * user picked one with magicfrog.pickParticipant; otherwise the server's
+ * participant (the setting, else the first agent in scope).
+ */
+let previewParticipant: string | undefined;
+
+function participantArg(): Record<string, unknown> {
+  return previewParticipant ? { participant: previewParticipant } : {};
 }
 
 class MemoryDocuments implements vscode.TextDocumentContentProvider {
@@ -190,9 +207,9 @@ class MemoryDocuments implements vscode.TextDocumentContentProvider {
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     try {
       if (uri.path === VIEW_URI.path) {
-        return effectiveViewMarkdown(await execute<EffectiveView>(Commands.effectiveView, {}));
+        return effectiveViewMarkdown(await execute<EffectiveView>(Commands.effectiveView, participantArg()));
       }
-      const block = await execute<string>(Commands.render, {});
+      const block = await execute<string>(Commands.render, participantArg());
       return typeof block === 'string' ? block : JSON.stringify(block, null, 2);
     } catch (e) {
       return `<!-- MagicFrog: could not render: ${message(e)} -->\n`;
@@ -324,7 +341,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   output = vscode.window.createOutputChannel('MagicFrog Memory', { log: true });
   memoryChanged = new vscode.EventEmitter<MemoryChangedParams>();
   const documents = new MemoryDocuments();
-  const tree = new MemoryTreeProvider(() => (client ? execute<EffectiveView>(Commands.effectiveView, {}) : Promise.resolve(undefined)));
+  const tree = new MemoryTreeProvider(() => (client ? execute<EffectiveView>(Commands.effectiveView, participantArg()) : Promise.resolve(undefined)));
   const status = new StatusItem();
   const syncStatus = new SyncStatusItem();
   context.subscriptions.push(
@@ -403,6 +420,31 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }),
     ),
 
+    vscode.commands.registerCommand('magicfrog.pickParticipant', () =>
+      reportErrors('picking the participant', async () => {
+        const current = previewParticipant ?? (config().get<string>('participant') ?? '').trim();
+        // The agents in scope, and any other ID typed into the box: an agent
+        // named here is an agent ID for the preview, registered or not.
+        const qp = vscode.window.createQuickPick();
+        qp.title = 'Render the memory block for which agent?';
+        qp.placeholder = 'A block is for one participant: the task plus one agent (type another agent ID)';
+        qp.items = knownAgents().map((id) => ({ label: id, description: id === current ? 'current' : undefined }));
+        const picked = await new Promise<string | undefined>((resolve) => {
+          qp.onDidAccept(() => resolve((qp.selectedItems[0]?.label ?? qp.value).trim() || undefined));
+          qp.onDidHide(() => resolve(undefined));
+          qp.show();
+        });
+        qp.dispose();
+        if (!picked) {
+          return;
+        }
+        previewParticipant = picked;
+        output.appendLine(`Render preview and effective view: participant ${picked}.`);
+        documents.refresh();
+        tree.refresh();
+      }),
+    ),
+
     vscode.commands.registerCommand('magicfrog.showEffectiveView', () =>
       reportErrors('showing the effective view', async () => {
         const doc = await vscode.workspace.openTextDocument(VIEW_URI);
@@ -458,7 +500,31 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         if (picked.scope) {
           arg.scope = picked.scope;
         }
-        const result = await execute<{ uri?: string }>(Commands.promote, arg);
+        // A compare-and-swap on both ends: the revision the note has now, and
+        // for an existing destination the revision the user was shown and
+        // agreed to replace.
+        const described = await execute<Described | null>(Commands.describe, { uri: uri.toString() });
+        if (typeof described?.revision === 'number') {
+          arg.sourceRevision = described.revision;
+        }
+        let result: { uri?: string } | undefined;
+        try {
+          result = await execute<{ uri?: string }>(Commands.promote, arg);
+        } catch (e) {
+          const m = /destination is at revision (\d+)/.exec(message(e));
+          if (!m) {
+            throw e;
+          }
+          const replace = await vscode.window.showWarningMessage(
+            `MagicFrog: ${picked.label} already has this note at revision ${m[1]}. Replace it?`,
+            { modal: true },
+            'Replace',
+          );
+          if (replace !== 'Replace') {
+            return;
+          }
+          result = await execute<{ uri?: string }>(Commands.promote, { ...arg, destRevision: Number(m[1]) });
+        }
         if (!how.copy && editor) {
           // The old file is gone: close its editor before showing the new one.
           await vscode.window.showTextDocument(editor.document, { preserveFocus: false, preview: false });

@@ -110,8 +110,10 @@ export interface InitializationOptions {
   dataDir?: string;
   task?: string;
   agents?: string[];
+  participant?: string;
   machine?: string;
   budget?: number;
+  earlier?: number;
   summarizer?: string;
   autoRevision?: boolean;
 }
@@ -132,6 +134,10 @@ export function initializationOptions(config: vscode.WorkspaceConfiguration): In
   if (agents.length > 0) {
     opts.agents = agents;
   }
+  const participant = str('participant');
+  if (participant) {
+    opts.participant = participant;
+  }
   const machine = str('machine');
   if (machine) {
     opts.machine = machine;
@@ -139,6 +145,10 @@ export function initializationOptions(config: vscode.WorkspaceConfiguration): In
   const budget = config.get<number | null>('budget');
   if (typeof budget === 'number' && Number.isFinite(budget) && budget > 0) {
     opts.budget = Math.floor(budget);
+  }
+  const earlier = config.get<number | null>('earlier');
+  if (typeof earlier === 'number' && Number.isFinite(earlier) && earlier > 0) {
+    opts.earlier = Math.floor(earlier);
   }
   const summarizer = str('summarizer');
   if (summarizer) {

@@ -10,8 +10,13 @@ M.name = "mf_lsp"
 
 -- Keys passed through to the server as initializationOptions (docs/protocol.md).
 M.init_option_keys = {
-  "dataDir", "task", "agents", "machine", "budget", "autoRevision", "summarizer", "today",
+  "dataDir", "task", "agents", "participant", "machine", "budget", "autoRevision", "summarizer", "today", "earlier",
 }
+
+-- The agent :MagicFrogRender and :MagicFrogView answer for when one was given
+-- (:MagicFrogRender {agent}); nil: the server's participant (the setting, else
+-- the first agent in scope). A block is for one participant.
+M.participant = nil
 
 local defaults = {
   cmd = { "mf-lsp" },
@@ -542,13 +547,26 @@ local function split_lines(s)
   return vim.split((s or ""):gsub("\r\n", "\n"), "\n", { plain = true })
 end
 
---- :MagicFrogRender: the <memory> block in a scratch buffer (filetype xml).
+-- The arguments of the last :MagicFrogRender, kept for its refreshes.
+local render_args = {}
+
+--- :MagicFrogRender [agent] [N]: the <memory> block in a scratch buffer
+--- (filetype xml), for one participant: opts.participant (remembered for
+--- refreshes), else the last one picked, else the server's; N (opts.earlier)
+--- adds the journal's refined days of the N days before yesterday.
 function M.render(opts)
   opts = opts or {}
+  if type(opts.participant) == "string" and opts.participant ~= "" then M.participant = opts.participant end
   local args = {}
-  for _, k in ipairs({ "task", "agents", "machine", "budget" }) do
-    if opts[k] ~= nil then args[k] = opts[k] end
+  if opts.refresh then
+    args = vim.deepcopy(render_args)
+  else
+    for _, k in ipairs({ "task", "agents", "machine", "budget", "earlier" }) do
+      if opts[k] ~= nil then args[k] = opts[k] end
+    end
+    render_args = vim.deepcopy(args)
   end
+  if M.participant and args.agents == nil then args.participant = M.participant end
   local bufnr = vim.api.nvim_get_current_buf()
   if opts.refresh then bufnr = find_buf(RENDER) or bufnr end
   M.execute("magicfrog.render", next(args) and args or vim.empty_dict(), function(err, result, client)
@@ -592,7 +610,7 @@ local function scope_line(sc)
 end
 
 --- Effective view result (docs/protocol.md:
---- {scope, keys: [{key, winner: Entry, shadowed: [Entry]}], device: [Entry], skills: [Entry]})
+--- {scope, keys: [{key, winner: Entry, shadowed: [Entry]}], device: [Entry], skills: [Entry], boot: [Entry]})
 --- as readable lines.
 function M.format_view(v)
   v = type(v) == "table" and v or {}
@@ -626,6 +644,15 @@ function M.format_view(v)
       table.insert(lines, tostring(e.key) .. "  " .. entry_label(e) .. entry_details(e))
     end
   end
+  -- What the agent reads from its journals, in the block's order.
+  local boot = type(v.boot) == "table" and v.boot or {}
+  if #boot > 0 then
+    table.insert(lines, "")
+    table.insert(lines, string.format("# Journal boot set, in order: %d", #boot))
+    for i, e in ipairs(boot) do
+      table.insert(lines, string.format("%d. %s  %s", i, tostring(e.key), entry_label(e)))
+    end
+  end
   return lines
 end
 
@@ -634,7 +661,8 @@ function M.view(opts)
   opts = opts or {}
   local bufnr = vim.api.nvim_get_current_buf()
   if opts.refresh then bufnr = find_buf(VIEW) or bufnr end
-  M.execute("magicfrog.effectiveView", vim.empty_dict(), function(err, result, client)
+  local args = M.participant and { participant = M.participant } or vim.empty_dict()
+  M.execute("magicfrog.effectiveView", args, function(err, result, client)
     if err then return end
     show_scratch(VIEW, "markdown", M.format_view(result), client.id, not opts.refresh)
   end, bufnr)
@@ -666,7 +694,7 @@ M._follow_moved = follow_moved
 
 --- :MagicFrogPromote {dimension} [scope]; copy=true keeps the original.
 --- The server answers {uri: the new file, revision, moved} (docs/protocol.md).
-function M.promote(to, scope, copy, cb)
+function M.promote(to, scope, copy, cb, dest_revision)
   local bufnr = vim.api.nvim_get_current_buf()
   local uri = buf_uri(bufnr)
   if not uri then return notify("the current buffer is not a file", vim.log.levels.ERROR) end
@@ -676,7 +704,23 @@ function M.promote(to, scope, copy, cb)
   local args = { uri = uri, to = to }
   if scope and scope ~= "" then args.scope = scope end
   if copy then args.copy = true end
+  -- A compare-and-swap on both ends: dest_revision is the destination revision
+  -- the user agreed to replace (0 or nil: it must not exist).
+  if type(dest_revision) == "number" and dest_revision > 0 then args.destRevision = dest_revision end
   M.execute("magicfrog.promote", args, function(err, result)
+    local existing = err and tostring(err.message or err):match("destination is at revision (%d+)")
+    if existing and not dest_revision then
+      vim.ui.select({ "Replace revision " .. existing, "Cancel" },
+        { prompt = "The destination already has this note at revision " .. existing .. ":" },
+        function(choice)
+          if choice and choice:find("^Replace") then
+            M.promote(to, scope, copy, cb, tonumber(existing))
+          elseif cb then
+            cb(err, result)
+          end
+        end)
+      return
+    end
     if err or type(result) ~= "table" or not present(result.uri) then
       if not err then notify("magicfrog.promote returned no uri", vim.log.levels.ERROR) end
       if cb then cb(err, result) end
