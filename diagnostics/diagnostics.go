@@ -146,6 +146,8 @@ func Check(in Input) []Finding {
 	c.links()
 	c.stale()
 	c.journal()
+	c.secrets()
+	c.syncConflict()
 	sortFindings(c.out)
 	return c.out
 }

@@ -199,6 +199,8 @@ func (s *Server) quickFixes(n *Note, f diagnostics.Finding) []protocol.CodeActio
 		}
 	case diagnostics.CodeStaleRevision:
 		out = append(out, s.staleFixes(n, f)...)
+	case diagnostics.CodeSyncConflict:
+		out = append(out, s.syncConflictActions(n, f)...)
 	case diagnostics.CodeRollupStale:
 		if kind, _ := f.Data["kind"].(string); kind != "" {
 			period, _ := f.Data["period"].(string)

@@ -31,6 +31,9 @@ func (s *Server) registerCommands() map[string]CommandFunc {
 		"magicfrog.registerTask":    s.registerTaskCommand,    // cmd_write.go
 		"magicfrog.resolveConflict": s.resolveConflictCommand, // cmd_write.go
 		"magicfrog.rollup":          s.rollupCommand,          // cmd_rollup.go
+		"magicfrog.sync":            s.syncCommand,            // cmd_sync.go
+		"magicfrog.syncStatus":      s.syncStatusCommand,      // cmd_sync.go
+		"magicfrog.syncResolve":     s.syncResolveCommand,     // cmd_sync.go
 	}
 }
 

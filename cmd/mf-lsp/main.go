@@ -64,6 +64,9 @@ var commands = map[string]command{
 	"schedule": runSchedule,
 	"mcp":      runMCP,
 	"append":   runAppend,
+	"sync":     runSync,
+	"history":  runHistory,
+	"restore":  runRestore,
 }
 
 // summaries are the one-line descriptions `mf-lsp help` lists.
@@ -82,6 +85,9 @@ var summaries = map[string]string{
 	"schedule": "install, show or remove the journal's nightly/weekly/monthly rollup jobs (cron or systemd)",
 	"mcp":      "serve memory to an agent over the Model Context Protocol (stdio or HTTP)",
 	"append":   "append stdin to today's daily note, retrying under the revision check",
+	"sync":     "roam: merge memory with a git remote, note by note (sync status, sync resolve)",
+	"history":  "list the versions of a note in the sync remote's history",
+	"restore":  "bring back a version from the sync history as the next revision",
 }
 
 // Exit codes shared by every subcommand.
@@ -140,6 +146,6 @@ Commands:
 	fmt.Fprint(w, `
 Every command takes --data-dir DIR and --project DIR (default: the current
 directory) and --help. Exit codes: 0 ok, 1 error, 2 bad usage, 3 stale or
-refused write. See docs/cli.md.
+refused write, 4 sync conflicts, 5 notes held back for secrets. See docs/cli.md.
 `)
 }

@@ -54,6 +54,10 @@ cmd("MagicFrogToday", function(o)
   mf().today(o.fargs[1], o.fargs[2])
 end, { nargs = "*", complete = completer("dimensions"), desc = "Open today's daily journal note" })
 
+cmd("MagicFrogSync", function(o)
+  mf().sync(o.fargs[1])
+end, { nargs = "?", desc = "Sync memory with its git remote (mf-lsp sync); [remote] the first time" })
+
 cmd("MagicFrogRollup", function(o)
   mf().rollup(o.fargs[1], o.fargs[2])
 end, { nargs = "*", complete = completer("rollup_kinds"), desc = "Run journal rollups: due|day|week|month [period]" })

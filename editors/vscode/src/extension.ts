@@ -19,6 +19,7 @@ import {
   MemoryChangedNotification,
   MemoryChangedParams,
   PROMOTION_TARGETS,
+  SyncReport,
 } from './protocol';
 import { INSTALL_COMMAND, findServer, initializationOptions } from './server';
 import { MemoryTreeProvider, groupByDimension } from './tree';
@@ -277,6 +278,57 @@ class StatusItem {
   }
 }
 
+/**
+ * The sync status bar item: "synced 5 min ago · 2 to push · 1 conflict", from
+ * magicfrog.syncStatus without fetching (offline), refreshed when memory
+ * changes and every minute. Hidden while the data directory has no remote.
+ */
+class SyncStatusItem {
+  private readonly item = vscode.window.createStatusBarItem('magicfrog.syncStatusItem', vscode.StatusBarAlignment.Right, 99);
+  private readonly timer: NodeJS.Timeout;
+
+  constructor() {
+    this.item.name = 'MagicFrog Sync';
+    this.item.command = Commands.sync;
+    this.timer = setInterval(() => void this.update(), 60_000);
+    this.timer.unref();
+  }
+
+  dispose(): void {
+    clearInterval(this.timer);
+    this.item.dispose();
+  }
+
+  async update(): Promise<void> {
+    if (!client) {
+      this.item.hide();
+      return;
+    }
+    let r: SyncReport;
+    try {
+      r = await execute<SyncReport>(Commands.syncStatus, { offline: true });
+    } catch {
+      this.item.hide(); // no remote yet, or the server is starting
+      return;
+    }
+    const n = (xs: unknown[] | null | undefined) => (xs ? xs.length : 0);
+    const last = r.LastSync && !r.LastSync.startsWith('0001') ? Date.parse(r.LastSync) : NaN;
+    const ago = isNaN(last) ? 'never synced' : `synced ${Math.max(0, Math.round((Date.now() - last) / 60_000))} min ago`;
+    const parts = [ago];
+    if (n(r.Pushed)) {
+      parts.push(`${n(r.Pushed)} to push`);
+    }
+    if (n(r.Conflicts)) {
+      parts.push(`${n(r.Conflicts)} conflict${n(r.Conflicts) === 1 ? '' : 's'}`);
+    }
+    this.item.text = `$(sync) ${parts.join(' · ')}`;
+    this.item.tooltip = `MagicFrog sync with ${r.Remote}: click to sync now` +
+      (n(r.Conflicts) ? `\nConflicts: ${(r.Conflicts ?? []).map((c) => c.Path).join(', ')}` : '');
+    this.item.backgroundColor = n(r.Conflicts) ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.show();
+  }
+}
+
 async function openUri(uri: string | undefined): Promise<void> {
   if (!uri) {
     return;
@@ -291,16 +343,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const documents = new MemoryDocuments();
   const tree = new MemoryTreeProvider(() => (client ? execute<EffectiveView>(Commands.effectiveView, participantArg()) : Promise.resolve(undefined)));
   const status = new StatusItem();
+  const syncStatus = new SyncStatusItem();
   context.subscriptions.push(
     output,
     memoryChanged,
     status,
+    syncStatus,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, documents),
     vscode.window.createTreeView('magicfrog.memoryTree', { treeDataProvider: tree, showCollapseAll: true }),
   );
 
   // One refresh per burst of memoryChanged notifications.
   let timer: NodeJS.Timeout | undefined;
+  let syncTimer: NodeJS.Timeout | undefined;
   context.subscriptions.push(
     memoryChanged.event(() => {
       if (timer) {
@@ -311,12 +366,30 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         documents.refresh();
         tree.refresh();
         void status.update();
+        void syncStatus.update();
       }, 150);
     }),
     vscode.window.onDidChangeActiveTextEditor(() => void status.update()),
     vscode.workspace.onDidSaveTextDocument((doc) => {
       if (doc.uri.toString() === vscode.window.activeTextEditor?.document.uri.toString()) {
         setTimeout(() => void status.update(), 300);
+      }
+      if (doc.languageId === 'markdown' && vscode.workspace.getConfiguration(SECTION).get<boolean>('syncOnSave')) {
+        // A burst of saves is one sync, two seconds after the last.
+        if (syncTimer) {
+          clearTimeout(syncTimer);
+        }
+        syncTimer = setTimeout(() => {
+          syncTimer = undefined;
+          execute<SyncReport>(Commands.sync, {}).then(
+            (r) => {
+              if (r.Conflicts && r.Conflicts.length > 0) {
+                void vscode.window.showWarningMessage(`MagicFrog sync: ${r.Conflicts.length} note(s) in conflict: ${r.Conflicts.map((c) => c.Path).join(', ')}`);
+              }
+            },
+            (e) => output.warn(`sync on save: ${message(e)}`),
+          );
+        }, 2000);
       }
     }),
   );
@@ -330,7 +403,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(SECTION) && !e.affectsConfiguration(`${SECTION}.trace`)) {
+      if (e.affectsConfiguration(SECTION) && !e.affectsConfiguration(`${SECTION}.trace`) && !e.affectsConfiguration(`${SECTION}.syncOnSave`)) {
         output.appendLine('Settings changed: restarting the server.');
         void restart();
       }

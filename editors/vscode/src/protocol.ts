@@ -43,7 +43,20 @@ export const Commands = {
   rollup: 'magicfrog.rollup',
   today: 'magicfrog.today',
   showEntry: 'magicfrog.showEntry',
+  sync: 'magicfrog.sync',
+  syncStatus: 'magicfrog.syncStatus',
 } as const;
+
+/** The report of magicfrog.sync and magicfrog.syncStatus (fields as the server names them). */
+export interface SyncReport {
+  Remote: string;
+  Pushed: { Path: string }[] | null;
+  Pulled: { Path: string }[] | null;
+  Conflicts: { Path: string; Reason: string }[] | null;
+  Held: { Path: string; Reason: string }[] | null;
+  LastSync: string;
+  Unreachable?: string;
+}
 
 export const MemoryChangedNotification = 'magicfrog/memoryChanged';
 

@@ -795,6 +795,38 @@ function M.rollup(kind, period, cb)
   end)
 end
 
+--- One notification summing up a magicfrog.sync report.
+function M.format_sync(r)
+  r = type(r) == "table" and r or {}
+  local function list(x) return type(x) == "table" and x or {} end
+  local pushed, pulled, conflicts, held = list(r.Pushed), list(r.Pulled), list(r.Conflicts), list(r.Held)
+  local lines = {
+    string.format("sync with %s: sent %d, received %d, conflicts %d, held back %d",
+      tostring(r.Remote), #pushed, #pulled, #conflicts, #held),
+  }
+  for _, c in ipairs(conflicts) do
+    table.insert(lines, "  conflict " .. tostring(c.Path) .. ": " .. tostring(c.Reason))
+  end
+  for _, h in ipairs(held) do
+    table.insert(lines, "  held     " .. tostring(h.Path) .. ": " .. tostring(h.Reason))
+  end
+  local warn = #conflicts > 0 or #held > 0
+  return table.concat(lines, "\n"), warn and vim.log.levels.WARN or vim.log.levels.INFO
+end
+
+--- :MagicFrogSync [remote]: mf-lsp sync in the server (fetch, merge, push).
+function M.sync(remote, cb)
+  local args = vim.empty_dict()
+  if remote and remote ~= "" then args = { remote = remote } end
+  M.execute("magicfrog.sync", args, function(err, result)
+    if not err then
+      local msg, level = M.format_sync(result)
+      notify(msg, level)
+    end
+    if cb then cb(err, result) end
+  end)
+end
+
 M.promote_targets = { "agent", "user", "account", "skills" }
 M.dimensions = { "task", "agent", "user", "account", "device" }
 M.rollup_kinds = { "due", "day", "week", "month" }

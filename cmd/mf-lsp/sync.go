@@ -1,0 +1,288 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/roam"
+)
+
+// Exit codes of sync (docs/cli.md).
+const (
+	exitConflict = 4 // notes in conflict wait for the user
+	exitSecret   = 5 // notes held back because a secret was found in them
+)
+
+func runSync(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "status":
+			return runSyncStatus(args[1:], stdout, stderr)
+		case "resolve":
+			return runSyncResolve(args[1:], stdout, stderr)
+		}
+	}
+	c := newCLI("sync", "mf-lsp sync [--remote URL] | mf-lsp sync status | mf-lsp sync resolve PATH --keep mine|theirs", `
+Roam: fetch the remote git repository, merge it note by note with this
+machine's memory, commit and push, in one step. The account, user and agent
+notes, the roster (magicfrog.json) and layers.json roam, and the project's
+task notes under task/<task ID>/ (unless the project's own git repository
+tracks .magicfrog/: then they roam with the project). Device notes never leave
+the machine.
+
+--remote is remembered after the first sync. It may be a folder (an empty or
+missing one becomes a bare repository), file://, ssh://, git:// or https://.
+
+Per note, against the last sync: a note changed on one side only is taken
+from that side; changed on both, the bodies are merged line by line as the
+next revision, or, when the changes overlap (or one side deleted it), it is a
+conflict: the local note stays as it is and the remote version is kept in
+<data>/sync/conflicts/. Resolve with 'mf-lsp sync resolve PATH --keep
+mine|theirs'. Every note about to leave is scanned for secrets (gitleaks'
+rules); a note with a finding is held back unless the line carries
+"gitleaks:allow".
+
+Subcommands: 'sync status' says what would move, what conflicts, and when
+the last sync ran, without changing anything; 'sync resolve' ends a conflict.
+
+Exit codes: 4 when notes are in conflict, else 5 when notes were held back
+for secrets.`, stdout, stderr)
+	remote := c.fs.String("remote", "", "the git repository `URL` (default: the one of the last sync)")
+	asJSON := c.fs.Bool("json", false, "print the report as JSON")
+	if _, code, done := c.parse(args, 0, 0); done {
+		return code
+	}
+	m, err := c.openDataDir()
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	rep, err := roam.Sync(context.Background(), roam.Options{Memory: m, Remote: *remote})
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	if *asJSON {
+		printJSON(stdout, rep)
+	} else {
+		printSyncReport(stdout, rep, false)
+	}
+	return syncExit(rep)
+}
+
+func syncExit(rep *roam.Report) int {
+	if len(rep.Conflicts) > 0 {
+		return exitConflict
+	}
+	for _, h := range rep.Held {
+		if len(h.Findings) > 0 {
+			return exitSecret
+		}
+	}
+	return exitOK
+}
+
+func printJSON(w io.Writer, v any) {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// printSyncReport writes a sync's (or a status's) report for people.
+func printSyncReport(w io.Writer, rep *roam.Report, status bool) {
+	sent, got := "sent", "received"
+	if status {
+		sent, got = "to send", "to receive"
+	}
+	if rep.MadeRemote {
+		fmt.Fprintf(w, "made a bare repository at %s\n", rep.Remote)
+	}
+	if status {
+		fmt.Fprintf(w, "remote: %s\n", rep.Remote)
+		if rep.LastSync.IsZero() {
+			fmt.Fprintln(w, "last sync: never")
+		} else {
+			fmt.Fprintf(w, "last sync: %s (%s ago)\n", rep.LastSync.Format(time.RFC3339), time.Since(rep.LastSync).Round(time.Second))
+		}
+		if rep.Unreachable != nil {
+			fmt.Fprintf(w, "remote unreachable (%v): as of the last fetch\n", rep.Unreachable)
+		}
+	} else {
+		fmt.Fprintf(w, "synced with %s: %s %d, %s %d, conflicts %d, held back %d\n", rep.Remote, sent, len(rep.Pushed), got, len(rep.Pulled), len(rep.Conflicts), len(rep.Held))
+	}
+	change := func(verb string, c roam.Change) {
+		fmt.Fprintf(w, "%s: %s %s", verb, c.Op, c.Path)
+		if c.Revision > 0 {
+			fmt.Fprintf(w, " (revision %d)", c.Revision)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, c := range rep.Pushed {
+		change(sent, c)
+	}
+	for _, c := range rep.Pulled {
+		change(got, c)
+	}
+	for _, h := range rep.Held {
+		if len(h.Findings) == 0 {
+			fmt.Fprintf(w, "held back: %s: %s\n", h.Path, h.Reason)
+		}
+		for _, f := range h.Findings {
+			fmt.Fprintf(w, "held back: %s:%d: secret (%s); remove it, or end the line with \"gitleaks:allow\" if it is not one\n", h.Path, f.Line, f.Rule)
+		}
+	}
+	for _, h := range rep.Ignored {
+		fmt.Fprintf(w, "not taken: %s: %s\n", h.Path, h.Reason)
+	}
+	for _, h := range rep.Failed {
+		fmt.Fprintf(w, "not written now (the next sync tries again): %s: %s\n", h.Path, h.Reason)
+	}
+	for _, c := range rep.Conflicts {
+		fmt.Fprintf(w, "conflict: %s: %s\n", c.Path, c.Reason)
+		if c.Local != "" {
+			fmt.Fprintf(w, "  yours:  %s\n", c.Local)
+		} else {
+			fmt.Fprintln(w, "  yours:  (deleted)")
+		}
+		if c.File != "" {
+			fmt.Fprintf(w, "  theirs: %s\n", c.File)
+		} else {
+			fmt.Fprintln(w, "  theirs: (deleted)")
+		}
+		fmt.Fprintf(w, "  resolve: mf-lsp sync resolve %s --keep mine|theirs\n", c.Path)
+	}
+	if rep.TaskNote != "" {
+		fmt.Fprintf(w, "task notes: %s\n", rep.TaskNote)
+	}
+	if status {
+		fmt.Fprintf(w, "%s %d, %s %d, conflicts %d, held back %d\n", sent, len(rep.Pushed), got, len(rep.Pulled), len(rep.Conflicts), len(rep.Held))
+	}
+}
+
+func runSyncStatus(args []string, stdout, stderr io.Writer) int {
+	c := newCLI("sync status", "mf-lsp sync status [--offline] [--json]", `
+Say what a sync would do, changing nothing: the notes it would send and
+receive, the conflicts, the notes held back, and when the last sync ran. It
+fetches first; --offline (or an unreachable remote, which it says) compares
+with the remote as of the last fetch. Exit codes as for sync: 4 with
+conflicts, else 5 with notes held back for secrets.`, stdout, stderr)
+	offline := c.fs.Bool("offline", false, "do not fetch: compare with the remote as of the last sync")
+	asJSON := c.fs.Bool("json", false, "print the report as JSON")
+	if _, code, done := c.parse(args, 0, 0); done {
+		return code
+	}
+	m, err := c.openDataDir()
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	rep, err := roam.Sync(context.Background(), roam.Options{Memory: m, Status: true, Offline: *offline})
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	if *asJSON {
+		printJSON(stdout, rep)
+	} else {
+		printSyncReport(stdout, rep, true)
+	}
+	return syncExit(rep)
+}
+
+func runSyncResolve(args []string, stdout, stderr io.Writer) int {
+	c := newCLI("sync resolve", "mf-lsp sync resolve PATH --keep mine|theirs", `
+End a sync conflict. PATH is the note's portable path as sync prints it
+(user/style.md, agent/larry/notes/x.md, task/T-7/progress.md). --keep mine
+keeps this machine's note (or its deletion); --keep theirs takes the remote
+version kept in <data>/sync/conflicts/ (or its deletion). The kept version is
+written as the next revision after both, and the next sync sends it. To merge
+by hand, edit your note first, then keep mine.`, stdout, stderr)
+	keep := c.fs.String("keep", "", "`mine` or `theirs` (required)")
+	pos, code, done := c.parse(args, 1, 1)
+	if done {
+		return code
+	}
+	if *keep != "mine" && *keep != "theirs" {
+		return c.usageError("--keep mine or --keep theirs is required")
+	}
+	m, err := c.openDataDir()
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	if err := roam.Resolve(context.Background(), m, pos[0], *keep, time.Now()); err != nil {
+		return c.fail("%v", err)
+	}
+	fmt.Fprintf(stdout, "resolved %s: kept %s; mf-lsp sync sends it\n", pos[0], *keep)
+	return exitOK
+}
+
+func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("history", "mf-lsp history PATH [--offline]", `
+List every version of a note the sync remote ever held, newest first: its
+revision, when and from which machine it was synced, and the commit. PATH is
+the portable path (user/style.md, agent/larry/notes/x.md,
+task/T-7/progress.md). It fetches first; --offline lists the history as of
+the last sync. Bring a version back with mf-lsp restore.`, stdout, stderr)
+	offline := c.fs.Bool("offline", false, "do not fetch: the history as of the last sync")
+	pos, code, done := c.parse(args, 1, 1)
+	if done {
+		return code
+	}
+	m, err := c.openDataDir()
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	vs, fetchErr, err := roam.History(context.Background(), m, strings.TrimPrefix(pos[0], "/"), *offline)
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	if fetchErr != nil {
+		fmt.Fprintf(stderr, "mf-lsp history: warning: %v; the history as of the last sync\n", fetchErr)
+	}
+	if len(vs) == 0 {
+		return c.fail("%s has no history in the remote", pos[0])
+	}
+	for _, v := range vs {
+		what := fmt.Sprintf("revision %d", v.Revision)
+		if v.Deleted() {
+			what = "deleted"
+		}
+		fmt.Fprintf(stdout, "%-12s synced %s from machine %s  commit %s", what, v.Time.UTC().Format(time.RFC3339), v.Machine, v.Commit[:12])
+		if v.Updated != "" {
+			fmt.Fprintf(stdout, "  updated %s", v.Updated)
+		}
+		fmt.Fprintln(stdout)
+	}
+	return exitOK
+}
+
+func runRestore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("restore", "mf-lsp restore PATH --revision N [--commit HASH]", `
+Bring back a version of a note from the sync remote's history (mf-lsp history
+PATH lists them) as the note's next revision: nothing is overwritten that is
+not itself in the history, and the next sync sends it like any edit. When two
+machines wrote the same revision differently, --commit picks one.`, stdout, stderr)
+	rev := c.fs.Int("revision", 0, "the revision `N` to bring back")
+	commit := c.fs.String("commit", "", "the commit `HASH` (a prefix) of the version, when the revision is ambiguous")
+	pos, code, done := c.parse(args, 1, 1)
+	if done {
+		return code
+	}
+	if *rev <= 0 && *commit == "" {
+		return c.usageError("--revision N (1 or more) or --commit HASH is required")
+	}
+	m, err := c.openDataDir()
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	v, next, err := roam.Restore(context.Background(), m, pos[0], *rev, *commit, time.Now())
+	if err != nil {
+		if _, ok := engine.IsStale(err); ok {
+			fmt.Fprintf(stderr, "mf-lsp restore: %v\n", err)
+			return exitStale
+		}
+		return c.fail("%v", err)
+	}
+	fmt.Fprintf(stdout, "restored %s revision %d (commit %s) as revision %d; mf-lsp sync sends it\n", pos[0], v.Revision, v.Commit[:12], next)
+	return exitOK
+}

@@ -1,0 +1,35 @@
+package diagnostics
+
+import (
+	"fmt"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/secrets"
+)
+
+// CodeSecret: gitleaks' default rules found a secret in the note. Sync holds
+// such a chain note back; the journal's rule is "no secrets in sticky notes".
+const CodeSecret = "secret"
+
+// secrets flags every secret in the note, on the secret itself. A line that
+// says gitleaks:allow is not flagged (the detector skips it).
+func (c *checker) secrets() {
+	fs, err := secrets.Scan(c.src)
+	if err != nil {
+		return // the rules did not load: sync refuses to send anything, and says so
+	}
+	sev, why := Error, "mf-lsp sync holds this note back until it is gone"
+	if c.e.Dimension == engine.Device {
+		sev, why = Warning, "device notes never leave the machine, but agents read this note"
+	}
+	for _, f := range fs {
+		c.add(Finding{
+			Span:     frontmatter.Span{Start: f.Start, End: f.End},
+			Severity: sev,
+			Code:     CodeSecret,
+			Message:  fmt.Sprintf("secret (%s): %s; keep it in a password manager, or end the line with \"gitleaks:allow\" if it is not a secret", f.Rule, why),
+			Data:     map[string]any{"rule": f.Rule, "line": f.Line},
+		})
+	}
+}

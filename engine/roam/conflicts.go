@@ -1,0 +1,120 @@
+package roam
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/magicfrog/mf-lsp/engine"
+)
+
+// LocalConflict is a sync conflict as the editor shows it on a note.
+type LocalConflict struct {
+	Path   string // portable path, for sync resolve
+	Reason string
+	Theirs string // the remote version beside the sync state; "" when the remote deleted it
+	Since  time.Time
+}
+
+// stateCache keeps the last state read per data directory, keyed by the
+// file's size and time: diagnostics ask on every keystroke.
+var stateCache = struct {
+	sync.Mutex
+	m map[string]cachedState
+}{m: map[string]cachedState{}}
+
+type cachedState struct {
+	size int64
+	mod  time.Time
+	st   *State
+}
+
+func cachedLoad(data string) *State {
+	fi, err := os.Stat(stateFile(data))
+	if err != nil {
+		return nil
+	}
+	stateCache.Lock()
+	defer stateCache.Unlock()
+	if c, ok := stateCache.m[data]; ok && c.size == fi.Size() && c.mod.Equal(fi.ModTime()) {
+		return c.st
+	}
+	st, err := LoadState(data)
+	if err != nil {
+		st = nil
+	}
+	stateCache.m[data] = cachedState{size: fi.Size(), mod: fi.ModTime(), st: st}
+	return st
+}
+
+// ConflictAt reports whether the note at path (a file in the memory tree) is
+// in sync conflict. It costs a stat of the state file when nothing is.
+func ConflictAt(m *engine.Memory, path string) (LocalConflict, bool) {
+	st := cachedLoad(m.Paths.DataDir)
+	if st == nil || len(st.Conflicts) == 0 {
+		return LocalConflict{}, false
+	}
+	rel, ok := portableOf(m, filepath.Clean(path))
+	if !ok {
+		return LocalConflict{}, false
+	}
+	c, ok := st.Conflicts[rel]
+	if !ok {
+		return LocalConflict{}, false
+	}
+	lc := LocalConflict{Path: rel, Reason: c.Reason, Since: c.Since}
+	if c.Theirs != "" {
+		lc.Theirs = ConflictFile(m.Paths.DataDir, rel)
+	}
+	return lc, true
+}
+
+// portableOf maps a file of the memory tree to its portable path, as
+// newMapping would, without asking the project's git repository.
+func portableOf(m *engine.Memory, path string) (string, bool) {
+	p := m.Paths
+	switch path {
+	case p.RosterFile():
+		return rosterPath, true
+	case p.LayersFile():
+		return layersPath, true
+	}
+	roots := map[string]string{}
+	for _, d := range []engine.Dimension{engine.Account, engine.User, engine.Agent} {
+		roots[d.String()+"/"] = p.CanonicalRoot(d)
+	}
+	if task := m.Binding().Task; task != "" && p.TaskDir() != "" {
+		roots["task/"+task+"/"] = p.TaskDir()
+	}
+	for prefix, root := range roots {
+		rel, err := filepath.Rel(root, path)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		return prefix + filepath.ToSlash(rel), true
+	}
+	return "", false
+}
+
+// MergeText is a note for the user to merge by hand: its frontmatter and,
+// as the body, both versions between git-style conflict markers.
+func MergeText(mine, theirs []byte) []byte {
+	head, mb, _ := split(mine)
+	_, tb, _ := split(theirs)
+	out := append([]byte(nil), head...)
+	out = append(out, "<<<<<<< mine (this machine)\n"...)
+	out = appendLine(out, mb)
+	out = append(out, "=======\n"...)
+	out = appendLine(out, tb)
+	return append(out, ">>>>>>> theirs (the other machine)\n"...)
+}
+
+func appendLine(out, b []byte) []byte {
+	out = append(out, b...)
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	return out
+}

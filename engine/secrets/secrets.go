@@ -1,0 +1,127 @@
+// Package secrets finds secrets in note text with gitleaks' detector and its
+// default rules, so that nothing with a detected secret leaves the machine
+// (SPEC §9) and the editor and `mf-lsp check` flag it before a sync does.
+//
+// A line that carries the conventional "gitleaks:allow" marker is not
+// reported: that is how a user says "this is not a secret" (an example
+// token in a note about token formats).
+package secrets
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/zricethezav/gitleaks/v8/detect"
+)
+
+// Finding is one secret in a text.
+type Finding struct {
+	Rule        string // gitleaks rule id: "github-pat", "aws-access-token", …
+	Description string
+	Line        int // 1-based
+	// Start and End are the byte offsets of the secret in the text.
+	Start, End int
+}
+
+var (
+	once        sync.Once
+	detector    *detect.Detector
+	detectorErr error
+)
+
+// defaultDetector parses gitleaks' default rules and builds the keyword
+// prefilter once per process: that takes about 10 ms, a scan of a note a
+// fraction of one. Detect keeps no state between calls (it returns its
+// findings; only AddFinding, which we never call, accumulates), so one
+// detector serves every goroutine.
+func defaultDetector() (*detect.Detector, error) {
+	once.Do(func() {
+		detector, detectorErr = detect.NewDetectorDefaultConfig()
+	})
+	return detector, detectorErr
+}
+
+// Scan returns the secrets gitleaks' default rules find in text, in order.
+// An error means the rules could not be loaded (a broken build), never that
+// the text is bad.
+func Scan(text []byte) (out []Finding, err error) {
+	d, err := defaultDetector()
+	if err != nil {
+		return nil, err
+	}
+	key := sha256.Sum256(text)
+	if fs, ok := cached(key); ok {
+		return fs, nil
+	}
+	defer func() { remember(key, out) }()
+	lines := lineStarts(text)
+	for _, f := range d.DetectBytes(text) {
+		line := f.StartLine + 1
+		if line < 1 || line > len(lines) {
+			continue
+		}
+		start := lines[line-1]
+		lineEnd := len(text)
+		if line < len(lines) {
+			lineEnd = lines[line]
+		}
+		fd := Finding{Rule: f.RuleID, Description: f.Description, Line: line, Start: start, End: lineEnd}
+		if i := bytes.Index(text[start:lineEnd], []byte(f.Secret)); f.Secret != "" && i >= 0 {
+			fd.Start, fd.End = start+i, start+i+len(f.Secret)
+		}
+		fd.End = trimEOL(text, fd.Start, fd.End)
+		out = append(out, fd)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out, nil
+}
+
+// The detector costs about 100 µs a note however short (it walks its 222
+// rules' keywords for every text), and an editor checks the same notes again
+// and again: results are remembered by content hash.
+var cache = struct {
+	sync.Mutex
+	m map[[32]byte][]Finding
+}{m: map[[32]byte][]Finding{}}
+
+const cacheSize = 8192
+
+func cached(key [32]byte) ([]Finding, bool) {
+	cache.Lock()
+	defer cache.Unlock()
+	fs, ok := cache.m[key]
+	return append([]Finding(nil), fs...), ok
+}
+
+func remember(key [32]byte, fs []Finding) {
+	cache.Lock()
+	defer cache.Unlock()
+	if len(cache.m) >= cacheSize {
+		clear(cache.m) // simpler than an LRU, and a refill costs one scan per note
+	}
+	cache.m[key] = append([]Finding(nil), fs...)
+}
+
+// lineStarts are the byte offsets where each line begins.
+func lineStarts(b []byte) []int {
+	out := []int{0}
+	for i, c := range b {
+		if c == '\n' && i+1 < len(b) {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+func trimEOL(b []byte, start, end int) int {
+	for end > start && (b[end-1] == '\n' || b[end-1] == '\r') {
+		end--
+	}
+	return end
+}
+
+// Allowed reports whether a line carries the gitleaks:allow marker.
+func Allowed(line string) bool { return strings.Contains(line, "gitleaks:allow") }
