@@ -138,37 +138,54 @@ func decodeNoteArg(command string, arg json.RawMessage, a interface{ noteURI() s
 	return argURI(command, a.noteURI())
 }
 
+// renderArg is the argument of magicfrog.render and magicfrog.renderInto.
+type renderArg struct {
+	scopeArg
+	Budget   *int   `json:"budget"`
+	Previous string `json:"previous"`
+	Today    string `json:"today"`
+}
+
+// check refuses a negative budget and a malformed today.
+func (a renderArg) check(cmd string) error {
+	if a.Budget != nil && *a.Budget < 0 {
+		return Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"budget\" must be a token count ≥ 0 (0: no limit), got %d", cmd, *a.Budget)
+	}
+	if a.Today != "" {
+		if _, err := engine.Today(a.Today); err != nil {
+			return Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"today\": %v", cmd, err)
+		}
+	}
+	return nil
+}
+
+// render renders the block the argument asks for: the session's scope, budget
+// and today unless the argument names them.
+func (s *Server) render(m *engine.Memory, a renderArg) (*engine.Block, error) {
+	st := s.Settings()
+	opts := engine.RenderOptions{Scope: a.apply(s.Scope(m)), Budget: st.Budget, Previous: a.Previous, Today: st.Today}
+	if a.Budget != nil {
+		opts.Budget = *a.Budget
+	}
+	if a.Today != "" {
+		opts.Today = a.Today
+	}
+	return m.Render(opts)
+}
+
 // renderCommand: magicfrog.render {task, agents, machine, budget, previous} → the
 // <memory> block.
 func (s *Server) renderCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.render"
-	var a struct {
-		scopeArg
-		Budget   *int   `json:"budget"`
-		Previous string `json:"previous"`
-		Today    string `json:"today"`
-	}
+	var a renderArg
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
 	}
-	if a.Budget != nil && *a.Budget < 0 {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"budget\" must be a token count ≥ 0 (0: no limit), got %d", cmd, *a.Budget)
-	}
-	if a.Today != "" {
-		if _, err := engine.Today(a.Today); err != nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"today\": %v", cmd, err)
-		}
+	if err := a.check(cmd); err != nil {
+		return nil, err
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		st := s.Settings()
-		opts := engine.RenderOptions{Scope: a.apply(s.Scope(m)), Budget: st.Budget, Previous: a.Previous, Today: st.Today}
-		if a.Budget != nil {
-			opts.Budget = *a.Budget
-		}
-		if a.Today != "" {
-			opts.Today = a.Today
-		}
-		b, err := m.Render(opts)
+		b, err := s.render(m, a)
 		if err != nil {
 			return nil, err
 		}

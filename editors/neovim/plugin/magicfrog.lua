@@ -24,6 +24,9 @@ local cmd = vim.api.nvim_create_user_command
 cmd("MagicFrogRender", function() mf().render() end,
   { nargs = 0, desc = "Show the <memory> block mf-lsp renders" })
 
+cmd("MagicFrogRenderInto", function(o) mf().render_into(o.fargs[1]) end,
+  { nargs = "?", complete = "file", desc = "Write the <memory> block into the managed section of a file (default CLAUDE.md, else AGENTS.md)" })
+
 cmd("MagicFrogView", function() mf().view() end,
   { nargs = 0, desc = "Show the effective view: winners and shadowed entries" })
 

@@ -91,29 +91,50 @@ function M.data_dir()
   return normalize(home .. "/.local/share/magicfrog")
 end
 
---- The root directory (workspace folder) for a file: the nearest ancestor holding
---- `.magicfrog`, else the data dir when the file is inside it, else the file's
---- directory. If both apply, the nearer one wins (a data dir below a folder that
---- happens to hold `.magicfrog` is still its own root).
-function M.root_for(fname)
-  local path = normalize(fname)
-  if not path then return nil end
-  local dir = isdir(path) and path or dirname(path)
-  local project
+-- The nearest ancestor of `dir` (or `dir`) holding `.magicfrog`, or nil.
+local function project_of(dir)
   local cur = dir
   while cur and cur ~= "" do
-    if exists(cur .. "/.magicfrog") then project = cur break end
+    if exists(cur .. "/.magicfrog") then return cur end
     local parent = dirname(cur)
     if parent == cur then break end
     cur = parent
   end
+  return nil
+end
+
+-- The project of the last project buffer a client was started or reused for.
+local last_project
+
+--- The project the user is working in: that of the current working directory,
+--- else that of the last project buffer; nil when there is none. A note opened
+--- from the data directory is viewed in this project's scope (one client).
+function M.current_project()
+  local data = M.data_dir()
+  local p = project_of(normalize(vim.fn.getcwd()))
+  if p and not (data and inside(p, data)) then return p end
+  if last_project and exists(last_project .. "/.magicfrog") then return last_project end
+  return nil
+end
+
+--- The root directory (workspace folder) for a file: the nearest ancestor holding
+--- `.magicfrog`, else — for a file in the data dir — the project the user is
+--- working in (M.current_project), else the data dir, else the file's directory.
+--- If a project and the data dir both hold the file, the nearer one wins (a data
+--- dir below a folder that happens to hold `.magicfrog` is still its own root).
+function M.root_for(fname)
+  local path = normalize(fname)
+  if not path then return nil end
+  local dir = isdir(path) and path or dirname(path)
+  local project = project_of(dir)
   local data = M.data_dir()
   local in_data = data and inside(path, data)
-  if project and in_data then
-    return (#data > #project) and data or project
+  if project and in_data and #data > #project then project = nil end
+  if project then
+    last_project = project
+    return project
   end
-  if project then return project end
-  if in_data then return data end
+  if in_data then return M.current_project() or data end
   return dir
 end
 
@@ -561,6 +582,27 @@ function M.render(opts)
 end
 
 local function present(x) return x ~= nil and x ~= vim.NIL and x ~= "" end
+
+--- :MagicFrogRenderInto [file]: write the <memory> block into the managed section
+--- of `file` (default: the project's CLAUDE.md, else AGENTS.md), between the
+--- mf-lsp marker comments; everything outside them stays as it was.
+function M.render_into(file, cb)
+  local args = vim.empty_dict()
+  if file and file ~= "" then args = { file = normalize(file) or file } end
+  M.execute("magicfrog.renderInto", args, function(err, result)
+    if not err and type(result) == "table" then
+      local where = vim.fn.fnamemodify(tostring(result.path), ":~:.")
+      notify(string.format("%s: %s (generation %s, %s tokens)", where, tostring(result.outcome),
+        tostring(result.generation), tostring(result.tokens)))
+      -- A buffer showing the file picks up the new section.
+      local b = vim.fn.bufnr(tostring(result.path))
+      if b ~= -1 and not vim.bo[b].modified then
+        vim.api.nvim_buf_call(b, function() vim.cmd("checktime") end)
+      end
+    end
+    if cb then cb(err, result) end
+  end)
+end
 
 -- "task/T-7 r3", "user r4", "device r0 (legacy)".
 local function entry_label(e)
