@@ -144,6 +144,8 @@ type renderArg struct {
 	Budget   *int   `json:"budget"`
 	Previous string `json:"previous"`
 	Today    string `json:"today"`
+	// Details asks for a preview's answer (renderDetails) instead of the text.
+	Details bool `json:"details"`
 }
 
 // check refuses a negative budget and a malformed today.
@@ -162,6 +164,12 @@ func (a renderArg) check(cmd string) error {
 // render renders the block the argument asks for: the session's scope, budget
 // and today unless the argument names them.
 func (s *Server) render(m *engine.Memory, a renderArg) (*engine.Block, error) {
+	b, _, err := s.renderScoped(m, a)
+	return b, err
+}
+
+// renderScoped is render, with the options it rendered with.
+func (s *Server) renderScoped(m *engine.Memory, a renderArg) (*engine.Block, engine.RenderOptions, error) {
 	st := s.Settings()
 	opts := engine.RenderOptions{Scope: a.apply(s.Scope(m)), Budget: st.Budget, Previous: a.Previous, Today: st.Today}
 	if a.Budget != nil {
@@ -170,7 +178,11 @@ func (s *Server) render(m *engine.Memory, a renderArg) (*engine.Block, error) {
 	if a.Today != "" {
 		opts.Today = a.Today
 	}
-	return m.Render(opts)
+	if opts.Scope.Machine == "" {
+		opts.Scope.Machine = m.MachineID()
+	}
+	b, err := m.Render(opts)
+	return b, opts, err
 }
 
 // renderCommand: magicfrog.render {task, agents, machine, budget, previous} → the
@@ -185,9 +197,12 @@ func (s *Server) renderCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 		return nil, err
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		b, err := s.render(m, a)
+		b, opts, err := s.renderScoped(m, a)
 		if err != nil {
 			return nil, err
+		}
+		if a.Details {
+			return detailsOf(b, opts.Scope, opts.Budget), nil
 		}
 		return b.Text, nil
 	}), nil

@@ -103,8 +103,15 @@ local function project_of(dir)
   return nil
 end
 
--- The project of the last project buffer a client was started or reused for.
+-- The project of the last project buffer a client was attached for.
 local last_project
+
+-- Remember `root` when it is a project: data-directory notes opened later are
+-- viewed in its scope.
+local function note_root(root)
+  if root and exists(root .. "/.magicfrog") then last_project = root end
+  return root
+end
 
 --- The project the user is working in: that of the current working directory,
 --- else that of the last project buffer; nil when there is none. A note opened
@@ -130,10 +137,7 @@ function M.root_for(fname)
   local data = M.data_dir()
   local in_data = data and inside(path, data)
   if project and in_data and #data > #project then project = nil end
-  if project then
-    last_project = project
-    return project
-  end
+  if project then return project end
   if in_data then return M.current_project() or data end
   return dir
 end
@@ -427,7 +431,7 @@ function M.lsp_config()
     root_dir = function(bufnr, on_dir)
       local name = vim.api.nvim_buf_get_name(bufnr)
       if name == "" or vim.bo[bufnr].buftype ~= "" then return end
-      on_dir(M.root_for(name))
+      on_dir(note_root(M.root_for(name)))
     end,
     init_options = M.init_options(),
     capabilities = M.capabilities(),
@@ -462,7 +466,7 @@ function M.attach(bufnr)
   if vim.bo[bufnr].buftype ~= "" then return nil end
   local name = vim.api.nvim_buf_get_name(bufnr)
   if name == "" or name:match("^%a[%w+.-]*://") then return nil end
-  local root = M.root_for(name)
+  local root = note_root(M.root_for(name))
   if not root then return nil end
   if vim.lsp.start and not has("nvim-0.11") then
     return vim.lsp.start(M.client_config(root), { bufnr = bufnr })
@@ -563,21 +567,51 @@ local function split_lines(s)
   return vim.split((s or ""):gsub("\r\n", "\n"), "\n", { plain = true })
 end
 
---- :MagicFrogRender: the <memory> block in a scratch buffer (filetype xml).
+M.ns = vim.api.nvim_create_namespace("magicfrog")
+
+--- Mark a render preview: tokens at each group's line, ✂ at each note the
+--- budget leaves out. `offset` is how many header lines precede the block.
+local function mark_render(buf, d, offset)
+  vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
+  for _, g in ipairs(type(d.groups) == "table" and d.groups or {}) do
+    pcall(vim.api.nvim_buf_set_extmark, buf, M.ns, g.line + offset, 0, {
+      virt_text = { { string.format("%d tokens, %d notes", g.tokens or 0, g.notes or 0), "Comment" } },
+    })
+  end
+  for _, o in ipairs(type(d.omitted) == "table" and d.omitted or {}) do
+    pcall(vim.api.nvim_buf_set_extmark, buf, M.ns, o.line + offset, 0, {
+      virt_text = { { string.format("✂ left out by the budget: %d tokens", o.tokens or 0), "WarningMsg" } },
+      sign_text = "✂",
+    })
+  end
+end
+
+--- :MagicFrogRender: the <memory> block in a scratch buffer (filetype xml), under
+--- two comment lines saying for whom it answers and its tokens (per group, in
+--- total, against the budget); group lines show their tokens and notes the
+--- budget leaves out are marked ✂.
 function M.render(opts)
   opts = opts or {}
-  local args = {}
+  local args = { details = true }
   for _, k in ipairs({ "task", "agents", "machine", "budget" }) do
     if opts[k] ~= nil then args[k] = opts[k] end
   end
   local bufnr = vim.api.nvim_get_current_buf()
   if opts.refresh then bufnr = find_buf(RENDER) or bufnr end
-  M.execute("magicfrog.render", next(args) and args or vim.empty_dict(), function(err, result, client)
-    if err or type(result) ~= "string" then
-      if not err then notify("magicfrog.render returned no block", vim.log.levels.ERROR) end
+  M.execute("magicfrog.render", args, function(err, result, client)
+    if err then return end
+    local text, header = result, {}
+    if type(result) == "table" then
+      text = result.text
+      header = type(result.header) == "table" and result.header or {}
+    end
+    if type(text) ~= "string" then
+      notify("magicfrog.render returned no block", vim.log.levels.ERROR)
       return
     end
-    show_scratch(RENDER, "xml", split_lines(result), client.id, not opts.refresh)
+    local lines = vim.list_extend(vim.deepcopy(header), split_lines(text))
+    local buf = show_scratch(RENDER, "xml", lines, client.id, not opts.refresh)
+    if type(result) == "table" then mark_render(buf, result, #header) end
   end, bufnr)
 end
 
