@@ -258,7 +258,13 @@ end
 local conflict_choices = {
   ["Take disk version"] = "takeDisk",
   ["Keep mine as next revision"] = "keepMine",
+  ["Compare"] = "compare",
+  ["Merge"] = "merge",
 }
+
+-- uri -> the question to ask again once magicfrog/compare has shown the diff (a
+-- late "Compare" from the deferred question: the server does not ask again then).
+local reask_after_compare = {}
 
 local function apply_late_choice(client_id, title, uri)
   local choice = conflict_choices[title]
@@ -294,7 +300,10 @@ function M.show_message_request(_, params, ctx)
       format_item = function(a) return a.title end,
     }, function(item)
       answered, choice = true, item
-      if replied and item then apply_late_choice(ctx.client_id, item.title, uri) end
+      if replied and item then
+        if item.title == "Compare" then reask_after_compare[uri] = ask end
+        apply_late_choice(ctx.client_id, item.title, uri)
+      end
     end)
   end
   if in_will_save > 0 and conflict_choices[actions[1].title] then
@@ -380,8 +389,53 @@ function M.show_message(_, params)
   return vim.NIL
 end
 
+--- magicfrog/compare {uri, title, disk, revision}: the disk version a save
+--- conflict found, in a scratch buffer beside the note, both windows in diff
+--- mode (as :diffsplit does; the file on disk already holds the buffer's save).
+function M.on_compare(_, params)
+  if type(params) ~= "table" or type(params.uri) ~= "string" then return end
+  local fname = vim.uri_to_fname(params.uri)
+  local note = vim.fn.bufnr(fname)
+  local win = note ~= -1 and vim.fn.bufwinid(note) or -1
+  if win == -1 then
+    vim.cmd("edit " .. vim.fn.fnameescape(fname))
+    win = vim.api.nvim_get_current_win()
+  end
+  local name = "magicfrog://disk/" .. vim.fn.fnamemodify(fname, ":t")
+  local buf = find_buf(name)
+  if not buf then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, name)
+    vim.bo[buf].bufhidden = "wipe"
+    vim.bo[buf].swapfile = false
+  end
+  local lines = vim.split((tostring(params.disk or ""):gsub("\r\n", "\n")), "\n", { plain = true })
+  if lines[#lines] == "" then table.remove(lines) end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+  vim.bo[buf].filetype = "markdown"
+  vim.b[buf].magicfrog_compare = params.uri
+  vim.api.nvim_set_current_win(win)
+  local dwin = vim.fn.bufwinid(buf)
+  if dwin == -1 then
+    vim.cmd("vertical rightbelow split")
+    vim.api.nvim_win_set_buf(0, buf)
+    dwin = vim.api.nvim_get_current_win()
+  end
+  vim.api.nvim_win_call(dwin, function() vim.cmd("diffthis") end)
+  vim.api.nvim_win_call(win, function() vim.cmd("diffthis") end)
+  vim.api.nvim_set_current_win(win)
+  notify(tostring(params.title or "disk version") .. " (:diffoff! ends the comparison)")
+  local again = reask_after_compare[params.uri]
+  reask_after_compare[params.uri] = nil
+  if again then vim.schedule(again) end
+end
+
 function M.handlers()
   local h = {
+    ["magicfrog/compare"] = M.on_compare,
     ["magicfrog/memoryChanged"] = M.on_memory_changed,
     ["window/showMessageRequest"] = M.show_message_request,
     ["window/showMessage"] = M.show_message,
