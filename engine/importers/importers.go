@@ -158,6 +158,9 @@ func PlanImport(m *engine.Memory, opts Options) (*Plan, error) {
 			home = h
 		}
 	}
+	if err := checkScope(m, opts); err != nil {
+		return nil, err
+	}
 	b := &builder{m: m, opts: opts, home: home, plan: &Plan{From: opts.From, now: opts.Now}, keys: map[string]string{}, seen: map[string]bool{}}
 	for _, p := range opts.Paths {
 		abs, err := filepath.Abs(p)
@@ -189,6 +192,27 @@ func PlanImport(m *engine.Memory, opts Options) (*Plan, error) {
 	}
 	sortItems(b.plan.Items)
 	return b.plan, nil
+}
+
+// checkScope refuses an ID prefix nobody would see: notes under an agent or
+// task ID that is not registered are in no one's view (SPEC §2), and no write
+// may create such a folder.
+func checkScope(m *engine.Memory, opts Options) error {
+	if opts.Scope == "" {
+		return nil
+	}
+	if opts.From == OpenClaw {
+		for _, a := range m.Roster() {
+			if a == opts.Scope {
+				return nil
+			}
+		}
+		return fmt.Errorf("import --scope %s: %q is not a registered agent ID: add it to magicfrog.json \"agents\" first", opts.Scope, opts.Scope)
+	}
+	if !m.IsTaskID(opts.Scope) {
+		return fmt.Errorf("import --scope %s: %q is not a task ID of this project: bind it (.magicfrog/config.json \"task\" or \"tasks\") first", opts.Scope, opts.Scope)
+	}
+	return nil
 }
 
 // display shows a source path the way the user would type it: relative to base
