@@ -25,10 +25,11 @@ type renderDetails struct {
 }
 
 type renderGroup struct {
-	Name   string `json:"name"` // the element's opening tag without < >: task id="T-7"
-	Line   int    `json:"line"`
-	Tokens int    `json:"tokens"`
-	Notes  int    `json:"notes"`
+	Name    string `json:"name"` // the element's opening tag without < >: task id="T-7"
+	Line    int    `json:"line"`
+	Tokens  int    `json:"tokens"`
+	Notes   int    `json:"notes"`   // notes (or skills) in the block
+	Omitted int    `json:"omitted"` // notes the budget leaves out of this group
 }
 
 type renderOmitted struct {
@@ -64,6 +65,7 @@ func detailsOf(b *engine.Block, sc engine.Scope, budget int) renderDetails {
 		seg := strings.Join(lines[start:i+1], "")
 		g := renderGroup{Name: strings.Trim(strings.TrimRight(lines[start], "\n"), "<>"), Line: start, Tokens: engine.Tokens(seg)}
 		g.Notes = strings.Count(seg, "\n<note ") + strings.Count(seg, "\n<skill ")
+		g.Omitted = strings.Count(seg, "\n<omitted ")
 		d.Groups = append(d.Groups, g)
 		start = i + 1
 	}

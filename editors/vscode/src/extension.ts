@@ -342,7 +342,7 @@ function markBudget(documents: MemoryDocuments): void {
       const end = editor.document.lineAt(l).range.end;
       return { range: new vscode.Range(end, end), renderOptions: { after: { contentText: text } } };
     };
-    const groups = (d.groups ?? []).map((g) => at(g.line, `${g.tokens} tokens, ${plural(g.notes, 'note')}`)).filter((x): x is vscode.DecorationOptions => !!x);
+    const groups = (d.groups ?? []).map((g) => at(g.line, `${g.tokens} tokens, ${plural(g.notes, 'note')}${g.omitted ? `, ✂ ${g.omitted} left out` : ''}`)).filter((x): x is vscode.DecorationOptions => !!x);
     const cuts = (d.omitted ?? []).map((o) => at(o.line, `✂ left out by the budget: ${o.tokens} tokens`)).filter((x): x is vscode.DecorationOptions => !!x);
     editor.setDecorations(budgetMarks, groups);
     editor.setDecorations(cutMarks, cuts);

@@ -70,7 +70,7 @@ export interface RenderDetails {
   tokens: number;
   budget: number;
   header?: string[] | null;
-  groups?: { name: string; line: number; tokens: number; notes: number }[] | null;
+  groups?: { name: string; line: number; tokens: number; notes: number; omitted?: number }[] | null;
   omitted?: { ref: string; tokens: number; reason: string; line: number }[] | null;
 }
 

@@ -488,7 +488,7 @@ async function notificationWithActions(actions) {
   }, actions);
 }
 
-await step('save-time revision conflict offers the two fixes', async () => {
+await step('save-time revision conflict offers its choices, and Compare shows the diff', async () => {
   await clearNotifications();
   await openFile(DEMO_NOTE);
   // Make the buffer dirty, then let an "agent" move the disk past its revision.
@@ -621,9 +621,10 @@ await step('render preview under a budget marks what it leaves out', async () =>
       page.$$eval('.editor-group-container.active .monaco-editor .view-line', (lines) => {
         let n = 0;
         for (const l of lines) {
-          if (!l.textContent.includes('<omitted ')) continue;
+          const line = l.textContent.replace(/\u00a0/g, ' ');
+          if (!line.includes('<omitted ')) continue;
           const spans = [...l.querySelectorAll('span')];
-          const text = l.textContent + spans.map((s) => getComputedStyle(s, '::after').content).join('');
+          const text = line + spans.map((s) => getComputedStyle(s, '::after').content).join('').replace(/\u00a0/g, ' ');
           if (text.includes('✂ left out by the budget')) n++;
         }
         return n > 0 ? n : null;

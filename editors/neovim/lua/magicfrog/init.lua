@@ -629,7 +629,8 @@ local function mark_render(buf, d, offset)
   vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
   for _, g in ipairs(type(d.groups) == "table" and d.groups or {}) do
     pcall(vim.api.nvim_buf_set_extmark, buf, M.ns, g.line + offset, 0, {
-      virt_text = { { string.format("%d tokens, %d notes", g.tokens or 0, g.notes or 0), "Comment" } },
+      virt_text = { { string.format("%d tokens, %d notes", g.tokens or 0, g.notes or 0)
+        .. ((g.omitted or 0) > 0 and string.format(", ✂ %d left out", g.omitted) or ""), "Comment" } },
     })
   end
   for _, o in ipairs(type(d.omitted) == "table" and d.omitted or {}) do
