@@ -505,9 +505,14 @@ await step('save-time revision conflict offers its choices, and Compare shows th
   await page.keyboard.press('KeyS');
   await page.keyboard.up('Control');
   const actions = ['Take disk version', 'Keep mine as next revision', 'Compare'];
+  // Click `label` in mf-lsp's question (VS Code's own "file is newer" message
+  // has a Compare button too).
   const click = async (label) => {
-    const button = await page.evaluateHandle((label) =>
-      [...document.querySelectorAll('.notification-list-item .monaco-button')].find((b) => b.textContent.trim() === label), label);
+    const button = await page.evaluateHandle((label) => {
+      const item = [...document.querySelectorAll('.notification-list-item')].find((it) =>
+        [...it.querySelectorAll('.monaco-button')].some((b) => b.textContent.trim() === 'Keep mine as next revision'));
+      return item && [...item.querySelectorAll('.monaco-button')].find((b) => b.textContent.trim() === label);
+    }, label);
     await button.asElement().click();
   };
   try {
@@ -516,7 +521,8 @@ await step('save-time revision conflict offers its choices, and Compare shows th
     // Compare: the diff editor shows the agent's version beside the buffer, and
     // the question comes again.
     await click('Compare');
-    await waitFor('a diff editor showing the disk version', () =>
+    await waitFor("mf-lsp's diff editor: the disk version ↔ your buffer", async () =>
+      /disk \(revision \d+\) ↔ your buffer/.test(await activeTabTitle()) &&
       page.$$eval('.editor-group-container.active .monaco-diff-editor .editor.original .view-lines', (els) =>
         els.some((e) => e.textContent.includes('agent-wrote-'))), 15000);
     await shot('vscode-compare');
