@@ -434,7 +434,14 @@ func Apply(m *engine.Memory, p *Plan) (*Result, error) {
 		now = time.Now()
 	}
 	for _, it := range p.Items {
-		if it.Journal {
+		switch {
+		case it.Journal && it.Status == New:
+			continue // applyJournal
+		case it.Journal && it.Status == Unchanged:
+			res.Unchanged++
+			continue
+		case it.Journal:
+			res.Kept = append(res.Kept, it)
 			continue
 		}
 		switch it.Status {
@@ -464,14 +471,18 @@ func Apply(m *engine.Memory, p *Plan) (*Result, error) {
 	return res, nil
 }
 
-// applyJournal imports an OpenClaw workspace's journal and files its report
-// under the plan's journal items.
+// applyJournal imports the new files of an OpenClaw workspace's journal with
+// rollup.ImportJournal (frontmatter added where missing, as import --journal
+// does) and files its report under the plan's items. Only the files the plan
+// found new are handed over, copied with their times into a staging folder:
+// import --journal replaces a note at a lower revision, and an import --from
+// never overwrites one.
 func applyJournal(m *engine.Memory, p *Plan, ws string, res *Result) error {
 	byFrom := map[string]Item{}
 	var d engine.Dimension
 	scope := ""
 	for _, it := range p.Items {
-		if it.Journal && filepath.Dir(it.path) != "" && strings.HasPrefix(it.path, ws+string(filepath.Separator)) {
+		if it.Journal && it.Status == New && inside(ws, it.path) {
 			rel, _ := filepath.Rel(ws, it.path)
 			byFrom[filepath.ToSlash(rel)] = it
 			d, scope = it.Dimension, it.Scope
@@ -480,14 +491,25 @@ func applyJournal(m *engine.Memory, p *Plan, ws string, res *Result) error {
 	if len(byFrom) == 0 {
 		return nil
 	}
-	rep, err := rollup.ImportJournal(m, ws, d, scope)
+	stage, err := os.MkdirTemp("", "mf-lsp-import-journal-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(stage)
+	for rel, it := range byFrom {
+		if err := stageCopy(it.path, filepath.Join(stage, filepath.FromSlash(rel))); err != nil {
+			res.Skipped = append(res.Skipped, Skip{From: it.From, Reason: err.Error()})
+			delete(byFrom, rel)
+		}
+	}
+	rep, err := rollup.ImportJournal(m, stage, d, scope)
 	if err != nil {
 		return fmt.Errorf("import --from openclaw: journal: %w", err)
 	}
 	for _, f := range rep.Files {
 		it, ok := byFrom[f.From]
 		if !ok {
-			continue // the workspace's other files are planned as agent notes
+			continue
 		}
 		switch f.Status {
 		case rollup.Imported:
@@ -501,6 +523,26 @@ func applyJournal(m *engine.Memory, p *Plan, ws string, res *Result) error {
 		}
 	}
 	return nil
+}
+
+// stageCopy copies a journal file with its modification time (import
+// --journal dates a note without frontmatter by it).
+func stageCopy(src, dst string) error {
+	info, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(dst, b, 0o600); err != nil {
+		return err
+	}
+	return os.Chtimes(dst, info.ModTime(), info.ModTime())
 }
 
 // sortItems orders a plan's items by destination.

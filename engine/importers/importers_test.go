@@ -276,3 +276,39 @@ func TestClaudeLinksAndDepth(t *testing.T) {
 		t.Errorf("plan follows what it must not:\n%s", text)
 	}
 }
+
+// TestOpenClawJournalNeverOverwrites: import --journal replaces a note at a
+// lower revision; import --from openclaw never overwrites one. The workspace's
+// 2026-11-29.md is at revision 2; the journal already holds revision 1.
+func TestOpenClawJournalNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	copyTree(t, filepath.Join("..", "..", "testdata", "import", "openclaw"), src)
+	m := freshMemory(t, dir)
+	if _, err := m.Write(engine.WriteRequest{Dimension: engine.Agent, Scope: "pip", Key: "journal/2026-11-29.md", Body: []byte("Mine, by hand.\n"), Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(dir, "data", "memory", "agent", "pip", "journal", "2026-11-29.md")
+	before, _ := os.ReadFile(dest)
+	plan, err := importers.PlanImport(m, importers.Options{From: importers.OpenClaw, Paths: []string{filepath.Join(src, "workspace")}, Scope: "pip", Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range plan.Items {
+		if it.Key == "journal/2026-11-29.md" && it.Status != importers.Exists {
+			t.Errorf("plan: %s is %s, want exists", it.Ref(), it.Status)
+		}
+	}
+	res, err := importers.Apply(m, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(dest); string(after) != string(before) {
+		t.Errorf("the journal note was overwritten:\n%s", after)
+	}
+	if len(res.Kept) != 1 || res.Kept[0].Key != "journal/2026-11-29.md" || len(res.Written) != 9 {
+		var b bytes.Buffer
+		importers.WriteResult(&b, res)
+		t.Errorf("result:\n%s", b.String())
+	}
+}
