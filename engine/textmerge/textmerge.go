@@ -6,9 +6,13 @@ package textmerge
 
 import "strings"
 
-// MaxLines bounds the texts merged: the line diff is quadratic, and a note
-// this long is not merged silently anyway.
-const MaxLines = 4000
+// MaxLines bounds the texts merged, and maxCells the changed middle of a line
+// diff (after the common first and last lines are set aside): the diff is
+// quadratic in it, and a merge that large is not one to offer anyway.
+const (
+	MaxLines = 20000
+	maxCells = 4 << 20
+)
 
 // hunk replaces base lines [start, end) with lines.
 type hunk struct {
@@ -24,7 +28,11 @@ func Merge(base, a, b string) (string, bool) {
 	if len(bl) > MaxLines || len(al) > MaxLines || len(cl) > MaxLines {
 		return "", false
 	}
-	ha, hb := diff(bl, al), diff(bl, cl)
+	ha, okA := diff(bl, al)
+	hb, okB := diff(bl, cl)
+	if !okA || !okB {
+		return "", false
+	}
 	var out []string
 	pos, i, j := 0, 0, 0
 	for i < len(ha) || j < len(hb) {
@@ -110,9 +118,30 @@ func boolInt(b bool) int {
 }
 
 // diff lists the hunks turning base into other, from a longest common
-// subsequence of lines.
-func diff(base, other []string) []hunk {
+// subsequence of lines; ok is false when the changed middle is too large.
+func diff(base, other []string) (hs []hunk, ok bool) {
+	pre := 0
+	for pre < len(base) && pre < len(other) && base[pre] == other[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(base)-pre && suf < len(other)-pre && base[len(base)-1-suf] == other[len(other)-1-suf] {
+		suf++
+	}
+	mid, ok := diffLCS(base[pre:len(base)-suf], other[pre:len(other)-suf])
+	for i := range mid {
+		mid[i].start += pre
+		mid[i].end += pre
+	}
+	return mid, ok
+}
+
+// diffLCS is diff without the common first and last lines.
+func diffLCS(base, other []string) ([]hunk, bool) {
 	n, m := len(base), len(other)
+	if n*m > maxCells {
+		return nil, false
+	}
 	// lcs[i][j] is the LCS length of base[i:] and other[j:].
 	lcs := make([][]int32, n+1)
 	for i := range lcs {
@@ -157,5 +186,5 @@ func diff(base, other []string) []hunk {
 		}
 	}
 	flush()
-	return hs
+	return hs, true
 }

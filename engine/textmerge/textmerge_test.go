@@ -1,6 +1,10 @@
 package textmerge
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestMerge(t *testing.T) {
 	base := "---\nrevision: 1\n---\nalpha\nbeta\ngamma\ndelta\n"
@@ -41,5 +45,25 @@ func TestMergeRefusesHugeTexts(t *testing.T) {
 	}
 	if _, ok := Merge(big, big, big); ok {
 		t.Errorf("a text over MaxLines merged")
+	}
+}
+
+// A long note edited at both ends merges without a quadratic table: the common
+// first and last lines are set aside before the line diff.
+func TestMergeLongNoteLocalEdits(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 15000; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	base := b.String()
+	a := strings.Replace(base, "line 0\n", "LINE 0\n", 1)
+	c := strings.Replace(base, "line 14999\n", "LINE 14999\n", 1)
+	got, ok := Merge(base, a, c)
+	if !ok || !strings.HasPrefix(got, "LINE 0\n") || !strings.HasSuffix(got, "LINE 14999\n") {
+		t.Fatalf("Merge of a long note: ok=%v", ok)
+	}
+	// Edits all over both sides: the changed middle is too large to diff.
+	if _, ok := Merge(base, strings.ReplaceAll(base, "line 1", "LINE 1"), strings.ReplaceAll(base, "line 2", "LINE 2")); ok {
+		t.Errorf("a merge over a huge changed middle was offered")
 	}
 }
