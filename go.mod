@@ -12,6 +12,7 @@ require (
 	github.com/tiktoken-go/tokenizer v0.10.0
 	github.com/tliron/glsp v0.2.2
 	github.com/yuin/goldmark v1.8.7
+	pgregory.net/rapid v1.3.0
 )
 
 require (

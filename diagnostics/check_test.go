@@ -308,7 +308,7 @@ func TestEveryCodeDocumented(t *testing.T) {
 	all := []string{CodeFrontmatterMissing, CodeFrontmatterUnterminated, CodeFrontmatterInvalid, CodeDuplicateKey,
 		CodeRevisionMissing, CodeRevisionNotInteger, CodeRevisionTooSmall, CodeUpdatedMissing, CodeUpdatedInvalid,
 		CodeMachineMissing, CodeMachineForbidden, CodeMachineOther, CodeShadowed, CodeLegacyLocation,
-		CodeUnregisteredAgentFolder, CodeOutOfScope, CodeBrokenLink, CodeStaleRevision, CodeSkillMissingName,
+		CodeUnregisteredAgentFolder, CodeUnregisteredTaskFolder, CodeOutOfScope, CodeBrokenLink, CodeStaleRevision, CodeSkillMissingName,
 		CodeSkillMissingDescription, CodeOpenLoop, CodeRollupStale, CodeRollupSourcesInvalid, CodeFileUnreadable,
 		CodeFileBinary, CodeFileTooLarge, CodeConfigInvalid,
 		journal.CodeImpossibleDate, journal.CodeNoSuchWeek, journal.CodeNoSuchMonth, journal.CodeWrongFolder,

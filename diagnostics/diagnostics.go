@@ -60,6 +60,7 @@ const (
 	CodeShadowed                = "shadowed"
 	CodeLegacyLocation          = "legacy-location"
 	CodeUnregisteredAgentFolder = "unregistered-agent-folder"
+	CodeUnregisteredTaskFolder  = "unregistered-task-folder"
 	CodeOutOfScope              = "out-of-scope"
 	CodeBrokenLink              = "broken-link"
 	CodeStaleRevision           = "stale-revision"

@@ -31,25 +31,16 @@ func (c *checker) location() {
 		c.add(Finding{Span: c.head(), Severity: Information, Code: CodeLegacyLocation, Message: msg,
 			Data: map[string]any{"canonical": canonical}})
 	}
-	if e.Dimension == engine.Agent && e.Scope == "" && m != nil {
-		first, _, ok := strings.Cut(e.Key, "/")
-		if ok && !slices.Contains(m.Roster(), first) && !slices.Contains(m.SharedFolders(), first) && !isLayerFolder(m.Layers(), first) {
-			c.add(Finding{Span: c.head(), Severity: Warning, Code: CodeUnregisteredAgentFolder,
-				Message: fmt.Sprintf("agent/%s/ is not an agent ID on the roster, so this note applies to every agent; register %q as an agent ID if it belongs to one agent, or keep it shared (magicfrog.json \"shared\")", first, first),
-				Data:    map[string]any{"folder": first}})
-		}
+	if e.Unregistered && e.Dimension == engine.Agent {
+		c.add(Finding{Span: c.head(), Severity: Warning, Code: CodeUnregisteredAgentFolder,
+			Message: fmt.Sprintf("agent/%s/ is neither an agent ID on the roster nor a shared folder, so this note is in no agent's <memory> block (it is listed as omitted); register %q as an agent ID if it belongs to one agent, or keep it shared (magicfrog.json \"shared\")", e.Scope, e.Scope),
+			Data:    map[string]any{"folder": e.Scope}})
 	}
-}
-
-// isLayerFolder reports whether a first folder is (the start of) a layer
-// prefix: skills/ and journal/ under agent/ are layers, not agent IDs.
-func isLayerFolder(ls engine.Layers, folder string) bool {
-	for _, l := range ls {
-		if l.Prefix != "" && strings.HasPrefix(l.Prefix, folder+"/") {
-			return true
-		}
+	if e.Unregistered && e.Dimension == engine.Task {
+		c.add(Finding{Span: c.head(), Severity: Warning, Code: CodeUnregisteredTaskFolder,
+			Message: fmt.Sprintf("%s/ is shaped like a task ID but is not one of this project's tasks, so this note is in no task's <memory> block (it is listed as omitted); register %q in .magicfrog/config.json \"tasks\" if it is a task", e.Scope, e.Scope),
+			Data:    map[string]any{"folder": e.Scope}})
 	}
-	return false
 }
 
 func pathJoin(scope, key string) string {
@@ -64,6 +55,8 @@ func pathJoin(scope, key string) string {
 func (c *checker) scope() {
 	e, s, m := c.e, c.in.Scope, c.in.Memory
 	switch {
+	case e.Unregistered && !(e.Dimension == engine.Agent && slices.Contains(s.Agents, e.Scope)) && !(e.Dimension == engine.Task && e.Scope == s.Task):
+		return // location() says why it is in no one's view
 	case e.Dimension == engine.Agent && e.Scope != "" && !slices.Contains(s.Agents, e.Scope):
 		c.add(Finding{Span: c.head(), Severity: Information, Code: CodeOutOfScope,
 			Message: fmt.Sprintf("agent %s's note: not in this session's scope (agents: %s)", e.Scope, listOrNone(s.Agents)),

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // Layer is a path convention inside every dimension root (SPEC §4).
@@ -53,9 +55,13 @@ func (ls Layers) ByName(name string) (Layer, bool) {
 // IsSkills reports whether entries of l are a skill source.
 func (l Layer) IsSkills() bool { return l.Name == "skills" }
 
+// MaxConfigSize is the largest configuration file read (layers.json,
+// magicfrog.json, config.json, machine-id): they hold a few IDs and prefixes.
+const MaxConfigSize = 1 << 20
+
 func readLayers(path string) (Layers, *Problem) {
 	ls := Layers(append([]Layer(nil), DefaultLayers...))
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		ls.sort()
 		return ls, nil
@@ -122,7 +128,7 @@ func readJSON(path string, v any) *Problem {
 	if path == "" {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -139,7 +145,7 @@ func readJSON(path string, v any) *Problem {
 // first use: random, never the hostname. create=false only reads.
 func ReadMachineID(p Paths, create bool) (string, error) {
 	path := p.MachineIDFile()
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, MaxConfigSize)
 	if err == nil {
 		id := strings.TrimSpace(string(data))
 		if id == "" || strings.ContainsAny(id, " \t/\\\"<>&") {

@@ -20,9 +20,13 @@ type Entry struct {
 	Key       string // slash-separated path inside the dimension root, ID prefix removed
 	Layer     Layer
 	Legacy    bool // read from machine/ or project/ in place
-	Src       []byte
-	Doc       *frontmatter.Document
-	Hash      string // hex sha256 of Src, as the store checks it
+	// Unregistered marks a note under a first folder that is neither an ID nor
+	// shared (SPEC §2): Scope holds that folder, and only a scope that names it
+	// sees the note; every other block leaves it out visibly.
+	Unregistered bool
+	Src          []byte
+	Doc          *frontmatter.Document
+	Hash         string // hex sha256 of Src, as the store checks it
 
 	// Token counts + 1, 0 until counted: the body, and the block's element,
 	// skill line and omitted line for this note.
@@ -92,25 +96,84 @@ type Location struct {
 	Key       string
 	Layer     Layer
 	Legacy    bool
+	// Unregistered: Scope is a first folder that is neither an ID nor shared.
+	Unregistered bool
 }
 
-// scopeIDs are the names a first folder must have to be an ID prefix.
+// scopeIDs are what a first folder under agent/ or the task root can be: an
+// ID, a shared folder, or neither (unregistered; SPEC §2).
 type scopeIDs struct {
-	agents map[string]bool // the roster
-	tasks  map[string]bool // the project's task id and config tasks
+	agents map[string]bool // the roster, and agents the session's scope names
+	tasks  map[string]bool // the project's task, its tasks list, and the scope's task
+	shared map[string]bool // magicfrog.json "shared": first folders under agent/ for every agent
+	layers map[string]bool // first folders of layer prefixes (skills, journal): shared in every dimension
 }
 
-// classify splits a slash path relative to a root into scope and key.
-func (ids scopeIDs) classify(d Dimension, rel string) (scope, key string) {
+// classify splits a slash path relative to a root into scope and key, and says
+// whether the scope is unregistered. A first folder that is an ID is the scope.
+// One that is neither an ID nor shared is unregistered: it still becomes the
+// scope (so that no one else's view can hold it) and the note is marked, so the
+// block leaves it out visibly and no write may add to it. Under agent/ that is
+// any first folder not on the roster, not shared and not a layer's; in the task
+// root only one shaped like a task ID (letters, dash, digits): notes/, style/
+// and journal/ there are the shared task notes they always were.
+func (ids scopeIDs) classify(d Dimension, rel string) (scope, key string, unregistered bool) {
 	first, rest, ok := strings.Cut(rel, "/")
 	if !ok {
-		return "", rel
+		return "", rel, false
 	}
-	switch {
-	case d == Agent && ids.agents[first], d == Task && ids.tasks[first]:
-		return first, rest
+	switch d {
+	case Agent:
+		switch {
+		case ids.agents[first]:
+			return first, rest, false
+		case ids.shared[first] || ids.layers[first]:
+			return "", rel, false
+		}
+		return first, rest, true
+	case Task:
+		switch {
+		case ids.tasks[first]:
+			return first, rest, false
+		case LooksLikeTaskID(first) && !ids.layers[first]:
+			return first, rest, true
+		}
 	}
-	return "", rel
+	return "", rel, false
+}
+
+// LooksLikeTaskID reports whether a first folder of the task root is shaped like
+// a task ID: letters (and digits after the first), a dash, digits ("T-7",
+// "PROJ-1234"). Such a folder is never read as shared task notes: unless it is
+// registered it is unregistered.
+func LooksLikeTaskID(s string) bool {
+	dash := strings.LastIndexByte(s, '-')
+	if dash < 1 || dash == len(s)-1 {
+		return false
+	}
+	for i, r := range s[:dash] {
+		isLetter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !isLetter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	for _, r := range s[dash+1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// layerFolders are the first folders of the layers' prefixes.
+func layerFolders(ls Layers) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range ls {
+		if first, _, ok := strings.Cut(l.Prefix, "/"); ok && first != "" {
+			out[first] = true
+		}
+	}
+	return out
 }
 
 // isNoteName reports whether a file name is read as a note: .md, not hidden.

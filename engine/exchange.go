@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,8 +10,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -18,7 +21,35 @@ import (
 type ExportResult struct {
 	Written int
 	Skipped []string // notes left out, with why
+	// OtherMachines are the device notes of other machines an export with
+	// device notes left out (without AllMachines): "device/gpu.md (machine …)".
+	OtherMachines []string
+	// Config are the configuration files written beside the notes
+	// (magicfrog.json, layers.json), relative to the export.
+	Config []string
 }
+
+// ExportOptions say which device notes an export carries.
+type ExportOptions struct {
+	WithDevice  bool // this machine's device notes, under machine/
+	AllMachines bool // every machine's device notes, each with its binding (implies WithDevice)
+}
+
+// PortableConfig is the portable tree's magicfrog.json: what is needed to read
+// its notes the same way elsewhere. Agents and Shared are the data directory's
+// roster (magicfrog.json plus the project's agents); Tasks are the project's
+// task IDs (its bound task and `tasks`).
+type PortableConfig struct {
+	Agents []string `json:"agents"`
+	Shared []string `json:"shared,omitempty"`
+	Tasks  []string `json:"tasks,omitempty"`
+}
+
+// The configuration files at the top of a portable tree.
+const (
+	PortableConfigFile = "magicfrog.json"
+	PortableLayersFile = "layers.json"
+)
 
 // exportDir is the top folder of a dimension in the portable tree (SPEC §8).
 func exportDir(d Dimension) string {
@@ -29,76 +60,212 @@ func exportDir(d Dimension) string {
 }
 
 // Export writes the chain dimensions (and, withDevice, this machine's device
-// notes under machine/) as a portable tree of Markdown files with frontmatter
-// intact. Legacy notes are exported under their canonical dimension; where a
-// canonical note has the same path, it wins. An existing file in dir with other
-// content is never overwritten: the export fails before writing anything.
+// notes) as a portable tree; see ExportWith.
 func (m *Memory) Export(dir string, withDevice bool) (*ExportResult, error) {
+	return m.ExportWith(dir, ExportOptions{WithDevice: withDevice})
+}
+
+// ExportWith writes the chain dimensions (and device notes as opts say, under
+// machine/) as a portable tree of Markdown files with frontmatter intact, with
+// magicfrog.json (roster, shared, the project's tasks) and layers.json at its
+// top so the tree reads the same way elsewhere. Legacy notes are exported
+// under their canonical dimension; where a canonical note has the same path,
+// it wins.
+//
+// Everything is checked before anything is written: dir may not be inside a
+// memory root or hold one, no folder on the way to a file may be a link or
+// anything but a folder, and an existing file with other content is never
+// overwritten. The store's lock folder is removed again when the export is
+// done: an export is not a memory root.
+func (m *Memory) ExportWith(dir string, opts ExportOptions) (*ExportResult, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
+	if err := m.checkOutsideRoots("export", dir); err != nil {
+		return nil, err
+	}
 	res := &ExportResult{}
-	files := map[string]*Entry{}
+	files := map[string][]byte{}
+	from := map[string]string{}
 	here := Scope{Machine: m.MachineID()}
+	withDevice := opts.WithDevice || opts.AllMachines
 	for _, e := range m.Entries() { // canonical before legacy
-		if e.Dimension == Device && (!withDevice || !here.inScope(e, here.Machine)) {
-			continue // only this machine's device notes, and only when asked
+		if e.Dimension == Device {
+			if !withDevice {
+				continue // only when asked
+			}
+			if !opts.AllMachines && !here.inScope(e, here.Machine) {
+				res.OtherMachines = append(res.OtherMachines, fmt.Sprintf("%s (machine %s)", portablePath(e), deviceMachine(e)))
+				continue
+			}
 		}
-		rel := exportDir(e.Dimension) + "/" + e.Key
-		if e.Scope != "" {
-			rel = exportDir(e.Dimension) + "/" + e.Scope + "/" + e.Key
-		}
-		if prev, ok := files[rel]; ok {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s has the same path", e.Path, prev.Path))
+		rel := portablePath(e)
+		if prev, ok := from[rel]; ok {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s has the same path", e.Path, prev))
 			continue
 		}
-		files[rel] = e
+		from[rel] = e.Path
+		files[rel] = e.Src
 		if e.Dimension == Device && e.Machine() == "" && here.Machine != "" {
 			// An unbound device note (legacy machine/) is this machine's: the
 			// portable copy says so, or it would land on every machine it reaches.
-			files[rel] = bindToMachine(e, here.Machine)
+			files[rel] = bindToMachine(e, here.Machine).Src
 		}
+	}
+	cfg, layers := m.portableConfig()
+	files[PortableConfigFile] = cfg
+	res.Config = append(res.Config, PortableConfigFile)
+	if layers != nil {
+		files[PortableLayersFile] = layers
+		res.Config = append(res.Config, PortableLayersFile)
 	}
 	rels := make([]string, 0, len(files))
 	for rel := range files {
 		rels = append(rels, rel)
 	}
 	sort.Strings(rels)
-	var conflicts []string
-	for _, rel := range rels {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if cur, err := os.ReadFile(p); err == nil && !bytes.Equal(cur, files[rel].Src) {
-			conflicts = append(conflicts, p)
-		}
-	}
-	if len(conflicts) > 0 {
-		return nil, fmt.Errorf("export: %d files in %s already exist with other content (first: %s); export to an empty folder", len(conflicts), dir, conflicts[0])
+	if err := checkExportTarget(dir, rels, files); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	defer store.RemoveLock(dir)
 	for _, rel := range rels {
-		e := files[rel]
 		p := filepath.Join(dir, filepath.FromSlash(rel))
-		cur, err := os.ReadFile(p)
-		if err == nil && bytes.Equal(cur, e.Src) {
+		cur, err := safefs.ReadFile(p, store.MaxRead)
+		if err == nil && bytes.Equal(cur, files[rel]) {
 			continue
 		}
-		expect := store.Expect{}
-		if err := store.Write(dir, p, e.Src, expect); err != nil {
+		if err := store.Write(dir, p, files[rel], store.Expect{}); err != nil {
 			return res, fmt.Errorf("export: %w", err)
 		}
-		res.Written++
+		if _, isNote := from[rel]; isNote {
+			res.Written++
+		}
 	}
 	return res, nil
 }
 
+// portablePath is where e goes in a portable tree.
+func portablePath(e *Entry) string {
+	if e.Scope != "" {
+		return exportDir(e.Dimension) + "/" + e.Scope + "/" + e.Key
+	}
+	return exportDir(e.Dimension) + "/" + e.Key
+}
+
+// portableConfig is the export's magicfrog.json and its layers.json (the
+// data directory's file as it is; nil when there is none).
+func (m *Memory) portableConfig() (cfg, layers []byte) {
+	m.mu.RLock()
+	c := PortableConfig{
+		Agents: append([]string{}, m.roster...),
+		Shared: append([]string(nil), m.shared...),
+		Tasks:  unique(append([]string{m.binding.Task}, m.binding.Tasks...)),
+	}
+	m.mu.RUnlock()
+	cfg, _ = json.MarshalIndent(c, "", "  ")
+	cfg = append(cfg, '\n')
+	if b, err := safefs.ReadFile(m.Paths.LayersFile(), MaxConfigSize); err == nil {
+		layers = b
+	}
+	return cfg, layers
+}
+
+// checkExportTarget fails, before anything is written, when a file of the
+// export could not be written as it is: a folder on its way is a link or not
+// a folder, or the file exists with other content.
+func checkExportTarget(dir string, rels []string, files map[string][]byte) error {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("export: %s is a symbolic link; export to a real folder", dir)
+	} else if err == nil && !fi.IsDir() {
+		return fmt.Errorf("export: %s is %s, not a folder", dir, safefs.Kind(fi.Mode()))
+	}
+	checked := map[string]bool{}
+	var conflicts []string
+	for _, rel := range rels {
+		parts := strings.Split(rel, "/")
+		for i := 1; i < len(parts); i++ {
+			sub := strings.Join(parts[:i], "/")
+			if checked[sub] {
+				continue
+			}
+			checked[sub] = true
+			fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(sub)))
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+			case err != nil:
+				return fmt.Errorf("export: %w", err)
+			case !fi.IsDir():
+				return fmt.Errorf("export: %s is %s, not a folder; nothing was written", filepath.Join(dir, filepath.FromSlash(sub)), safefs.Kind(fi.Mode()))
+			}
+		}
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return fmt.Errorf("export: %w", err)
+		case !fi.Mode().IsRegular():
+			return fmt.Errorf("export: %s is %s; nothing was written", p, safefs.Kind(fi.Mode()))
+		default:
+			if cur, err := safefs.ReadFile(p, store.MaxRead); err != nil || !bytes.Equal(cur, files[rel]) {
+				conflicts = append(conflicts, p)
+			}
+		}
+	}
+	if len(conflicts) > 0 {
+		return fmt.Errorf("export: %d files in %s already exist with other content (first: %s); export to an empty folder", len(conflicts), dir, conflicts[0])
+	}
+	return nil
+}
+
+// checkOutsideRoots refuses a folder to export to or import from that is
+// inside a memory root, or holds one: an export into data/memory put device
+// notes in the project's task memory and in every <memory> block.
+func (m *Memory) checkOutsideRoots(op, dir string) error {
+	real := realPath(dir)
+	for _, root := range []string{m.Paths.MemoryDir(), m.Paths.TaskDir()} {
+		if root == "" {
+			continue
+		}
+		r := realPath(root)
+		switch {
+		case within(r, real):
+			return fmt.Errorf("%s: %s is inside the memory root %s; %s to a folder outside it", op, dir, root, op)
+		case within(real, r):
+			return fmt.Errorf("%s: %s holds the memory root %s; %s to a folder outside it", op, dir, root, op)
+		}
+	}
+	return nil
+}
+
+// realPath resolves the links of the deepest existing part of p.
+func realPath(p string) string {
+	p = filepath.Clean(p)
+	var rest []string
+	for cur := p; ; cur = filepath.Dir(cur) {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		if filepath.Dir(cur) == cur {
+			return p
+		}
+		rest = append([]string{filepath.Base(cur)}, rest...)
+	}
+}
+
 // ImportResult lists what an import did.
 type ImportResult struct {
-	Imported  []string     // destination paths written
-	Unchanged int          // already there, same revision and content
-	Skipped   []ImportSkip // kept back or refused, each with why
+	Imported []string // destination paths written
+	Config   []string // what the tree's configuration changed here, one line each
+	// LayersDiffer says that this data directory's layers.json differs from
+	// the tree's, which was not taken; "" when they agree or one was written.
+	LayersDiffer string
+	Unchanged    int          // already there, same revision and content
+	Skipped      []ImportSkip // kept back or refused, each with why
 }
 
 // ImportSkip is a file an import did not write.
@@ -149,23 +316,32 @@ func importTarget(rel string) (Dimension, string, error) {
 }
 
 // Import takes a portable tree (SPEC §8). Every file is checked before any is
-// written: a path that could leave the target, a link, or a file that is not a
-// note refuses that file. An imported note never replaces a newer revision: a
-// destination at a higher revision, or at the same revision with other content,
-// is kept and the file is reported as skipped. Revisions and the machine binding
-// travel as they are.
+// written, and read through an os.Root of dir: a path that could leave the
+// target, a link (or a file swapped for one while it is read), a FIFO or
+// other special file, a hidden name, a file larger than a note (never read
+// whole), binary or non-UTF-8 content, or broken frontmatter refuses that
+// file, each with its reason. An imported note never replaces a newer
+// revision: a destination at a higher revision, or at the same revision with
+// other content, is kept and the file is reported as skipped. Revisions and
+// the machine binding travel as they are.
+//
+// The tree's magicfrog.json is merged into this data directory's (agents and
+// shared: the union) and its tasks into the project's `tasks`; its
+// layers.json is taken when there is none here, and a different one is
+// reported (LayersDiffer), never written over.
 func (m *Memory) Import(dir string) (*ImportResult, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	info, err := os.Stat(dir)
+	if err := m.checkOutsideRoots("import", dir); err != nil {
+		return nil, err
+	}
+	root, err := safefs.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("import: %s is not a folder", dir)
-	}
+	defer root.Close()
 	res := &ImportResult{}
 	type item struct {
 		dim  Dimension
@@ -174,49 +350,75 @@ func (m *Memory) Import(dir string) (*ImportResult, error) {
 		from string
 	}
 	var items []item
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	refuse := func(rel, reason string) {
+		res.Skipped = append(res.Skipped, ImportSkip{From: rel, Reason: reason})
+	}
+	var cfg *PortableConfig
+	var layers []byte
+	err = fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
-			res.Skipped = append(res.Skipped, ImportSkip{From: p, Reason: err.Error()})
+			refuse(rel, err.Error())
 			return nil
 		}
-		if p == dir {
+		if rel == "." {
 			return nil
 		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if d.Type()&fs.ModeSymlink != 0 {
-			res.Skipped = append(res.Skipped, ImportSkip{From: rel, Reason: "links are refused"})
-			return nil
-		}
-		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") {
+		if strings.HasPrefix(d.Name(), ".") {
+			refuse(rel, "hidden names are not notes (a store's lock or temporary file, or an editor's)")
+			if d.IsDir() {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if strings.HasPrefix(d.Name(), ".") || !d.Type().IsRegular() {
+		if d.Type()&fs.ModeSymlink != 0 {
+			refuse(rel, "links are refused")
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			refuse(rel, safefs.Kind(d.Type())+", not a note: refused, never opened")
+			return nil
+		}
+		switch rel {
+		case PortableConfigFile, PortableLayersFile:
+			b, err := safefs.ReadIn(root, rel, MaxConfigSize)
+			if err != nil {
+				refuse(rel, readReason(err))
+				return nil
+			}
+			if rel == PortableLayersFile {
+				layers = b
+				return nil
+			}
+			cfg = &PortableConfig{}
+			if err := json.Unmarshal(b, cfg); err != nil {
+				cfg = nil
+				refuse(rel, "does not parse: "+err.Error())
+			}
 			return nil
 		}
 		if err := CheckImportPath(rel); err != nil {
-			res.Skipped = append(res.Skipped, ImportSkip{From: rel, Reason: err.Error()})
+			refuse(rel, err.Error())
 			return nil
 		}
 		dim, inner, err := importTarget(rel)
 		if err != nil {
-			res.Skipped = append(res.Skipped, ImportSkip{From: rel, Reason: err.Error()})
+			refuse(rel, err.Error())
 			return nil
 		}
 		if dim == Task && m.Paths.TaskDir() == "" {
-			res.Skipped = append(res.Skipped, ImportSkip{From: rel, Reason: "task notes need a project (--project)"})
+			refuse(rel, "task notes need a project (--project)")
 			return nil
 		}
-		src, err := os.ReadFile(p)
+		src, err := safefs.ReadIn(root, filepath.FromSlash(rel), MaxNoteSize)
 		if err != nil {
-			res.Skipped = append(res.Skipped, ImportSkip{From: rel, Reason: err.Error()})
+			refuse(rel, readReason(err))
 			return nil
 		}
-		if len(src) > MaxNoteSize || bytes.IndexByte(src, 0) >= 0 {
-			res.Skipped = append(res.Skipped, ImportSkip{From: rel, Reason: "not a note (binary, or larger than 4 MiB)"})
+		if reason := notNoteReason(src); reason != "" {
+			refuse(rel, reason)
 			return nil
 		}
 		items = append(items, item{dim: dim, rel: inner, src: src, from: rel})
@@ -225,19 +427,22 @@ func (m *Memory) Import(dir string) (*ImportResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := m.importConfig(cfg, layers, res); err != nil {
+		return res, err
+	}
 	for _, it := range items {
 		dest := filepath.Join(m.Paths.CanonicalRoot(it.dim), filepath.FromSlash(it.rel))
 		newRev, ok := store.RevisionOf(it.src)
 		if !ok {
-			res.Skipped = append(res.Skipped, ImportSkip{From: it.from, Reason: "its frontmatter does not parse; fix it and import again"})
+			refuse(it.from, revisionReason(it.src))
 			continue
 		}
-		cur, err := os.ReadFile(dest)
+		cur, err := safefs.ReadFile(dest, store.MaxRead)
 		expect := store.Expect{}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
-			res.Skipped = append(res.Skipped, ImportSkip{From: it.from, Reason: err.Error()})
+			refuse(it.from, err.Error())
 			continue
 		default:
 			curRev, readable := store.RevisionOf(cur)
@@ -255,15 +460,55 @@ func (m *Memory) Import(dir string) (*ImportResult, error) {
 			expect = store.Expect{Revision: curRev, Hash: store.Hash(cur)}
 		}
 		if err := store.Write(m.Paths.LockRoot(dest), dest, it.src, expect); err != nil {
-			res.Skipped = append(res.Skipped, ImportSkip{From: it.from, Reason: err.Error()})
+			refuse(it.from, err.Error())
 			continue
 		}
 		res.Imported = append(res.Imported, dest)
 	}
-	if len(res.Imported) > 0 {
+	if len(res.Imported) > 0 || len(res.Config) > 0 {
 		m.Reload()
 	}
 	return res, nil
+}
+
+// readReason says why a file of a portable tree could not be read.
+func readReason(err error) string {
+	switch {
+	case errors.Is(err, safefs.ErrTooLarge):
+		return fmt.Sprintf("larger than a note may be (%d MiB): not a note, not read", MaxNoteSize>>20)
+	case errors.Is(err, safefs.ErrLink):
+		return "a link (or replaced by one while it was read): refused"
+	case errors.Is(err, safefs.ErrNotRegular):
+		return "not a regular file: refused, never read"
+	}
+	return err.Error()
+}
+
+// notNoteReason is why src is not a note the loader would read, or "".
+func notNoteReason(src []byte) string {
+	if i := bytes.IndexByte(src, 0); i >= 0 {
+		return fmt.Sprintf("binary (NUL byte at offset %d): not a note", i)
+	}
+	if !utf8.Valid(src) {
+		return "not UTF-8 text: the loader would not read it"
+	}
+	return ""
+}
+
+// revisionReason says what is wrong with the frontmatter of src, whose
+// revision could not be read.
+func revisionReason(src []byte) string {
+	d := frontmatter.Parse(src)
+	for _, e := range d.Errors {
+		switch e.Kind {
+		case frontmatter.Syntax, frontmatter.NotMapping, frontmatter.Unterminated:
+			return "its frontmatter does not parse (" + e.Message + "); fix it and import again"
+		}
+	}
+	if f := d.Field("revision"); f != nil {
+		return fmt.Sprintf("revision %q is not a whole number of 0 or more; fix it and import again", src[f.ValueSpan.Start:f.ValueSpan.End])
+	}
+	return "revision appears more than once; fix it and import again"
 }
 
 // bindToMachine returns a copy of a device entry whose frontmatter names machine.

@@ -16,6 +16,10 @@ type Options struct {
 	ProjectDir string
 	// Machine overrides this machine's id (otherwise <data>/machine-id).
 	Machine string
+	// Named is the session's scope as the caller knows it before loading (flags,
+	// editor settings): the agents and task it names are IDs whether or not they
+	// are registered, so their folders read as theirs (SPEC §2).
+	Named Scope
 	// Getenv reads the environment; nil means os.Getenv. Tests set it.
 	Getenv func(string) string
 }

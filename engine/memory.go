@@ -4,17 +4,18 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // MaxNoteSize is the largest file read as a note. Memory notes are read whole
@@ -38,10 +39,16 @@ const (
 	ProblemBinary     ProblemKind = "binary"     // NUL bytes or not UTF-8
 	ProblemTooLarge   ProblemKind = "too-large"  // over MaxNoteSize
 	ProblemConfig     ProblemKind = "config"     // a configuration file that does not parse
-	ProblemLink       ProblemKind = "link"       // a link to a folder, which is not followed
+	ProblemLink       ProblemKind = "link"       // a link to a folder or out of the memory root, which is not followed
+	ProblemSpecial    ProblemKind = "special"    // a FIFO, socket or device: never opened for reading
 )
 
-func (p Problem) Error() string { return p.Path + ": " + p.Message }
+func (p Problem) Error() string {
+	if badName(p.Path) {
+		return strconv.Quote(p.Path) + ": " + p.Message // one line, whatever the name
+	}
+	return p.Path + ": " + p.Message
+}
 
 // Memory is a loaded memory tree: the data directory, the project's task memory,
 // their configuration, and every note. It is safe for concurrent use; entries are
@@ -56,6 +63,7 @@ type Memory struct {
 	binding    Binding
 	machine    string
 	machineErr error
+	named      Scope // IDs the session's scope names (Options.Named)
 	ids        scopeIDs
 	config     []Problem                   // configuration files that did not parse
 	entries    map[string]*Entry           // by absolute path
@@ -82,6 +90,7 @@ func Open(opts Options) (*Memory, error) {
 	}
 	m := &Memory{Paths: Paths{DataDir: filepath.Clean(data), ProjectDir: project}}
 	m.machine = opts.Machine
+	m.named = Scope{Task: opts.Named.Task, Agents: append([]string(nil), opts.Named.Agents...)}
 	m.reload()
 	return m, nil
 }
@@ -132,7 +141,13 @@ func (m *Memory) readConfig() {
 	// agent a project is bound to is an agent, registered or not.
 	m.roster = unique(append(append([]string(nil), roster.Agents...), m.binding.Agents...))
 	m.shared = unique(append([]string(nil), roster.Shared...))
-	m.ids = scopeIDs{agents: set(m.roster), tasks: set(append([]string{m.binding.Task}, m.binding.Tasks...))}
+	m.ids = scopeIDs{
+		agents: set(append(append([]string(nil), m.roster...), m.named.Agents...)),
+		tasks:  set(append([]string{m.binding.Task, m.named.Task}, m.binding.Tasks...)),
+		shared: set(m.shared),
+		layers: layerFolders(m.layers),
+	}
+	delete(m.ids.agents, "")
 	delete(m.ids.tasks, "")
 	if m.machine == "" || m.machineErr != nil {
 		m.machine, m.machineErr = ReadMachineID(m.Paths, false)
@@ -165,6 +180,13 @@ func (m *Memory) loadRoot(r Root, dir string) {
 			}
 			return nil
 		}
+		if p != dir && badName(name) {
+			m.problems[p] = Problem{Path: p, Kind: ProblemUnreadable, Message: "the name has a control character or is not UTF-8: not read (rename it)"}
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if d.Type()&fs.ModeSymlink != 0 {
 			target, err := os.Stat(p)
 			switch {
@@ -177,6 +199,12 @@ func (m *Memory) loadRoot(r Root, dir string) {
 			}
 			return nil
 		}
+		if !d.IsDir() && !d.Type().IsRegular() {
+			// Opening a FIFO for reading waits for a writer: a single one named
+			// p.md used to hang every command.
+			m.problems[p] = Problem{Path: p, Kind: ProblemSpecial, Message: safefs.Kind(d.Type()) + ": not a note, never read"}
+			return nil
+		}
 		if !d.IsDir() && isNoteName(name) {
 			paths = append(paths, p)
 		}
@@ -184,6 +212,16 @@ func (m *Memory) loadRoot(r Root, dir string) {
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		m.problems[dir] = Problem{Path: dir, Kind: ProblemUnreadable, Message: err.Error()}
+	}
+	if len(paths) == 0 {
+		return
+	}
+	// Notes are read through the memory root (not the dimension's folder: a
+	// link from agent/ to a note in user/ stays inside), so no link leads out.
+	memRoot := m.Paths.LockRoot(r.Dir)
+	root, rerr := safefs.OpenRoot(memRoot)
+	if rerr == nil {
+		defer root.Close()
 	}
 	entries := make([]*Entry, len(paths))
 	probs := make([]*Problem, len(paths))
@@ -199,7 +237,11 @@ func (m *Memory) loadRoot(r Root, dir string) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				entries[i], probs[i] = m.readEntry(r, paths[i])
+				if rerr != nil {
+					probs[i] = &Problem{Path: paths[i], Kind: ProblemLink, Message: "not read: " + rerr.Error()}
+					continue
+				}
+				entries[i], probs[i] = m.readEntry(r, root, memRoot, paths[i])
 			}
 		}()
 	}
@@ -214,27 +256,44 @@ func (m *Memory) loadRoot(r Root, dir string) {
 	}
 }
 
-// readEntry reads and parses one note. Files that are not notes (too large,
-// binary, not UTF-8) are Problems and no entry.
-func (m *Memory) readEntry(r Root, p string) (*Entry, *Problem) {
-	f, err := os.Open(p)
+// readEntry reads and parses one note through root (the memory root at
+// rootDir). Files that are not notes (too large, binary, not UTF-8, not a
+// regular file, a link leaving the root) are Problems and no entry.
+func (m *Memory) readEntry(r Root, root *os.Root, rootDir, p string) (*Entry, *Problem) {
+	rel, err := filepath.Rel(rootDir, p)
 	if err != nil {
-		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
+		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: err.Error()}
 	}
-	defer f.Close()
-	info, err := f.Stat()
+	src, err := readNote(root, rel)
 	if err != nil {
-		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
+		return nil, noteProblem(p, err)
 	}
-	if info.Size() > MaxNoteSize {
-		return nil, &Problem{Path: p, Kind: ProblemTooLarge, Message: fmt.Sprintf("%d bytes is larger than a note may be (%d MiB): not loaded", info.Size(), MaxNoteSize>>20)}
+	return m.makeEntry(r, p, src)
+}
+
+// readNote reads a note inside root, following links that stay inside it.
+func readNote(root *os.Root, rel string) ([]byte, error) {
+	lst, err := root.Lstat(rel)
+	if err != nil {
+		return nil, err
 	}
-	src := make([]byte, info.Size())
-	n, err := io.ReadFull(f, src)
-	if err != nil && err != io.ErrUnexpectedEOF {
-		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
+	if lst.Mode()&fs.ModeSymlink != 0 {
+		return safefs.ReadInFollow(root, rel, MaxNoteSize)
 	}
-	return m.makeEntry(r, p, src[:n])
+	return safefs.ReadIn(root, rel, MaxNoteSize)
+}
+
+// noteProblem turns a read error into the Problem a user can act on.
+func noteProblem(p string, err error) *Problem {
+	switch {
+	case errors.Is(err, safefs.ErrTooLarge):
+		return &Problem{Path: p, Kind: ProblemTooLarge, Message: fmt.Sprintf("larger than a note may be (%d MiB): not loaded", MaxNoteSize>>20)}
+	case errors.Is(err, safefs.ErrNotRegular):
+		return &Problem{Path: p, Kind: ProblemSpecial, Message: "not a regular file: not a note, never read"}
+	case errors.Is(err, safefs.ErrLink), strings.Contains(err.Error(), "escapes"):
+		return &Problem{Path: p, Kind: ProblemLink, Message: "symbolic link leading out of the memory root: not followed (" + err.Error() + ")"}
+	}
+	return &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
 }
 
 // makeEntry classifies and parses src as the note at p.
@@ -257,9 +316,9 @@ func (m *Memory) makeEntry(r Root, p string, src []byte) (*Entry, *Problem) {
 	if err != nil {
 		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: err.Error()}
 	}
-	scope, key := m.ids.classify(r.Dimension, filepath.ToSlash(rel))
+	scope, key, unregistered := m.ids.classify(r.Dimension, filepath.ToSlash(rel))
 	e := &Entry{
-		Path: p, Root: r.Dir, Dimension: r.Dimension, Scope: scope, Key: key,
+		Path: p, Root: r.Dir, Dimension: r.Dimension, Scope: scope, Key: key, Unregistered: unregistered,
 		Layer: m.layers.Match(key), Legacy: r.Legacy,
 		Src: src, Doc: frontmatter.Parse(src), Hash: hashBytes(src),
 	}
@@ -409,8 +468,8 @@ func (m *Memory) locateLocked(path string) (Location, bool) {
 		if rel == "." {
 			rel = ""
 		}
-		scope, key := m.ids.classify(r.Dimension, rel)
-		return Location{Root: r, Dimension: r.Dimension, Scope: scope, Key: key, Layer: m.layers.Match(key), Legacy: r.Legacy}, true
+		scope, key, unregistered := m.ids.classify(r.Dimension, rel)
+		return Location{Root: r, Dimension: r.Dimension, Scope: scope, Key: key, Layer: m.layers.Match(key), Legacy: r.Legacy, Unregistered: unregistered}, true
 	}
 	return Location{}, false
 }
@@ -530,6 +589,26 @@ func (m *Memory) IsTaskID(id string) bool {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.ids.tasks[id]
+}
+
+// IsAgentID reports whether id is an agent ID: on the roster, in the project's
+// agents, or named by the session's scope.
+func (m *Memory) IsAgentID(id string) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.ids.agents[id]
+}
+
+// IsRegistered reports whether id is a registered ID of d (agent or task), the
+// only IDs a write may create notes under.
+func (m *Memory) IsRegistered(d Dimension, id string) bool {
+	switch d {
+	case Agent:
+		return m.IsAgentID(id)
+	case Task:
+		return m.IsTaskID(id)
+	}
+	return false
 }
 
 // MachineID is this machine's id ("" when none was made yet).

@@ -1,22 +1,32 @@
 package engine
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
-// PromoteRequest moves or copies a note to another dimension or layer.
+// PromoteRequest moves or copies a note to another dimension or layer. It is a
+// compare-and-swap on both ends: the source must still be From (its hash) and,
+// with ExpectSourceRevision, at that revision; the destination must be at
+// ExpectDestRevision, 0 meaning it must not exist. An existing destination is
+// never overwritten blind.
 type PromoteRequest struct {
-	From    *Entry // the note as read; its Revision and Hash are the source's expectation
+	From    *Entry // the note as read; its Hash is the source's expectation
 	To      Dimension
 	ToScope string // ID prefix at the destination (agent or task)
 	// ToLayer names the destination layer ("skills"); "" keeps the note's layer.
 	ToLayer string
 	Copy    bool // keep the source
+	// ExpectSourceRevision, when set, is the source's revision the caller saw.
+	ExpectSourceRevision *int
+	// ExpectDestRevision is the destination's revision the caller saw; 0: the
+	// destination must not exist. A destination whose only version is a legacy
+	// note is at that note's revision (its canonical successor continues it).
+	ExpectDestRevision int
+	// Register adds an unregistered destination ID first (WriteRequest.Register).
+	Register bool
 }
 
 // PromoteResult says where the note went.
@@ -28,11 +38,11 @@ type PromoteResult struct {
 }
 
 // Promote writes the note at its destination, then removes the source unless
-// Copy is set. Both ends are checked: the source must still be what the caller
-// read (its hash), and an existing destination is overwritten only when it is
-// older than the source (see isNewer); otherwise a *ConflictError wrapping
-// ErrNewerDestination. The destination write itself is revision-checked. The destination is written first, so a crash between the two steps
-// leaves two copies, never none.
+// Copy is set. Both ends are compared and swapped: a source that is not what
+// the caller read, or a destination not at ExpectDestRevision, refuses the
+// promotion with a *StaleError naming that end, and nothing is written. The
+// destination is written first, so a crash between the two steps leaves two
+// copies, never none.
 func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 	src := req.From
 	if src == nil {
@@ -57,24 +67,62 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 		return nil, fmt.Errorf("promote: %s is already there", src.Ref())
 	}
 	// The source must not have moved since the caller read it.
-	if cur := m.Entry(src.Path); cur == nil || cur.Hash != src.Hash {
-		st := &StaleError{Path: src.Path, Expected: store.Expect{Revision: src.Revision(), Hash: src.Hash}, Reason: "the source changed since it was read"}
+	cur := m.Entry(src.Path)
+	if cur == nil || cur.Hash != src.Hash || (req.ExpectSourceRevision != nil && cur.Revision() != *req.ExpectSourceRevision) {
+		want := src.Revision()
+		if req.ExpectSourceRevision != nil {
+			want = *req.ExpectSourceRevision
+		}
+		st := &StaleError{Path: src.Path, Expected: store.Expect{Revision: want, Hash: src.Hash}, Reason: "the source is not what was read"}
 		if cur != nil {
 			st.Exists, st.Revision, st.Hash, st.Readable = true, cur.Revision(), cur.Hash, true
+			if cur.Hash == src.Hash {
+				st.Reason = fmt.Sprintf("the source is at revision %d, not %d", cur.Revision(), want)
+			}
+		} else {
+			st.Reason = "the source no longer exists"
 		}
-		return nil, st
+		return nil, &EndError{End: "source", Err: st}
 	}
 	destRev, destHash := 0, ""
+	// Moving a legacy note to its own canonical place continues it: the
+	// canonical note takes its revision + 1 and the legacy file goes (Write).
+	if l := m.legacyPredecessor(dest); l != nil && l.Path == src.Path {
+		res, err := m.Write(WriteRequest{Dimension: req.To, Scope: req.ToScope, Key: key, Body: src.Body(), KeepFrom: src.Src,
+			ExpectRevision: l.Revision(), ExpectHash: l.Hash, Register: req.Register})
+		if st, ok := IsStale(err); ok {
+			return nil, &EndError{End: "source", Err: st}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("promote: writing %s: %w", dest, err)
+		}
+		out := &PromoteResult{Path: res.Path, Key: key, Revision: res.Revision, Removed: res.LegacyRemoved}
+		if !res.LegacyRemoved {
+			return out, fmt.Errorf("promote: copied to %s, but the legacy source was kept: %s", res.Path, res.LegacyKept)
+		}
+		return out, nil
+	}
 	if d := m.Entry(dest); d != nil {
 		destRev, destHash = d.Revision(), d.Hash
-		if newer, why := isNewer(d, src); newer {
-			return nil, &ConflictError{Source: src.Path, Destination: d.Path, Reason: why}
+		if d.Revision() != req.ExpectDestRevision {
+			return nil, &EndError{End: "destination", Err: &StaleError{Path: d.Path, Expected: store.Expect{Revision: req.ExpectDestRevision},
+				Exists: true, Revision: d.Revision(), Hash: d.Hash, Readable: true,
+				Reason: destReason(req.ExpectDestRevision, d.Revision())}}
 		}
+	} else if l := m.legacyPredecessor(dest); l != nil && l.Revision() != req.ExpectDestRevision {
+		return nil, &EndError{End: "destination", Err: &StaleError{Path: l.Path, Expected: store.Expect{Revision: req.ExpectDestRevision},
+			Exists: true, Revision: l.Revision(), Hash: l.Hash, Readable: true,
+			Reason: destReason(req.ExpectDestRevision, l.Revision()) + " (a legacy note its canonical successor continues)"}}
+	} else if l != nil {
+		destRev = l.Revision()
 	}
 	res, err := m.Write(WriteRequest{
 		Dimension: req.To, Scope: req.ToScope, Key: key, Body: src.Body(), KeepFrom: src.Src,
-		ExpectRevision: destRev, ExpectHash: destHash,
+		ExpectRevision: destRev, ExpectHash: destHash, Register: req.Register,
 	})
+	if st, ok := IsStale(err); ok {
+		return nil, &EndError{End: "destination", Err: st}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("promote: writing %s: %w", dest, err)
 	}
@@ -89,38 +137,36 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 	return out, nil
 }
 
-// ErrNewerDestination is wrapped by a ConflictError: the destination may hold
-// edits the source does not, so it is not overwritten.
-var ErrNewerDestination = errors.New("the destination is newer than the source")
-
-// ConflictError refuses a promotion that could lose the destination's edits.
-type ConflictError struct {
-	Source, Destination string
-	Reason              string
-}
-
-func (e *ConflictError) Error() string {
-	return fmt.Sprintf("promote: %s was not overwritten: %s; merge the two notes by hand", e.Destination, e.Reason)
-}
-
-func (e *ConflictError) Unwrap() error { return ErrNewerDestination }
-
-// isNewer decides whether an existing destination may hold edits the source
-// lacks. Revisions count writes to one file and cannot be compared across two,
-// so the test is the write time: a destination updated after the source was is
-// newer. Without both times it cannot be told, and a destination with other
-// content is kept.
-func isNewer(dest, src *Entry) (bool, string) {
-	if bytes.Equal(dest.Body(), src.Body()) {
-		return false, ""
+// CurrentRevision is the revision a write of a note expects now: the canonical
+// note's, else its legacy predecessor's (machine/, project/), else 0.
+func (m *Memory) CurrentRevision(d Dimension, scope, key string) int {
+	p, err := m.PathOf(d, scope, key)
+	if err != nil {
+		return 0
 	}
-	dt, dok := dest.UpdatedTime()
-	st, sok := src.UpdatedTime()
-	switch {
-	case dok && sok && dt.After(st):
-		return true, fmt.Sprintf("it was updated %s, after the source (%s)", dest.Updated(), src.Updated())
-	case !dok || !sok:
-		return true, "it has other content and the two cannot be ordered (an `updated` time is missing)"
+	if e := m.Entry(p); e != nil {
+		return e.Revision()
 	}
-	return false, ""
+	if l := m.legacyPredecessor(p); l != nil {
+		return l.Revision()
+	}
+	return 0
 }
+
+func destReason(want, got int) string {
+	if want == 0 {
+		return fmt.Sprintf("the destination exists at revision %d and was not overwritten: pass its revision to replace it", got)
+	}
+	return fmt.Sprintf("the destination is at revision %d, not %d", got, want)
+}
+
+// EndError is a promotion refused at one end: End is "source" or
+// "destination", Err the *StaleError with that end's current revision.
+type EndError struct {
+	End string
+	Err *StaleError
+}
+
+func (e *EndError) Error() string { return "promote: " + e.End + ": " + e.Err.Error() }
+
+func (e *EndError) Unwrap() error { return e.Err }

@@ -44,7 +44,19 @@ type Block struct {
 type Omitted struct {
 	Entry  *Entry
 	Tokens int
-	Reason string // "budget"
+	Reason string // "budget", or "unregistered-scope" (Tokens 0: never counted)
+}
+
+// ReasonUnregistered is the omitted reason of a note under an unregistered
+// first folder (SPEC §2): it is no one's, so no block holds it.
+const ReasonUnregistered = "unregistered-scope"
+
+// SeveralAgentsError refuses to render one block for several agents: each
+// participant sees its own agent dimension and no one else's (SPEC §5).
+type SeveralAgentsError struct{ Agents []string }
+
+func (e *SeveralAgentsError) Error() string {
+	return fmt.Sprintf("one <memory> block is for one agent, and the scope names %d (%s): pick one, or render one block per agent", len(e.Agents), strings.Join(e.Agents, ", "))
 }
 
 // blockGroup is one element of the block: a dimension, and for agent and task the ID.
@@ -61,6 +73,9 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	s := opts.Scope
 	if s.Machine == "" {
 		s.Machine = m.MachineID()
+	}
+	if agents := unique(append([]string(nil), s.Agents...)); len(agents) > 1 {
+		return nil, &SeveralAgentsError{Agents: agents}
 	}
 	inBoot, err := bootSetFilter(opts.Today)
 	if err != nil {
@@ -100,6 +115,9 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	// The generation is not known before the body is: count its 8 hex digits as
 	// 8 tokens, the most they can take, so that the estimate is an upper bound.
 	overhead := Tokens(open("", opts.Previous)) + 8 + Tokens("</memory>\n")
+	for _, e := range v.Unregistered {
+		overhead += Tokens(unregisteredLine(e))
+	}
 	for _, g := range groups {
 		openTag, closeTag := groupTags(g, s)
 		overhead += Tokens(openTag) + Tokens(closeTag)
@@ -186,6 +204,10 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 			}
 			body.WriteString("</skills>\n")
 		}
+		for _, e := range v.Unregistered {
+			body.WriteString(unregisteredLine(e))
+			blk.Omitted = append(blk.Omitted, Omitted{Entry: e, Reason: ReasonUnregistered})
+		}
 		body.WriteString("</memory>\n")
 		// The generation hashes everything the agent would read except the
 		// generation itself, so an unchanged view keeps its generation.
@@ -267,7 +289,7 @@ func arrange(v *View, inBoot func(*Entry) bool) ([]blockGroup, []*Entry) {
 			order = []string{v.Scope.Task}
 		}
 		for _, id := range order {
-			if len(scopes[id]) > 0 {
+			if id != "" && len(scopes[id]) > 0 {
 				groups = append(groups, blockGroup{dim: d, id: id, notes: scopes[id]})
 			}
 		}
@@ -323,6 +345,12 @@ func skillLine(e *Entry) string {
 
 func omittedLine(e *Entry, tokens int, reason string) string {
 	return fmt.Sprintf("<omitted path=\"%s\" tokens=\"%d\" reason=\"%s\"/>\n", attr(e.Ref()), tokens, reason)
+}
+
+// unregisteredLine is the omitted line of a note under an unregistered first
+// folder: its path and why, never its body or size.
+func unregisteredLine(e *Entry) string {
+	return `<omitted path="` + attr(e.Ref()) + `" reason="` + ReasonUnregistered + "\"/>\n"
 }
 
 var attrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "\n", "&#10;", "\r", "&#13;", "\t", "&#9;")

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -285,6 +286,10 @@ func checkBlockInvariants(t *testing.T, m *engine.Memory, blk *engine.Block) {
 	}
 	for _, o := range blk.Omitted {
 		line := fmt.Sprintf(`<omitted path="%s" tokens="%d" reason="%s"/>`, o.Entry.Ref(), o.Tokens, o.Reason)
+		if o.Reason == engine.ReasonUnregistered {
+			// No size either: an unregistered note is no one's to know about.
+			line = fmt.Sprintf(`<omitted path="%s" reason="%s"/>`, o.Entry.Ref(), o.Reason)
+		}
 		if !strings.Contains(blk.Text, line) {
 			t.Errorf("omitted %s has no visible line %s", o.Entry.Ref(), line)
 		}
@@ -393,7 +398,11 @@ func TestRobustLoad(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "elsewhere", "x.md"), note(1, "outside the tree"))
 	must(t, os.Symlink(filepath.Join(dir, "elsewhere"), filepath.Join(user, "linked-folder")))
 	must(t, os.Symlink("missing.md", filepath.Join(user, "dangling.md")))
-	must(t, os.Symlink(filepath.Join(dir, "elsewhere", "x.md"), filepath.Join(user, "linked-note.md")))
+	must(t, os.Symlink(filepath.Join(dir, "elsewhere", "x.md"), filepath.Join(user, "linked-out.md")))
+	writeFile(t, filepath.Join(dir, "data", "memory", "account", "x.md"), note(1, "inside the tree"))
+	must(t, os.Symlink("../account/x.md", filepath.Join(user, "linked-note.md")))
+	// A FIFO named like a note: opening it for reading would wait forever.
+	must(t, syscall.Mkfifo(filepath.Join(user, "fifo.md"), 0o644))
 	// An unreadable note (root reads it anyway: then it is just a note).
 	locked := filepath.Join(user, "locked.md")
 	writeFile(t, locked, note(1, "locked"))
@@ -413,6 +422,8 @@ func TestRobustLoad(t *testing.T) {
 		"loop-b.md":     "looping",
 		"linked-folder": "symbolic link to a folder",
 		"dangling.md":   "broken",
+		"linked-out.md": "out of the memory root",
+		"fifo.md":       "FIFO",
 	} {
 		if msg, ok := problems[name]; !ok {
 			t.Errorf("%s: no problem; want one saying %q", name, want)
@@ -463,7 +474,7 @@ func TestRobustLoad(t *testing.T) {
 		t.Errorf("crlf.md: want revision 3 and the CRLF body; got %+v", e)
 	}
 	if e := m.Entry(filepath.Join(user, "linked-note.md")); e == nil {
-		t.Errorf("linked-note.md: a symbolic link to a note is read as the note")
+		t.Errorf("linked-note.md: a symbolic link to a note inside the memory root is read as the note")
 	}
 	for _, name := range []string{"notes.txt", ".hidden.md"} {
 		if m.Entry(filepath.Join(user, name)) != nil {

@@ -82,6 +82,10 @@ type View struct {
 	Keys []KeyView
 	// Device holds this machine's device notes, each its own row, sorted by key.
 	Device []*Entry
+	// Unregistered holds the notes under unregistered first folders (SPEC §2)
+	// that the scope does not name, sorted by portable path: no one's notes, so
+	// in no block, but listed so that the block says what it left out.
+	Unregistered []*Entry
 }
 
 // group is where an entry applies: its dimension, its ID prefix, and for device
@@ -162,6 +166,23 @@ func (m *Memory) View(s Scope) *View {
 		}
 		i = j
 	}
+	for g, es := range m.groups {
+		if g.id == "" || (g.dim == Agent && contains(s.Agents, g.id)) || (g.dim == Task && g.id == s.Task) {
+			continue
+		}
+		for _, e := range es {
+			if e.Unregistered {
+				v.Unregistered = append(v.Unregistered, e)
+			}
+		}
+	}
+	sort.Slice(v.Unregistered, func(i, j int) bool {
+		a, b := v.Unregistered[i], v.Unregistered[j]
+		if a.Ref() != b.Ref() {
+			return a.Ref() < b.Ref()
+		}
+		return !a.Legacy && b.Legacy
+	})
 	sort.SliceStable(v.Device, func(i, j int) bool {
 		if v.Device[i].Key != v.Device[j].Key {
 			return v.Device[i].Key < v.Device[j].Key

@@ -281,12 +281,12 @@ func TestLocate(t *testing.T) {
 		{"data/memory/agent/notes.md", engine.Agent, "", "notes.md", "core", false},
 		{"data/memory/agent/larry/journal/2026-10-20.md", engine.Agent, "larry", "journal/2026-10-20.md", "journal", false},
 		{"data/memory/agent/moe/x.md", engine.Agent, "moe", "x.md", "core", false},
-		{"data/memory/agent/helpers/x.md", engine.Agent, "", "helpers/x.md", "core", false},
+		{"data/memory/agent/helpers/x.md", engine.Agent, "helpers", "x.md", "core", false}, // unregistered
 		{"data/memory/device/tools.md", engine.Device, "", "tools.md", "core", false},
 		{"data/memory/device/larry/tools.md", engine.Device, "", "larry/tools.md", "core", false},
 		{"project/.magicfrog/memory/ops/runbooks/r.md", engine.Task, "", "ops/runbooks/r.md", "runbooks", false},
 		{"project/.magicfrog/memory/T-7/journal/MEMORY.md", engine.Task, "T-7", "journal/MEMORY.md", "journal", false},
-		{"project/.magicfrog/memory/T-8/x.md", engine.Task, "", "T-8/x.md", "core", false},
+		{"project/.magicfrog/memory/T-8/x.md", engine.Task, "T-8", "x.md", "core", false}, // unregistered
 		{"data/memory/machine/paths.md", engine.Device, "", "paths.md", "core", true},
 		{"data/memory/project/T-7/plan.md", engine.Task, "T-7", "plan.md", "core", true},
 		{"data/memory/project/plan.md", engine.Task, "", "plan.md", "core", true},

@@ -3,10 +3,12 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/store"
@@ -31,6 +33,10 @@ type WriteRequest struct {
 	// KeepFrom, when set, is a note whose frontmatter keys are kept instead of
 	// the destination's own (a promotion carries its note's keys along).
 	KeepFrom []byte
+	// Register adds an agent or task ID that is not registered yet (Register)
+	// before writing; without it a write under such an ID is refused with an
+	// *UnregisteredError (SPEC §2: no write creates an unregistered scope).
+	Register bool
 }
 
 // WriteResult says what was written.
@@ -38,6 +44,14 @@ type WriteResult struct {
 	Path     string
 	Revision int
 	Hash     string
+	// Registered is the configuration file Register changed ("" when none).
+	Registered string
+	// Legacy is the legacy file (machine/, project/) this write continued: the
+	// new canonical note took its revision + 1 and the legacy file was removed
+	// (LegacyRemoved), or kept when it changed meanwhile (LegacyKept says why).
+	Legacy        string
+	LegacyRemoved bool
+	LegacyKept    string
 }
 
 // StaleError reports that the disk moved past what the writer expected. Nothing
@@ -93,6 +107,19 @@ func CheckKey(key string) error {
 	return nil
 }
 
+// CheckScopeID refuses an agent or task ID that is not a single folder name
+// a note could be written under: blank, hidden, "..", a path, a control
+// character. "" (shared) is allowed.
+func CheckScopeID(id string) error {
+	if id == "" {
+		return nil
+	}
+	if err := checkName(id); err != nil {
+		return fmt.Errorf("scope ID: %w", err)
+	}
+	return nil
+}
+
 func checkName(part string) error {
 	switch {
 	case part == "" || part == "." || part == "..":
@@ -101,8 +128,26 @@ func checkName(part string) error {
 		return fmt.Errorf("path element %q: names starting with . are not notes", part)
 	case strings.ContainsAny(part, "/\\\x00:") || (len(part) >= 2 && part[1] == ':'):
 		return fmt.Errorf("path element %q has a character that is not allowed", part)
+	case strings.TrimSpace(part) == "":
+		return fmt.Errorf("path element %q is blank", part)
+	case badName(part):
+		return fmt.Errorf("path element %q has a control character or is not UTF-8 (it would split line-oriented output)", part)
 	}
 	return nil
+}
+
+// badName reports whether a file or folder name has a control character (a
+// newline splits every line-oriented output that names it) or is not UTF-8.
+func badName(name string) bool {
+	if !utf8.ValidString(name) {
+		return true
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
+			return true
+		}
+	}
+	return false
 }
 
 // Write writes a note if the disk still holds the expected revision (and hash),
@@ -112,6 +157,10 @@ func checkName(part string) error {
 func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 	p, err := m.PathOf(req.Dimension, req.Scope, req.Key)
 	if err != nil {
+		return nil, err
+	}
+	out := &WriteResult{Path: p}
+	if out.Registered, err = m.checkScope(p, req); err != nil {
 		return nil, err
 	}
 	var machine string
@@ -124,6 +173,18 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 	if now.IsZero() {
 		now = time.Now()
 	}
+	// A key whose only version is a legacy note goes on from it: the expected
+	// revision is the legacy one and the canonical note continues its count
+	// (legacy 2 -> canonical 3), so a key's revision never goes backwards.
+	expect := store.Expect{Revision: req.ExpectRevision, Hash: req.ExpectHash}
+	legacy := m.legacyPredecessor(p)
+	if legacy != nil {
+		if legacy.Revision() != req.ExpectRevision || (req.ExpectHash != "" && req.ExpectHash != legacy.Hash) {
+			return nil, &StaleError{Path: legacy.Path, Expected: expect, Exists: true, Revision: legacy.Revision(), Hash: legacy.Hash, Readable: true,
+				Reason: fmt.Sprintf("the note's current version is the legacy file at revision %d (its canonical successor continues from it)", legacy.Revision())}
+		}
+		expect = store.Expect{} // the canonical file must not exist yet
+	}
 	rev := req.ExpectRevision + 1
 	sets := []frontmatter.Set{{Key: "revision", Value: rev}, {Key: "updated", Value: FormatTime(now)}}
 	if req.Dimension == Device {
@@ -132,8 +193,15 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 		sets = append(sets, frontmatter.Set{Key: "machine"})
 	}
 	sets = append(sets, req.Meta...)
-	written, err := store.Update(m.Paths.LockRoot(p), p, store.Expect{Revision: req.ExpectRevision, Hash: req.ExpectHash},
+	written, err := store.Update(m.Paths.LockRoot(p), p, expect,
 		func(current []byte, exists bool) ([]byte, error) {
+			if legacy != nil {
+				if now, err := os.ReadFile(legacy.Path); err != nil || store.Hash(now) != legacy.Hash {
+					return nil, &StaleError{Path: legacy.Path, Expected: store.Expect{Revision: req.ExpectRevision, Hash: req.ExpectHash}, Exists: err == nil,
+						Reason: "the legacy file changed since it was read"}
+				}
+				current, exists = legacy.Src, true // its frontmatter keys carry over
+			}
 			if exists && req.Dimension == Device {
 				if other := frontmatter.Parse(current); other.Has() {
 					if bound, _ := other.String("machine"); bound != "" && bound != machine {
@@ -141,16 +209,90 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 					}
 				}
 			}
+			var next []byte
 			if req.KeepFrom != nil {
-				return compose(req.KeepFrom, true, sets, req.Body), nil
+				next = compose(req.KeepFrom, true, sets, req.Body)
+			} else {
+				next = compose(current, exists, sets, req.Body)
 			}
-			return compose(current, exists, sets, req.Body), nil
+			return next, checkNoteSize(next)
 		})
 	if err != nil {
 		return nil, err
 	}
 	m.Refresh(p)
-	return &WriteResult{Path: p, Revision: rev, Hash: store.Hash(written)}, nil
+	out.Revision, out.Hash = rev, store.Hash(written)
+	if legacy != nil {
+		// The canonical note is durable; the legacy file is its previous
+		// revision. Removing it (checked: only if it is still what was
+		// continued) keeps it from coming back as the key's version should the
+		// canonical note be deleted, with a revision that went backwards.
+		out.Legacy = legacy.Path
+		if err := m.Delete(legacy.Path, legacy.Revision(), legacy.Hash); err != nil {
+			out.LegacyKept = err.Error()
+		} else {
+			out.LegacyRemoved = true
+		}
+	}
+	return out, nil
+}
+
+// checkScope refuses a write to p under an unregistered ID, or registers the
+// ID first when req.Register says so; it returns the file it changed. A scope
+// that the tree reads as a shared folder rather than an ID is refused too: the
+// note would not be that ID's.
+func (m *Memory) checkScope(p string, req WriteRequest) (string, error) {
+	loc, ok := m.Locate(p)
+	if !ok {
+		return "", nil
+	}
+	if req.Scope != "" && loc.Scope != req.Scope && !loc.Unregistered {
+		return "", fmt.Errorf("%q is a shared folder of %s notes (magicfrog.json \"shared\" or a layer), not an ID: write the key %s/%s without a scope", req.Scope, req.Dimension, req.Scope, req.Key)
+	}
+	if !loc.Unregistered {
+		return "", nil
+	}
+	if !req.Register {
+		return "", &UnregisteredError{Dimension: loc.Dimension, ID: loc.Scope}
+	}
+	file, _, err := m.Register(loc.Dimension, loc.Scope, false)
+	if err != nil {
+		return "", fmt.Errorf("registering %q: %w", loc.Scope, err)
+	}
+	return file, nil
+}
+
+// legacyPredecessor is the legacy note (machine/, project/) of the same
+// dimension, ID and key as the canonical path p, when p holds no note yet.
+func (m *Memory) legacyPredecessor(p string) *Entry {
+	if m.Entry(p) != nil {
+		return nil
+	}
+	if _, err := os.Lstat(p); err == nil {
+		return nil // on disk but not loaded (unreadable): the store decides
+	}
+	loc, ok := m.Locate(p)
+	if !ok || loc.Legacy {
+		return nil
+	}
+	for _, e := range m.Versions(loc.Key) {
+		if e.Legacy && e.Dimension == loc.Dimension && e.Scope == loc.Scope {
+			if e.Dimension == Device && e.Machine() != "" && e.Machine() != m.MachineID() {
+				continue // another machine's note is not this machine's predecessor
+			}
+			return e
+		}
+	}
+	return nil
+}
+
+// checkNoteSize refuses a note the loader would not read: written, it would
+// only ever show up as a warning.
+func checkNoteSize(note []byte) error {
+	if len(note) > MaxNoteSize {
+		return fmt.Errorf("the note would be %d bytes, more than a note may be (%d MiB): nothing was written; split it", len(note), MaxNoteSize>>20)
+	}
+	return nil
 }
 
 // compose builds the new note: the current frontmatter with sets applied (every

@@ -149,29 +149,32 @@ func TestPromote(t *testing.T) {
 	if err != nil || res2.Key != "skills/lesson.md" || m.Entry(res.Path) == nil {
 		t.Fatalf("skills copy: %v %+v", err, res2)
 	}
-	// A newer destination is never overwritten.
+	// An existing destination is never overwritten blind: without its
+	// revision the promotion is refused, naming the destination's revision.
 	older := m.Entry(filepath.Join(dir, "data/memory/agent/larry/newer.md"))
-	if _, err := m.Promote(PromoteRequest{From: older, To: User}); !errors.Is(err, ErrNewerDestination) {
-		t.Errorf("overwrote a newer destination: %v", err)
+	_, err = m.Promote(PromoteRequest{From: older, To: User})
+	var end *EndError
+	if !errors.As(err, &end) || end.End != "destination" || end.Err.Revision != 9 {
+		t.Errorf("overwrote an existing destination blind: %v", err)
+	}
+	if _, err := m.Promote(PromoteRequest{From: older, To: User, ExpectDestRevision: 8}); !errors.As(err, &end) || end.Err.Revision != 9 {
+		t.Errorf("a destination that moved on was overwritten: %v", err)
 	}
 	if read(t, filepath.Join(dir, "data/memory/user/newer.md")) != "---\nrevision: 9\n---\nnewer\n" {
 		t.Error("destination changed")
 	}
-	// Revisions of two files are not comparable: a copy edited after the
-	// promotion is newer even at a lower revision, and is not overwritten.
-	larry := m.Entry(filepath.Join(dir, "data/memory/agent/larry/lesson.md"))
-	if _, err := m.Promote(PromoteRequest{From: larry, To: Account, Copy: true}); err != nil {
+	// With the revision the caller saw, it goes on from it.
+	two := 2
+	if _, err := m.Promote(PromoteRequest{From: older, To: User, ExpectDestRevision: 9, ExpectSourceRevision: &two, Copy: true}); err != nil {
 		t.Fatal(err)
 	}
-	acct := filepath.Join(dir, "data/memory/account/lesson.md")
-	if _, err := m.Write(WriteRequest{Dimension: Account, Key: "lesson.md", Body: []byte("edited in account\n"), ExpectRevision: 1, Now: time.Now().Add(time.Hour)}); err != nil {
-		t.Fatal(err)
+	if got := read(t, filepath.Join(dir, "data/memory/user/newer.md")); !strings.Contains(got, "revision: 10\n") || !strings.Contains(got, "older") {
+		t.Errorf("destination after a checked overwrite:\n%s", got)
 	}
-	if _, err := m.Promote(PromoteRequest{From: larry, To: Account, Copy: true}); !errors.Is(err, ErrNewerDestination) {
-		t.Errorf("a newer copy was overwritten: %v", err)
-	}
-	if !strings.Contains(read(t, acct), "edited in account") {
-		t.Error("the edit was lost")
+	// The source's revision is compared too.
+	one := 1
+	if _, err := m.Promote(PromoteRequest{From: older, To: Account, ExpectSourceRevision: &one}); !errors.As(err, &end) || end.End != "source" {
+		t.Errorf("promoted a source at another revision than expected: %v", err)
 	}
 	// A source edited since it was read is refused.
 	os.WriteFile(older.Path, []byte("---\nrevision: 3\n---\nedited\n"), 0o644)

@@ -50,7 +50,7 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 		}
 		b, err := s.render(m, a.renderArg)
 		if err != nil {
-			return nil, err
+			return nil, renderFailed(cmd, err)
 		}
 		outcome, err := managed.WriteInto(m.Paths.MemoryDir(), path, b.Text)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/rollup"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // rollupArg is magicfrog.rollup's argument. dimension and scope select journals
@@ -72,6 +72,11 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 	if a.Dimension != "" {
 		if dim, err = engine.ParseDimension(a.Dimension); err != nil {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
+		}
+	}
+	if a.Scope != nil {
+		if err := engine.CheckScopeID(*a.Scope); err != nil {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
 		}
 	}
 	token := WorkDoneToken(ctx)
@@ -215,7 +220,7 @@ func (s *Server) lessonsEdit(le rollup.LessonsEdit) (map[string]any, error) {
 		"description": strings.Join(le.Added, "\n"),
 	}}
 	if le.Exists {
-		src, err := os.ReadFile(le.Path)
+		src, err := safefs.ReadFile(le.Path, engine.MaxNoteSize)
 		if err != nil {
 			return nil, err
 		}

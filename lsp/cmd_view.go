@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -57,6 +58,24 @@ type scopeArg struct {
 	Task    *string   `json:"task"`
 	Agents  *[]string `json:"agents"`
 	Machine *string   `json:"machine"`
+	// Participant picks the one agent (the render preview's picker); absent,
+	// the session's participant.
+	Participant string `json:"participant"`
+}
+
+// scope is the scope a render or effective view answers for: the session's
+// participant, with the argument's fields applied. agents with several IDs
+// and no participant is refused by the engine (one agent per block).
+func (a scopeArg) scope(s *Server, m *engine.Memory) engine.Scope {
+	sc := s.Participant(m)
+	if a.Agents != nil {
+		sc = s.Scope(m)
+	}
+	sc = a.apply(sc)
+	if a.Participant != "" {
+		sc.Agents = []string{a.Participant}
+	}
+	return sc
 }
 
 func (a scopeArg) apply(sc engine.Scope) engine.Scope {
@@ -171,7 +190,7 @@ func (s *Server) render(m *engine.Memory, a renderArg) (*engine.Block, error) {
 // renderScoped is render, with the options it rendered with.
 func (s *Server) renderScoped(m *engine.Memory, a renderArg) (*engine.Block, engine.RenderOptions, error) {
 	st := s.Settings()
-	opts := engine.RenderOptions{Scope: a.apply(s.Scope(m)), Budget: st.Budget, Previous: a.Previous, Today: st.Today}
+	opts := engine.RenderOptions{Scope: a.scope(s, m), Budget: st.Budget, Previous: a.Previous, Today: st.Today}
 	if a.Budget != nil {
 		opts.Budget = *a.Budget
 	}
@@ -183,6 +202,16 @@ func (s *Server) renderScoped(m *engine.Memory, a renderArg) (*engine.Block, eng
 	}
 	b, err := m.Render(opts)
 	return b, opts, err
+}
+
+// renderFailed names the participant argument when a render refused several
+// agents in one block.
+func renderFailed(cmd string, err error) error {
+	var several *engine.SeveralAgentsError
+	if errors.As(err, &several) {
+		return Errorf(CodeRequestFailed, "%s: %v (argument \"participant\")", cmd, err)
+	}
+	return err
 }
 
 // renderCommand: magicfrog.render {task, agents, machine, budget, previous} → the
@@ -199,7 +228,7 @@ func (s *Server) renderCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 	return s.withMemory(func(m *engine.Memory) (any, error) {
 		b, opts, err := s.renderScoped(m, a)
 		if err != nil {
-			return nil, err
+			return nil, renderFailed(cmd, err)
 		}
 		if a.Details {
 			return detailsOf(b, opts.Scope, opts.Budget), nil
@@ -222,7 +251,7 @@ func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any
 		return nil, err
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		sc := a.apply(s.Scope(m))
+		sc := a.scope(s, m)
 		v := m.View(sc)
 		out := struct {
 			Scope  engine.Scope  `json:"scope"`
@@ -256,7 +285,7 @@ func (s *Server) describeCommand(_ *glsp.Context, arg json.RawMessage) (any, err
 		if !ok {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
 		}
-		st := n.Memory.StatusOf(n.Entry, s.Scope(n.Memory))
+		st := n.Memory.StatusOf(n.Entry, s.Participant(n.Memory))
 		out := struct {
 			entryJSON
 			InScope    bool        `json:"inScope"`

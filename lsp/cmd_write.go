@@ -5,13 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 
@@ -30,6 +27,12 @@ type promoteArg struct {
 	Scope *string `json:"scope"`
 	Layer string  `json:"layer"`
 	Copy  bool    `json:"copy"`
+	// SourceRevision and DestRevision are what the editor showed: the
+	// promotion is a compare-and-swap on both ends (engine.PromoteRequest).
+	// An absent destRevision is 0: the destination must not exist.
+	SourceRevision *int `json:"sourceRevision"`
+	DestRevision   int  `json:"destRevision"`
+	Register       bool `json:"register"`
 }
 
 // promoteCommand: magicfrog.promote {uri, to, scope, layer, copy}.
@@ -44,7 +47,10 @@ type promoteArg struct {
 // The note moved is the one on disk: an open buffer with unsaved changes is
 // refused (save first). Both ends are checked by engine.Promote: a source that
 // changed since it was read, or a destination newer than the source, refuses
-// the promotion with RequestFailed and writes nothing.
+// the promotion with RequestFailed and writes nothing. sourceRevision and
+// destRevision are the revisions the editor showed (the code actions carry
+// them); destRevision absent is 0, "must not exist", so an existing
+// destination is never overwritten blind.
 func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.promote"
 	var a promoteArg
@@ -64,6 +70,11 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 		layer = "skills"
 	} else if to, err = engine.ParseDimension(a.To); err != nil {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"to\": %v (want agent, user, account, task, device or skills)", cmd, err)
+	}
+	if a.Scope != nil {
+		if err := engine.CheckScopeID(*a.Scope); err != nil {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+		}
 	}
 	if a.Scope != nil && *a.Scope != "" && to != 0 && !to.Scoped() {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, to)
@@ -88,7 +99,8 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 		if buffer != nil && !bytes.Equal(buffer, src.Src) {
 			return nil, Errorf(CodeRequestFailed, "%s: %s has unsaved changes or differs from the disk: save it first; nothing was moved", cmd, filepath.Base(path))
 		}
-		req := engine.PromoteRequest{From: src, To: to, ToLayer: layer, Copy: a.Copy}
+		req := engine.PromoteRequest{From: src, To: to, ToLayer: layer, Copy: a.Copy,
+			ExpectSourceRevision: a.SourceRevision, ExpectDestRevision: a.DestRevision, Register: a.Register}
 		if to == 0 {
 			req.To, req.ToScope = src.Dimension, src.Scope
 		}
@@ -105,9 +117,13 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 			s.memoryChanged(m)
 		}
 		if err != nil {
-			var conflict *engine.ConflictError
-			if errors.As(err, &conflict) {
-				return nil, Errorf(CodeRequestFailed, "refused: the destination is newer than the source: %v", err)
+			var end *engine.EndError
+			if errors.As(err, &end) {
+				return nil, Errorf(CodeRequestFailed, "refused: the %s is at revision %d: %v", end.End, end.Err.Revision, err)
+			}
+			var u *engine.UnregisteredError
+			if errors.As(err, &u) {
+				return nil, Errorf(CodeRequestFailed, "refused: %v", u)
 			}
 			if st, ok := engine.IsStale(err); ok {
 				return nil, Errorf(CodeRequestFailed, "stale: current revision %d: %v", st.Revision, err)
@@ -133,12 +149,14 @@ func (s *Server) dirArg(command, dir string) (string, error) {
 	return filepath.Join(project, dir), nil
 }
 
-// exportCommand: magicfrog.export {dir, withDevice} → {written, skipped}.
+// exportCommand: magicfrog.export {dir, withDevice, allMachines} → {written,
+// skipped, leftOut}.
 func (s *Server) exportCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.export"
 	var a struct {
-		Dir        string `json:"dir"`
-		WithDevice bool   `json:"withDevice"`
+		Dir         string `json:"dir"`
+		WithDevice  bool   `json:"withDevice"`
+		AllMachines bool   `json:"allMachines"`
 	}
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
@@ -148,7 +166,7 @@ func (s *Server) exportCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 		return nil, err
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		res, err := m.Export(dir, a.WithDevice)
+		res, err := m.ExportWith(dir, engine.ExportOptions{WithDevice: a.WithDevice, AllMachines: a.AllMachines})
 		if err != nil {
 			return nil, err
 		}
@@ -156,7 +174,8 @@ func (s *Server) exportCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 		if skipped == nil {
 			skipped = []string{}
 		}
-		return map[string]any{"written": res.Written, "skipped": skipped}, nil
+		leftOut := append([]string{}, res.OtherMachines...)
+		return map[string]any{"written": res.Written, "skipped": skipped, "leftOut": leftOut}, nil
 	}), nil
 }
 
@@ -178,7 +197,7 @@ func (s *Server) importCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a folder", cmd, dir)
 		}
 		res, err := m.Import(dir)
-		if res != nil && len(res.Imported) > 0 {
+		if res != nil && (len(res.Imported) > 0 || len(res.Config) > 0) {
 			s.memoryChanged(m)
 		}
 		if err != nil {
@@ -194,7 +213,12 @@ func (s *Server) importCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 			URIs      []string `json:"uris"`
 			Unchanged int      `json:"unchanged"`
 			Skipped   []skip   `json:"skipped"`
-		}{Imported: len(res.Imported), URIs: []string{}, Unchanged: res.Unchanged, Skipped: []skip{}}
+			Config    []string `json:"config"`
+			// LayersDiffer: this data directory's layers.json differs from
+			// the tree's, which was not taken.
+			LayersDiffer string `json:"layersDiffer,omitempty"`
+		}{Imported: len(res.Imported), URIs: []string{}, Unchanged: res.Unchanged, Skipped: []skip{},
+			Config: append([]string{}, res.Config...), LayersDiffer: res.LayersDiffer}
 		for _, p := range res.Imported {
 			out.URIs = append(out.URIs, PathToURI(p))
 		}
@@ -213,6 +237,7 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 	var a struct {
 		Dimension string `json:"dimension"`
 		Scope     string `json:"scope"`
+		Register  bool   `json:"register"` // add an unregistered scope ID first
 	}
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
@@ -224,11 +249,23 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
 		}
 	}
+	if err := engine.CheckScopeID(a.Scope); err != nil {
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+	}
 	if a.Scope != "" && !d.Scoped() {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
+		if a.Register && a.Scope != "" && !m.IsRegistered(d, a.Scope) {
+			if _, _, err := m.Register(d, a.Scope, false); err != nil {
+				return nil, Errorf(CodeRequestFailed, "%s: registering %q: %v", cmd, a.Scope, err)
+			}
+		}
 		path, created, err := rollup.Today(m, d, a.Scope, s.Today())
+		var u *engine.UnregisteredError
+		if errors.As(err, &u) {
+			return nil, Errorf(CodeRequestFailed, "%s: %v (argument \"register\": true adds it)", cmd, u)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -243,9 +280,18 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 // roster (<data>/magicfrog.json "agents"), or with shared: true to its "shared"
 // list: folders under agent/ that are deliberately every agent's (the "Keep
 // shared" fix of unregistered-agent-folder). Other keys of the file are kept;
-// the file is replaced atomically.
+// the file is replaced atomically (engine.Register).
 func (s *Server) registerAgentCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.registerAgent"
+	return s.registerID("magicfrog.registerAgent", engine.Agent, arg)
+}
+
+// registerTaskCommand: magicfrog.registerTask {id}. It adds id to the project's
+// .magicfrog/config.json "tasks" (the fix of unregistered-task-folder).
+func (s *Server) registerTaskCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+	return s.registerID("magicfrog.registerTask", engine.Task, arg)
+}
+
+func (s *Server) registerID(cmd string, d engine.Dimension, arg json.RawMessage) (any, error) {
 	var a struct {
 		ID     string `json:"id"`
 		Shared bool   `json:"shared"`
@@ -257,64 +303,18 @@ func (s *Server) registerAgentCommand(_ *glsp.Context, arg json.RawMessage) (any
 		return nil, MissingArg(cmd, "id")
 	}
 	if strings.ContainsAny(a.ID, `/\`) || strings.HasPrefix(a.ID, ".") || engine.CheckImportPath(a.ID) != nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %q cannot be an agent ID (a single folder name, not hidden)", cmd, a.ID)
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %q cannot be an %s ID (a single folder name, not hidden)", cmd, a.ID, d)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		list := "agents"
-		if a.Shared {
-			list = "shared"
-		}
-		file := m.Paths.RosterFile()
-		changed, err := addToJSONList(file, list, a.ID)
+		file, changed, err := m.Register(d, a.ID, a.Shared)
 		if err != nil {
 			return nil, err
 		}
 		if changed {
-			m.Refresh(file)
 			s.memoryChanged(m)
 		}
 		return map[string]any{"uri": PathToURI(file), "changed": changed}, nil
 	}), nil
-}
-
-// addToJSONList adds value to the string list key of the JSON object in file,
-// keeping every other key; a missing file is made. It reports whether the file
-// changed.
-func addToJSONList(file, key, value string) (bool, error) {
-	fields := map[string]json.RawMessage{}
-	b, err := os.ReadFile(file)
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(b, &fields); err != nil {
-			return false, fmt.Errorf("%s does not parse (%v): fix it by hand first", file, err)
-		}
-	case errors.Is(err, os.ErrNotExist):
-		if _, err := os.Stat(filepath.Dir(file)); err != nil {
-			return false, fmt.Errorf("data directory %s does not exist: run mf-lsp init", filepath.Dir(file))
-		}
-	default:
-		return false, err
-	}
-	var list []string
-	if raw, ok := fields[key]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &list); err != nil {
-			return false, fmt.Errorf("%s: %q is not a list of strings: fix it by hand first", file, key)
-		}
-	}
-	if slices.Contains(list, value) {
-		return false, nil
-	}
-	list = append(list, value)
-	raw, _ := json.Marshal(list)
-	fields[key] = raw
-	out, err := json.MarshalIndent(fields, "", "  ")
-	if err != nil {
-		return false, err
-	}
-	if err := renameio.WriteFile(file, append(out, '\n'), 0o644); err != nil {
-		return false, err
-	}
-	return true, nil
 }
 
 // resolveConflictCommand: magicfrog.resolveConflict {uri, choice} answers a

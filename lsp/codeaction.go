@@ -112,7 +112,7 @@ func (s *Server) codeAction(ctx *glsp.Context, _ *protocol.CodeActionParams) (an
 
 // findingsFor checks the note as publishFor does.
 func (s *Server) findingsFor(n *Note) []diagnostics.Finding {
-	in := diagnostics.Input{Memory: n.Memory, Entry: n.Entry, Scope: s.Scope(n.Memory), Today: s.Today(), OpenLoopDays: s.Settings().OpenLoopDays}
+	in := diagnostics.Input{Memory: n.Memory, Entry: n.Entry, Scope: s.Participant(n.Memory), Today: s.Today(), OpenLoopDays: s.Settings().OpenLoopDays}
 	if n.Doc != nil {
 		if b, ok := s.Base(n.URI); ok {
 			in.Base = &diagnostics.Base{Revision: b.Revision, Hash: b.Hash}
@@ -192,6 +192,10 @@ func (s *Server) quickFixes(n *Note, f diagnostics.Finding) []protocol.CodeActio
 		if folder, _ := f.Data["folder"].(string); folder != "" {
 			add(commandAction(fmt.Sprintf("Register %s as an agent ID", folder), "magicfrog.registerAgent", map[string]any{"id": folder}))
 			add(commandAction("Keep shared", "magicfrog.registerAgent", map[string]any{"id": folder, "shared": true}))
+		}
+	case diagnostics.CodeUnregisteredTaskFolder:
+		if folder, _ := f.Data["folder"].(string); folder != "" {
+			add(commandAction(fmt.Sprintf("Register %s as a task ID", folder), "magicfrog.registerTask", map[string]any{"id": folder}))
 		}
 	case diagnostics.CodeStaleRevision:
 		out = append(out, s.staleFixes(n, f)...)
@@ -336,6 +340,21 @@ func (s *Server) promoteActions(n *Note) []protocol.CodeAction {
 	var out []protocol.CodeAction
 	add := func(title string, arg map[string]any) {
 		arg["uri"] = n.URI
+		// The revisions shown are the ones the promotion expects: a
+		// compare-and-swap on both ends, never a blind overwrite.
+		arg["sourceRevision"] = e.Revision()
+		to, _ := engine.ParseDimension(fmt.Sprint(arg["to"]))
+		key, scope := e.Key, e.Scope
+		if arg["to"] == "skills" {
+			l, _ := n.Memory.Layers().ByName("skills")
+			to, key = e.Dimension, l.Prefix+e.LayerKey()
+		} else if sc, ok := arg["scope"].(string); ok || to != e.Dimension {
+			scope = sc
+		}
+		if rev := n.Memory.CurrentRevision(to, scope, key); rev > 0 {
+			arg["destRevision"] = rev
+			title += fmt.Sprintf(" (replaces revision %d there)", rev)
+		}
 		a := commandAction(title, "magicfrog.promote", arg)
 		a.Kind = ptr(KindRefactorMove)
 		out = append(out, *a)

@@ -249,6 +249,20 @@ func TestCodeActionCommands(t *testing.T) {
 			t.Errorf("only quickfix: got %q (%s)", a.Title, a.Kind)
 		}
 	}
+	// An existing destination: the action says which revision it replaces and
+	// carries both revisions (a compare-and-swap on both ends).
+	style := openFile(t, c, filepath.Join(project, ".magicfrog/memory/style/code.md"))
+	rep := findAction(t, actionsFor(t, c, style), "Promote to user (replaces revision 4 there)")
+	var repArg struct{ SourceRevision, DestRevision int }
+	if rep.Command == nil || json.Unmarshal(rep.Command.Arguments[0], &repArg) != nil || repArg.SourceRevision != 2 || repArg.DestRevision != 4 {
+		t.Errorf("promote onto user/style/code.md: %+v", rep.Command)
+	} else {
+		var res struct{ Revision int }
+		mustExec(t, c, rep.Command.Command, rep.Command.Arguments[0], &res)
+		if res.Revision != 5 {
+			t.Errorf("promoted over revision 4: revision %d, want 5", res.Revision)
+		}
+	}
 	up := findAction(t, as, "Promote to agent larry")
 	mustExec(t, c, up.Command.Command, up.Command.Arguments[0], nil)
 	if _, err := os.Stat(filepath.Join(data, "memory/agent/larry/notes/progress.md")); err != nil {

@@ -18,6 +18,7 @@ import (
 //	shadowed by task T-7 (rev 3)
 //	device · this machine                  device · machine a71b… (not this one)
 //	not in scope (agent moe)
+//	unregistered folder helpers/: in no block
 //
 // Its command is magicfrog.showEntry {uri} (commands.go) on the winner: the note
 // itself when it is effective or a device note, the session's winner of its key for
@@ -41,7 +42,7 @@ type noteStanding struct {
 
 // standing computes a note's standing in the session scope.
 func (s *Server) standing(n *Note) noteStanding {
-	sc := s.Scope(n.Memory)
+	sc := s.Participant(n.Memory)
 	st := n.Memory.StatusOf(n.Entry, sc)
 	ns := noteStanding{Status: st, Scope: sc, Machine: sc.Machine, Winner: n.Entry}
 	if ns.Machine == "" {
@@ -55,6 +56,11 @@ func (s *Server) standing(n *Note) noteStanding {
 			ns.Lens = "device · this machine"
 		} else {
 			ns.Lens = "device · machine " + bound + " (not this one)"
+		}
+	case !st.InScope && e.Unregistered:
+		ns.Lens = "unregistered folder " + e.Scope + "/: in no block"
+		if len(st.Chain) > 0 {
+			ns.Winner = st.Chain[0]
 		}
 	case !st.InScope:
 		ns.Lens = "not in scope (" + scopeLabel(e) + ")"

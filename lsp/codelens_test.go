@@ -32,6 +32,7 @@ func TestCodeLensStanding(t *testing.T) {
 		{filepath.Join(mem, "device/tools.md"), "device · this machine", ""},
 		{filepath.Join(mem, "device/gpu.md"), "device · machine a71be0c94d2f6e13 (not this one)", ""},
 		{filepath.Join(mem, "agent/moe/notes/focus.md"), "not in scope (agent moe)", ""},
+		{filepath.Join(mem, "agent/helpers/notes.md"), "unregistered folder helpers/: in no block", ""},
 	} {
 		uri := openFile(t, c, tc.path)
 		var lenses []codeLens

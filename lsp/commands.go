@@ -29,6 +29,7 @@ func (s *Server) registerCommands() map[string]CommandFunc {
 		"magicfrog.import":          s.importCommand,          // cmd_write.go
 		"magicfrog.today":           s.todayCommand,           // cmd_write.go
 		"magicfrog.registerAgent":   s.registerAgentCommand,   // cmd_write.go
+		"magicfrog.registerTask":    s.registerTaskCommand,    // cmd_write.go
 		"magicfrog.resolveConflict": s.resolveConflictCommand, // cmd_write.go
 		"magicfrog.rollup":          s.rollupCommand,          // cmd_rollup.go
 	}

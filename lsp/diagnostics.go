@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"os"
 	"time"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -10,6 +9,7 @@ import (
 	"github.com/magicfrog/mf-lsp/diagnostics"
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // Diagnostics are pushed: on open, change and save of a buffer, and for every open
@@ -22,7 +22,7 @@ func (s *Server) publishFor(d *Document) {
 		s.PublishDiagnostics(d.URI, &d.Version, nil)
 		return
 	}
-	in := diagnostics.Input{Memory: n.Memory, Entry: n.Entry, Scope: s.Scope(n.Memory), Today: s.Today(), OpenLoopDays: s.Settings().OpenLoopDays}
+	in := diagnostics.Input{Memory: n.Memory, Entry: n.Entry, Scope: s.Participant(n.Memory), Today: s.Today(), OpenLoopDays: s.Settings().OpenLoopDays}
 	if b, ok := s.Base(d.URI); ok {
 		in.Base = &diagnostics.Base{Revision: b.Revision, Hash: b.Hash}
 	}
@@ -75,7 +75,7 @@ func (s *Server) rangeInFile(path string, span frontmatter.Span) protocol.Range 
 	var src []byte
 	if d, ok := s.Docs.Get(PathToURI(path)); ok {
 		src = d.Text
-	} else if b, err := os.ReadFile(path); err == nil {
+	} else if b, err := safefs.ReadFile(path, engine.MaxNoteSize); err == nil {
 		src = b
 	}
 	r, err := NewMapper(src).OffsetRange(span.Start, span.End)
@@ -160,7 +160,7 @@ func (s *Server) notifyMemoryChanged() {
 			}
 			gen := ""
 			st := s.Settings()
-			if b, err := m.Render(engine.RenderOptions{Scope: s.Scope(m), Budget: st.Budget, Today: st.Today}); err == nil {
+			if b, err := m.Render(engine.RenderOptions{Scope: s.Participant(m), Budget: st.Budget, Today: st.Today}); err == nil {
 				gen = b.Generation
 			}
 			s.Notify("magicfrog/memoryChanged", map[string]string{"generation": gen})

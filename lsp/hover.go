@@ -3,7 +3,6 @@ package lsp
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/mdlinks"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // Hover over a memory note tells where it stands: dimension, scope, layer, key,
@@ -139,7 +139,7 @@ func (s *Server) hoverLink(n *Note, l mdlinks.Link, target string) *protocol.Hov
 	var md strings.Builder
 	te := n.Memory.Entry(target)
 	if te == nil {
-		if src, err := os.ReadFile(target); err == nil {
+		if src, err := safefs.ReadFile(target, engine.MaxNoteSize); err == nil {
 			if m, ok := s.memoryFor(target); ok {
 				te, _, _ = m.Parse(target, src)
 			}

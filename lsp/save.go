@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sync"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -102,7 +102,7 @@ func (s *Server) willSaveWaitUntil(_ *glsp.Context, p *protocol.WillSaveTextDocu
 	if !ok || n.Doc == nil {
 		return []protocol.TextEdit{}, nil
 	}
-	disk, err := os.ReadFile(n.Path)
+	disk, err := safefs.ReadFile(n.Path, store.MaxRead)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		s.LogMessage(protocol.MessageTypeWarning, "mf-lsp: cannot read %s before saving: %v; revision not bumped", n.Path, err)
@@ -256,7 +256,7 @@ func (s *Server) rebaseOnDisk(uri protocol.DocumentUri, path string) (disk []byt
 	s.ws.mu.Lock()
 	defer s.ws.mu.Unlock()
 	b := engineBase{}
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := safefs.ReadFile(path, store.MaxRead); err == nil {
 		disk, exists = data, true
 		b.Revision, _ = store.RevisionOf(data)
 		b.Hash = store.Hash(data)

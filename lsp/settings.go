@@ -20,6 +20,7 @@ type Settings struct {
 	DataDir      string   // absolute, "~" expanded
 	Task         string   // task id
 	Agents       []string // agent ids, deduplicated, in the client's order
+	Participant  string   // the one agent hover, code lens, render and the effective view answer for
 	Machine      string   // machine id
 	Budget       int      // token budget for magicfrog.render; 0: no limit
 	AutoRevision bool     // bump revision/updated on save; default true
@@ -92,7 +93,7 @@ func ParseSettings(raw json.RawMessage) (Settings, []error) {
 				continue
 			}
 			s.DataDir = dir
-		case "task", "machine":
+		case "task", "machine", "participant":
 			str, ok := jsonString(v)
 			if !ok {
 				bad(key, "must be a string, got %s", truncate(string(v), 40))
@@ -102,9 +103,12 @@ func ParseSettings(raw json.RawMessage) (Settings, []error) {
 				bad(key, "%v", err)
 				continue
 			}
-			if key == "task" {
+			switch key {
+			case "task":
 				s.Task = str
-			} else {
+			case "participant":
+				s.Participant = str
+			default:
 				s.Machine = str
 			}
 		case "agents":

@@ -69,3 +69,14 @@ func TestURIRoundTrip(t *testing.T) {
 		t.Error("URIToPath(untitled:) succeeded")
 	}
 }
+
+// Issue 14: file://otherhost/x names a file on another machine; it is not /x
+// here. file://localhost/x is local.
+func TestURIOtherHost(t *testing.T) {
+	if _, err := URIToPath("file://otherhost/etc/passwd"); err == nil {
+		t.Error("file://otherhost/… taken as a local file")
+	}
+	if got, err := URIToPath("file://localhost/tmp/a.md"); err != nil || got != filepath.FromSlash("/tmp/a.md") {
+		t.Errorf("file://localhost: %q, %v", got, err)
+	}
+}

@@ -84,6 +84,11 @@ type stream struct {
 	r          *bufio.Reader
 	maxMessage int64
 	log        *log.Logger
+	// resync: the last header announced a body over maxMessage; skip to the
+	// next header before reading on. pending: the start of a header line
+	// skipToHeader already consumed.
+	resync  bool
+	pending string
 
 	// Writes are queued and written by writeLoop, so the read loop never blocks on a
 	// client that is busy writing to us instead of reading (both sides would wait for
@@ -229,6 +234,12 @@ func (s *stream) replyError(id json.RawMessage, e *jsonrpc2.Error) {
 // as bad (after resynchronizing at the next "Content-Length:" when junk precedes it);
 // err is only set when the input itself fails (EOF, closed pipe).
 func (s *stream) readFrame() (body []byte, bad *badMessage, err error) {
+	if s.resync {
+		if err := s.skipToHeader(); err != nil {
+			return nil, nil, err
+		}
+		s.resync = false
+	}
 	length := int64(-1)
 	var problems []string
 	sawHeader := false
@@ -274,11 +285,10 @@ func (s *stream) readFrame() (body []byte, bad *badMessage, err error) {
 		return nil, &badMessage{err: Errorf(jsonrpc2.CodeParseError, "malformed message header: %s", strings.Join(problems, "; "))}, nil
 	}
 	if length > s.maxMessage {
-		// Drain it so the next frame is read from the right place.
-		if _, err := io.CopyN(io.Discard, s.r, length); err != nil {
-			return nil, nil, err
-		}
-		return nil, &badMessage{err: Errorf(jsonrpc2.CodeInvalidRequest, "message of %d bytes exceeds the limit of %d bytes; ignored", length, s.maxMessage)}, nil
+		// Not drained: a Content-Length of 2^63-1 would swallow every later
+		// message. The body is skipped up to the next header instead.
+		s.resync = true
+		return nil, &badMessage{err: Errorf(jsonrpc2.CodeInvalidRequest, "message of %d bytes exceeds the limit of %d bytes; ignored, and skipped up to the next Content-Length header", length, s.maxMessage)}, nil
 	}
 	body = make([]byte, length)
 	if _, err := io.ReadFull(s.r, body); err != nil {
@@ -290,10 +300,46 @@ func (s *stream) readFrame() (body []byte, bad *badMessage, err error) {
 	return body, nil, nil
 }
 
+// headerMark is what skipToHeader looks for, lower case.
+const headerMark = "content-length:"
+
+// skipToHeader discards input up to the next "Content-Length:" (any case),
+// wherever it is in a line, and leaves that header line to be read next. It
+// holds nothing of what it skips, so an oversized body costs no memory.
+func (s *stream) skipToHeader() error {
+	matched, skipped := 0, int64(0)
+	for {
+		c, err := s.r.ReadByte()
+		if err != nil {
+			return err
+		}
+		skipped++
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		switch {
+		case c == headerMark[matched]:
+			matched++
+		case c == headerMark[0]: // the mark's first byte occurs nowhere else in it
+			matched = 1
+		default:
+			matched = 0
+		}
+		if matched == len(headerMark) {
+			s.log.Printf("skipped %d bytes of an oversized message", skipped-int64(len(headerMark)))
+			s.pending = "Content-Length:"
+			return nil
+		}
+	}
+}
+
 // readLine reads one header line without its terminator, keeping at most
 // maxHeaderLine bytes of it so garbage without newlines cannot exhaust memory.
 func (s *stream) readLine() (string, error) {
 	var buf []byte
+	if s.pending != "" {
+		buf, s.pending = []byte(s.pending), ""
+	}
 	for {
 		chunk, err := s.r.ReadSlice('\n')
 		if room := maxHeaderLine - len(buf); room > 0 {

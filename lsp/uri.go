@@ -28,6 +28,13 @@ func URIToPath(uri protocol.DocumentUri) (string, error) {
 		} else if u.Host != "" {
 			p = "//" + u.Host + p
 		}
+	} else if u.Host != "" && u.Host != "localhost" {
+		// file://otherhost/x names a file on another machine (RFC 8089); reading
+		// /x here would be a different file.
+		return "", fmt.Errorf("not a local file URI (host %q): %q", u.Host, uri)
+	}
+	if !filepath.IsAbs(filepath.FromSlash(p)) {
+		return "", fmt.Errorf("not an absolute file URI: %q", uri)
 	}
 	return filepath.FromSlash(p), nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/journal"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -58,7 +59,7 @@ func (s *Server) loadMemory() {
 	}
 	p := s.BeginProgress(nil, "mf-lsp: indexing memory", false)
 	start := time.Now()
-	m, err := engine.Open(engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine})
+	m, err := engine.Open(engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.named()})
 	if err == nil {
 		// Watch before anyone can ask, so that no change after this point is missed.
 		s.startWatching(m)
@@ -111,7 +112,7 @@ func (s *Server) memoryFor(path string) (*engine.Memory, bool) {
 	}
 	// Opened without the lock held: loading reads the disk, and startWatching
 	// takes the lock itself.
-	lm, err = engine.Open(engine.Options{DataDir: data, ProjectDir: project, Machine: s.Settings().Machine})
+	lm, err = engine.Open(engine.Options{DataDir: data, ProjectDir: project, Machine: s.Settings().Machine, Named: s.Settings().named()})
 	if err != nil {
 		return nil, false
 	}
@@ -177,6 +178,34 @@ func (s *Server) Scope(m *engine.Memory) engine.Scope {
 		sc.Machine = st.Machine
 	}
 	return sc
+}
+
+// Participant is the session scope narrowed to the one agent the editor
+// answers for (SPEC §5: one participant per block): the participant setting,
+// else the first agent of the session scope. Hover, code lens, diagnostics,
+// render and the effective view use it.
+func (s *Server) Participant(m *engine.Memory) engine.Scope {
+	return participant(s.Scope(m), s.Settings().Participant)
+}
+
+func participant(sc engine.Scope, agent string) engine.Scope {
+	switch {
+	case agent != "":
+		sc.Agents = []string{agent}
+	case len(sc.Agents) > 1:
+		sc.Agents = sc.Agents[:1:1]
+	}
+	return sc
+}
+
+// named is the scope the settings name, given to engine.Open: agents and a
+// task named there are IDs even when no configuration registers them.
+func (st Settings) named() engine.Scope {
+	agents := append([]string(nil), st.Agents...)
+	if st.Participant != "" {
+		agents = append(agents, st.Participant)
+	}
+	return engine.Scope{Task: st.Task, Agents: agents}
 }
 
 // Today is the journal's today: the setting, else the local date.
@@ -272,7 +301,7 @@ func (s *Server) setBase(uri protocol.DocumentUri, text []byte) {
 		return
 	}
 	b := engineBase{}
-	if disk, err := os.ReadFile(path); err == nil && string(disk) == string(text) {
+	if disk, err := safefs.ReadFile(path, engine.MaxNoteSize); err == nil && string(disk) == string(text) {
 		b.Revision, _ = store.RevisionOf(disk)
 		b.Hash = store.Hash(disk)
 		b.Text = disk

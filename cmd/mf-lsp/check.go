@@ -8,10 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/magicfrog/mf-lsp/diagnostics"
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -114,8 +117,11 @@ Exit code 1 when any finding is an error, else 0 (warnings do not fail);
 	show := func(p string) string {
 		if cwd != "" {
 			if rel, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(rel, "..") {
-				return rel
+				p = rel
 			}
+		}
+		if strings.ContainsFunc(p, unicode.IsControl) {
+			return strconv.Quote(p) // a newline in a name must not split the line
 		}
 		return p
 	}
@@ -202,7 +208,7 @@ func (p *positions) at(path string, offset int) (line, col int) {
 	if !ok {
 		if e := p.m.Entry(path); e != nil {
 			src = e.Src
-		} else if b, err := os.ReadFile(path); err == nil && len(b) <= engine.MaxNoteSize {
+		} else if b, err := safefs.ReadFile(path, engine.MaxNoteSize); err == nil {
 			src = b
 		}
 		p.src[path] = src

@@ -4,19 +4,27 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/magicfrog/mf-lsp/engine"
 )
 
 func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("export", "mf-lsp export DIR [--with-device]", `
+	c := newCLI("export", "mf-lsp export DIR [--with-device | --all-machines]", `
 Write the chain dimensions as a portable tree of Markdown files in DIR:
-account/..., user/..., agent/[ID/]..., task/[ID/]..., frontmatter intact. Device
-notes are left out unless --with-device is given; then they go under
-machine/... with their machine binding. A file already in DIR with other
-content is never overwritten: the export fails before writing anything.
+account/..., user/..., agent/[ID/]..., task/[ID/]..., frontmatter intact, and
+magicfrog.json (the roster, shared, the project's tasks) and layers.json at its
+top, so the tree reads the same way wherever it is imported. Device notes are
+left out unless --with-device is given; then this machine's go under
+machine/... with their machine binding, and each device note of another
+machine left out is named on stderr; --all-machines includes those too, each
+with its binding. Everything is checked before anything is written: DIR may
+not be inside a memory root or hold one, and a file already in DIR with other
+content, or a link on the way to one, fails the export.
 
 Prints "exported N notes to DIR", then a "skipped: ..." line per note left out
 (a legacy note whose canonical twin has the same path).`, stdout, stderr)
-	withDevice := c.fs.Bool("with-device", false, "also export device notes, under machine/")
+	withDevice := c.fs.Bool("with-device", false, "also export this machine's device notes, under machine/")
+	allMachines := c.fs.Bool("all-machines", false, "also export every machine's device notes, each with its binding")
 	pos, code, done := c.parse(args, 1, 1)
 	if done {
 		return code
@@ -25,13 +33,16 @@ Prints "exported N notes to DIR", then a "skipped: ..." line per note left out
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	res, err := m.Export(pos[0], *withDevice)
+	res, err := m.ExportWith(pos[0], engine.ExportOptions{WithDevice: *withDevice, AllMachines: *allMachines})
 	if err != nil {
 		return c.fail("%v", err)
 	}
 	fmt.Fprintf(stdout, "exported %d notes to %s\n", res.Written, pos[0])
 	for _, s := range res.Skipped {
 		fmt.Fprintf(stdout, "skipped: %s\n", s)
+	}
+	for _, s := range res.OtherMachines {
+		fmt.Fprintf(stderr, "left out: %s: another machine's device note (--all-machines includes it)\n", s)
 	}
 	return exitOK
 }
@@ -51,7 +62,12 @@ Read a portable tree (as export writes it) into memory: machine/ lands in
 device, project/ in task; revisions and machine bindings travel as they are. A
 note never replaces a newer revision: a destination at a higher revision, or at
 the same revision with other content, is kept. No path may leave the target:
-absolute paths, "..", links and files that are not notes are refused.
+absolute paths, "..", links, hidden names, FIFOs and other special files, and
+files that are not notes (over 4 MiB, binary, not UTF-8) are refused. DIR may
+not be inside a memory root or hold one. The tree's magicfrog.json is merged
+(agents, shared, and tasks into the project's config.json: the union); its
+layers.json is taken when there is none, and a different one is reported on
+stderr, never written over. Each configuration change is a "config: ..." line.
 
 Prints an "imported PATH" line per note written, a "kept: ..." line per note
 kept back because the destination is not older, then a summary line
@@ -72,6 +88,12 @@ otherwise (kept notes are not an error).`, stdout, stderr)
 	}
 	for _, p := range res.Imported {
 		fmt.Fprintf(stdout, "imported %s\n", p)
+	}
+	for _, l := range res.Config {
+		fmt.Fprintf(stdout, "config: %s\n", l)
+	}
+	if res.LayersDiffer != "" {
+		fmt.Fprintf(stderr, "warning: %s\n", res.LayersDiffer)
 	}
 	kept, refused := 0, 0
 	for _, s := range res.Skipped {

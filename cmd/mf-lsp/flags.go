@@ -20,6 +20,7 @@ type cli struct {
 	fs      *flag.FlagSet
 	dataDir string
 	project string
+	scope   *scopeFlags // the command's scope flags, if it has them: the IDs they name are IDs
 	stdout  io.Writer
 	stderr  io.Writer
 }
@@ -128,7 +129,13 @@ func (c *cli) open(warn bool) (*engine.Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := engine.Open(engine.Options{DataDir: c.dataDir, ProjectDir: project})
+	opts := engine.Options{DataDir: c.dataDir, ProjectDir: project}
+	if c.scope != nil {
+		// An agent or task the flags name is an ID for this command, registered
+		// or not (SPEC §2): its folder reads as its own notes.
+		opts.Named = engine.Scope{Task: c.scope.task, Agents: c.scope.agents}
+	}
+	m, err := engine.Open(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -202,6 +209,7 @@ type scopeFlags struct {
 }
 
 func (s *scopeFlags) register(c *cli) {
+	c.scope = s
 	c.fs.StringVar(&s.task, "task", "", "the task `ID` (default: the project binding's task)")
 	c.fs.Var(&s.agents, "agent", "an agent `ID`; repeat or separate with commas (default: the project binding's agents; given, it replaces them)")
 	c.fs.StringVar(&s.machine, "machine", "", "the machine `ID` whose device notes are shown (default: this machine's, <data>/machine-id)")

@@ -28,8 +28,11 @@ memory/ with the account, user, agent and device folders, memory/layers.json
 from --agent) and machine-id. In the project: .magicfrog/config.json (the
 binding: --task and --agent) and .magicfrog/memory/ for task notes.
 
-Init is idempotent: it never overwrites an existing file. It prints a "made
-PATH" or "kept PATH" line for each, then the next steps.`, stdout, stderr)
+Init is idempotent: it never overwrites an existing file, with one exception:
+--task on a project already bound to another task rebinds it, and the earlier
+task stays in the config's "tasks" so that its folder keeps reading as that
+task's notes. It prints a "made PATH" or "kept PATH" line for each, then the
+next steps.`, stdout, stderr)
 	task := c.fs.String("task", "", "the project's task `ID`")
 	var agents stringList
 	c.fs.Var(&agents, "agent", "an agent `ID` the project is bound to and the roster lists; repeat or separate with commas")
@@ -102,9 +105,27 @@ PATH" or "kept PATH" line for each, then the next steps.`, stdout, stderr)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	say(made, p.ProjectConfigFile(), keptNote(made))
-	if !made && (*task != "" || len(agents) > 0) {
-		fmt.Fprintf(stdout, "  note: --task and --agent were not applied to the existing %s; edit it by hand\n", p.ProjectConfigFile())
+	rebound := false
+	if !made && *task != "" {
+		// Rebinding keeps the earlier task registered (in "tasks"): its folder
+		// must not turn into notes every task shares.
+		previous, changed, err := m.Bind(*task)
+		if err != nil {
+			return c.fail("%v", err)
+		}
+		if rebound = changed; changed {
+			note := fmt.Sprintf(" (bound to task %s)", *task)
+			if previous != "" {
+				note = fmt.Sprintf(" (rebound from task %s to %s; %s stays in \"tasks\", so its notes stay its own)", previous, *task, previous)
+			}
+			fmt.Fprintf(stdout, "changed %s%s\n", p.ProjectConfigFile(), note)
+		}
+	}
+	if !rebound {
+		say(made, p.ProjectConfigFile(), keptNote(made))
+	}
+	if !made && len(agents) > 0 {
+		fmt.Fprintf(stdout, "  note: --agent was not applied to the existing %s; edit it by hand\n", p.ProjectConfigFile())
 	}
 
 	fmt.Fprintf(stdout, `

@@ -10,15 +10,23 @@ import (
 )
 
 func runPromote(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("promote", "mf-lsp promote --from DIM[/ID] --key KEY (--to DIM[/ID] | --layer NAME | both) [--copy] [--expect-revision N]", `
+	c := newCLI("promote", "mf-lsp promote --from DIM[/ID] --key KEY (--to DIM[/ID] | --layer NAME | both) [--copy] [--expect-source-revision N] [--expect-dest-revision N] [--register]", `
 Move (default) or copy a note to another dimension, scope ID or layer: up the
 chain (task/T-7 -> user), into another agent's or task's scope, or into the
 skills layer (--layer skills: notes/review.md becomes skills/review.md). Its
 body and frontmatter keys travel; the destination's revision goes on from its
-own. Both ends are revision-checked: the source must still be what was read
-(and, with --expect-revision, at revision N), and a destination whose revision
-is newer than the source's is never overwritten (exit 3). A move writes the
-destination first, then removes the source.
+own (from a legacy note's, when that is the destination key's only version).
+
+A compare-and-swap on both ends. The source must be at the revision given by
+--expect-source-revision (when given; its content must also not change while
+the command runs). The destination must be at --expect-dest-revision, which
+defaults to 0: the destination must not exist. So an existing destination is
+never overwritten blind: pass the revision you saw (mf-lsp tree) to replace
+it. Either end differing refuses the promotion (exit 3) and nothing is written;
+the first line on stderr is "stale: source at revision M" or "stale:
+destination at revision M". A destination ID that is not registered is refused
+(exit 2) unless --register adds it. A move writes the destination first, then
+removes the source.
 
 Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision R)".`, stdout, stderr)
 	fromFlag := c.fs.String("from", "", "where the note is: `DIM[/ID]`, e.g. task/T-7 or user (required)")
@@ -26,7 +34,10 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 	toFlag := c.fs.String("to", "", "where it goes: `DIM[/ID]` (default: the source's dimension and ID, with --layer)")
 	layer := c.fs.String("layer", "", "the destination layer `NAME`, e.g. skills (default: the note's own layer)")
 	cp := c.fs.Bool("copy", false, "copy: keep the source")
-	expectRev := c.fs.Int("expect-revision", -1, "refuse (exit 3) unless the source is at revision `N`")
+	expectSrc := c.fs.Int("expect-source-revision", -1, "refuse (exit 3) unless the source is at revision `N`")
+	expectRev := c.fs.Int("expect-revision", -1, "the same as --expect-source-revision (`N`), its earlier name")
+	expectDest := c.fs.Int("expect-dest-revision", 0, "refuse (exit 3) unless the destination is at revision `N`; 0: it must not exist")
+	register := registerFlag(c)
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
@@ -37,6 +48,13 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 		return c.usageError("--key is required")
 	case *toFlag == "" && *layer == "":
 		return c.usageError("--to or --layer is required")
+	case *expectDest < 0:
+		return c.usageError("--expect-dest-revision %d: want 0 (must not exist) or more", *expectDest)
+	case c.isSet("expect-revision") && c.isSet("expect-source-revision") && *expectRev != *expectSrc:
+		return c.usageError("--expect-revision and --expect-source-revision disagree")
+	}
+	if c.isSet("expect-revision") {
+		*expectSrc = *expectRev
 	}
 	fromDim, fromID, err := parseWhere(*fromFlag)
 	if err != nil {
@@ -65,11 +83,6 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 	if src == nil {
 		return c.fail("no note %s (looked for %s)", ref(fromDim, fromID, *key), pathOrDash(m, fromDim, fromID, *key))
 	}
-	if *expectRev >= 0 && src.Revision() != *expectRev {
-		fmt.Fprintf(stderr, "stale: current revision %d\n", src.Revision())
-		fmt.Fprintf(stderr, "mf-lsp promote: %s is at revision %d, not %d; nothing was moved\n", src.Path, src.Revision(), *expectRev)
-		return exitStale
-	}
 	// A destination key that cannot be a note is bad usage, not a failure.
 	destKey := src.Key
 	if *layer != "" {
@@ -82,21 +95,21 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 	if err := c.requireWritable(m, toDim); err != nil {
 		return c.fail("%v", err)
 	}
-	warnUnknownScope(c, m, toDim, toID)
-	res, err := m.Promote(engine.PromoteRequest{From: src, To: toDim, ToScope: toID, ToLayer: *layer, Copy: *cp})
+	req := engine.PromoteRequest{From: src, To: toDim, ToScope: toID, ToLayer: *layer, Copy: *cp,
+		ExpectDestRevision: *expectDest, Register: *register}
+	if *expectSrc >= 0 {
+		req.ExpectSourceRevision = expectSrc
+	}
+	res, err := m.Promote(req)
 	if err != nil {
-		if res == nil {
-			var conflict *engine.ConflictError
-			if errors.As(err, &conflict) {
-				fmt.Fprintf(stderr, "refused: destination is newer than the source\n")
-				fmt.Fprintf(stderr, "mf-lsp promote: %v\n", err)
-				return exitStale
-			}
-			if st, ok := engine.IsStale(err); ok {
-				fmt.Fprintf(stderr, "stale: current revision %d\n", st.Revision)
-				fmt.Fprintf(stderr, "mf-lsp promote: %v\n", err)
-				return exitStale
-			}
+		if code, ok := unregistered(c, err); ok {
+			return code
+		}
+		var end *engine.EndError
+		if res == nil && errors.As(err, &end) {
+			fmt.Fprintf(stderr, "stale: %s at revision %d\n", end.End, end.Err.Revision)
+			fmt.Fprintf(stderr, "mf-lsp promote: %v; nothing was moved\n", end.Err)
+			return exitStale
 		}
 		// A move whose destination was written but whose source could not be
 		// removed is not a clean refusal: exit 1, the message says what is where.

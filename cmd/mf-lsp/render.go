@@ -3,18 +3,29 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/managed"
 )
 
 func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("render", "mf-lsp render [--task ID] [--agent ID]... [--machine ID] [--budget TOKENS] [--previous GEN] [--today YYYY-MM-DD] [--into FILE]", `
+	c := newCLI("render", "mf-lsp render [--task ID] [--agent ID | --each-agent] [--machine ID] [--budget TOKENS] [--previous GEN] [--today YYYY-MM-DD] [--into FILE]", `
 Print the <memory> block an agent reads: the effective view of the scope, most
 specific dimension first, skills listed, journal files outside the boot set left
 out. The scope defaults to the project binding (.magicfrog/config.json) and this
 machine; --task, --agent and --machine override it. Files that cannot be read are
 listed on stderr as warnings.
+
+A block is for one participant: the task plus one agent, which sees its own
+agent notes and no other agent's. --agent picks the agent; when the binding
+names several and --agent is not given, render exits 2 naming them.
+--each-agent prints one block per agent of the binding (or of --agent), one
+after the other. Notes under a folder that is neither a registered ID nor
+shared (agent/<folder>/ not on the roster, a task-root folder shaped like a task
+ID that is not the project's) are in no block: each block lists them as
+<omitted path=… reason="unregistered-scope"/> without their bodies, and render
+warns about each such folder on stderr.
 
 With --into FILE the block goes into a managed section of FILE (a CLAUDE.md,
 an AGENTS.md, any Markdown file) between the marker comments
@@ -23,15 +34,20 @@ section is replaced, or appended when FILE has no markers yet (FILE is created
 when missing); every byte outside the markers stays as it was. When the section
 already holds this block nothing is written. Two marker pairs, a marker
 without its pair, and a FILE that is a symbolic link are refused (exit 1).
-Prints "FILE: OUTCOME (generation GEN, N tokens)".`, stdout, stderr)
+Prints "FILE: OUTCOME (generation GEN, N tokens)". --into takes one block:
+not with --each-agent.`, stdout, stderr)
 	var sf scopeFlags
 	sf.register(c)
 	budget := c.fs.Int("budget", 0, "the most `TOKENS` (o200k) the block may take; what does not fit is listed as <omitted/> (0: no limit)")
 	previous := c.fs.String("previous", "", "the generation `GEN` of the block the agent holds; a changed view says replaces=\"GEN\"")
 	today := c.fs.String("today", "", "the journal's today, `YYYY-MM-DD` (default: the local date)")
 	into := c.fs.String("into", "", "write the block into the managed section of `FILE` instead of stdout")
+	each := c.fs.Bool("each-agent", false, "print one block per agent of the binding (or of --agent)")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
+	}
+	if *each && *previous != "" {
+		return c.usageError("--previous names one block's generation: it cannot go with --each-agent")
 	}
 	if *budget < 0 {
 		return c.usageError("--budget %d: want 0 (no limit) or more", *budget)
@@ -43,21 +59,83 @@ Prints "FILE: OUTCOME (generation GEN, N tokens)".`, stdout, stderr)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	blk, err := m.Render(engine.RenderOptions{Scope: sf.scope(c, m), Budget: *budget, Previous: *previous, Today: *today})
-	if err != nil {
-		return c.fail("%v", err)
-	}
-	if *into != "" {
-		if err := c.requireDataDir(m); err != nil {
-			return c.fail("%v", err)
+	scope := sf.scope(c, m)
+	participants := []engine.Scope{scope}
+	switch {
+	case *each && len(scope.Agents) > 0:
+		participants = participants[:0]
+		for _, a := range scope.Agents {
+			p := scope
+			p.Agents = []string{a}
+			participants = append(participants, p)
 		}
-		outcome, err := managed.WriteInto(m.Paths.MemoryDir(), *into, blk.Text)
+	case len(scope.Agents) > 1:
+		from := "the binding (" + m.Paths.ProjectConfigFile() + ")"
+		if c.isSet("agent") {
+			from = "--agent"
+		}
+		return c.usageError("a block is for one agent, and %s names %d: %s; pick one with --agent ID, or print one block each with --each-agent",
+			from, len(scope.Agents), strings.Join(scope.Agents, ", "))
+	}
+	if *into != "" && *each {
+		return c.usageError("--into writes one block into the file: pick the agent with --agent, not --each-agent")
+	}
+	warned := false
+	for _, p := range participants {
+		blk, err := m.Render(engine.RenderOptions{Scope: p, Budget: *budget, Previous: *previous, Today: *today})
 		if err != nil {
 			return c.fail("%v", err)
 		}
-		fmt.Fprintf(stdout, "%s: %s (generation %s, %d tokens)\n", *into, outcome, blk.Generation, blk.Tokens)
-		return exitOK
+		if !warned {
+			warnUnregistered(c, blk)
+			warned = true
+		}
+		if *into != "" {
+			return renderInto(c, m, *into, blk)
+		}
+		fmt.Fprint(stdout, blk.Text)
 	}
-	fmt.Fprint(stdout, blk.Text)
 	return exitOK
+}
+
+// renderInto writes blk into the managed section of file (render --into).
+func renderInto(c *cli, m *engine.Memory, file string, blk *engine.Block) int {
+	if err := c.requireDataDir(m); err != nil {
+		return c.fail("%v", err)
+	}
+	outcome, err := managed.WriteInto(m.Paths.MemoryDir(), file, blk.Text)
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	fmt.Fprintf(c.stdout, "%s: %s (generation %s, %d tokens)\n", file, outcome, blk.Generation, blk.Tokens)
+	return exitOK
+}
+
+// warnUnregistered says on stderr, once per folder, which unregistered
+// folders the block left out and how to settle each.
+func warnUnregistered(c *cli, blk *engine.Block) {
+	type folder struct {
+		dim engine.Dimension
+		id  string
+	}
+	count := map[folder]int{}
+	var order []folder
+	for _, o := range blk.Omitted {
+		if o.Reason != engine.ReasonUnregistered {
+			continue
+		}
+		f := folder{o.Entry.Dimension, o.Entry.Scope}
+		if count[f] == 0 {
+			order = append(order, f)
+		}
+		count[f]++
+	}
+	for _, f := range order {
+		fix := `register it in magicfrog.json "agents", or keep it shared ("shared")`
+		if f.dim == engine.Task {
+			fix = `register it in .magicfrog/config.json "tasks"`
+		}
+		fmt.Fprintf(c.stderr, "mf-lsp %s: warning: %s/%s/ is not a registered ID: its %d note(s) are in no block (listed as omitted); %s\n",
+			c.name, f.dim, f.id, count[f], fix)
+	}
 }

@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 //
 //	demo DIR                  copy testdata/demo (data/ and project/) into $WORK/DIR
 //	exitcode N PROG [ARGS...] run PROG like exec, and want exit code N exactly
+//	mkfifo PATH               make a named pipe (hostile trees)
 //
 // (`! exec` only says "not 0"; the CLI's exit codes 1, 2 and 3 mean different
 // things.)
@@ -47,6 +48,12 @@ func TestScript(t *testing.T) {
 					ts.Fatalf("usage: demo DIR")
 				}
 				ts.Check(copyTree(demo, ts.MkAbs(args[0])))
+			},
+			"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: mkfifo PATH")
+				}
+				ts.Check(mkfifo(ts.MkAbs(args[0])))
 			},
 			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) < 2 {

@@ -14,10 +14,12 @@ Print the path of today's raw daily note in a journal (the journal layer of
 layers.json), creating it when missing with frontmatter (revision 1, updated)
 and a "# YYYY-MM-DD (Weekday)" title. An existing note is never touched; a
 note created meanwhile by someone else is simply returned. "created PATH" is
-reported on stderr when the note was made.`, stdout, stderr)
+reported on stderr when the note was made. A --scope that is not a registered
+agent or task ID is refused (exit 2) unless --register adds it.`, stdout, stderr)
 	var jf journalFlags
 	jf.register(c, "task", "the `DIMENSION` whose journal holds the note")
 	today := c.fs.String("today", "", "the day, `YYYY-MM-DD` (default: the local date)")
+	register := registerFlag(c)
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
@@ -33,7 +35,13 @@ reported on stderr when the note was made.`, stdout, stderr)
 	if err != nil {
 		return c.fail("%v", err)
 	}
+	if code, done := ensureRegistered(c, m, d, jf.scope, *register); done {
+		return code
+	}
 	p, created, err := rollup.Today(m, d, jf.scope, day)
+	if code, ok := unregistered(c, err); ok {
+		return code
+	}
 	if err != nil {
 		return c.fail("%v", err)
 	}
@@ -59,10 +67,12 @@ note never replaces a newer one.
 Prints one line per file: "imported FROM -> PATH", "unchanged FROM",
 "kept FROM: why" (the destination is not older), "ignored FROM: why" (not a
 journal note), "skipped FROM: why" (refused), then a summary. Exit code 1 when a
-file was refused (kept and ignored files are not an error).`, stdout, stderr)
+file was refused (kept and ignored files are not an error). A --scope that is
+not a registered agent or task ID is refused (exit 2) unless --register adds it.`, stdout, stderr)
 	var jf journalFlags
 	jf.register(c, "task", "the `DIMENSION` whose journal receives the files")
 	dir := c.fs.String("journal", "", "the agent workspace `DIR` to import")
+	register := registerFlag(c)
 	pos, code, done := c.parse(args, 0, 1)
 	if done {
 		return code
@@ -80,6 +90,9 @@ file was refused (kept and ignored files are not an error).`, stdout, stderr)
 	m, err := c.openDataDir()
 	if err != nil {
 		return c.fail("%v", err)
+	}
+	if code, done := ensureRegistered(c, m, d, jf.scope, *register); done {
+		return code
 	}
 	rep, err := rollup.ImportJournal(m, *dir, d, jf.scope)
 	if err != nil {

@@ -45,12 +45,14 @@ stderr as warnings (and in the JSON's "problems").`, stdout, stderr)
 // jsonTree is `mf-lsp tree --json`. Its fields are a documented contract
 // (docs/cli.md): add fields, never rename or remove them.
 type jsonTree struct {
-	DataDir    string        `json:"dataDir"`
-	ProjectDir string        `json:"projectDir"`
-	Scope      jsonScope     `json:"scope"`
-	Keys       []jsonKey     `json:"keys"`
-	Device     []jsonEntry   `json:"device"`
-	Problems   []jsonProblem `json:"problems"`
+	DataDir    string      `json:"dataDir"`
+	ProjectDir string      `json:"projectDir"`
+	Scope      jsonScope   `json:"scope"`
+	Keys       []jsonKey   `json:"keys"`
+	Device     []jsonEntry `json:"device"`
+	// Unregistered lists the notes under unregistered folders: in no block.
+	Unregistered []jsonEntry   `json:"unregistered"`
+	Problems     []jsonProblem `json:"problems"`
 }
 
 type jsonScope struct {
@@ -96,7 +98,7 @@ func treeJSON(m *engine.Memory, v *engine.View) jsonTree {
 	t := jsonTree{
 		DataDir: m.Paths.DataDir, ProjectDir: m.Paths.ProjectDir,
 		Scope: jsonScope{Task: v.Scope.Task, Agents: append([]string{}, v.Scope.Agents...), Machine: v.Scope.Machine},
-		Keys:  []jsonKey{}, Device: []jsonEntry{}, Problems: []jsonProblem{},
+		Keys:  []jsonKey{}, Device: []jsonEntry{}, Unregistered: []jsonEntry{}, Problems: []jsonProblem{},
 	}
 	for _, kv := range v.Keys {
 		k := jsonKey{Key: kv.Key, Winner: toJSONEntry(kv.Winner), Shadowed: []jsonEntry{}}
@@ -107,6 +109,9 @@ func treeJSON(m *engine.Memory, v *engine.View) jsonTree {
 	}
 	for _, e := range v.Device {
 		t.Device = append(t.Device, toJSONEntry(e))
+	}
+	for _, e := range v.Unregistered {
+		t.Unregistered = append(t.Unregistered, toJSONEntry(e))
 	}
 	for _, p := range m.Problems() {
 		t.Problems = append(t.Problems, jsonProblem{Path: p.Path, Message: p.Message})
@@ -142,6 +147,15 @@ func printTree(w io.Writer, m *engine.Memory, v *engine.View) {
 		fmt.Fprintln(tw, "(no notes)\t\t\t\t")
 	}
 	tw.Flush()
+	if len(v.Unregistered) > 0 {
+		fmt.Fprintf(w, "\nUNREGISTERED (no registered ID: in no block; register the folder or keep it shared)\n")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "KEY\tFROM\tREV\tLAYER\tPATH")
+		for _, e := range v.Unregistered {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Key, from(e), strconv.Itoa(e.Revision()), e.Layer.Name, e.Path)
+		}
+		tw.Flush()
+	}
 }
 
 // from is where a note comes from: "agent/larry", "task", "device (legacy)".

@@ -17,12 +17,20 @@ frontmatter keys are kept. On success the new revision is printed on stdout.
 
 A stale write changes nothing and exits 3; the first line on stderr is exactly
 "stale: current revision M" (M is 0 when the note does not exist or has no
-readable revision), the second says why.`, stdout, stderr)
+readable revision), the second says why.
+
+A note under an agent or task ID that is not registered (magicfrog.json
+"agents", the project's "task"/"tasks") would be in no one's view: the write is
+refused (exit 2) unless --register adds the ID in the same step. A key whose
+only version is a legacy note (machine/, project/) goes on from it: N is the
+legacy note's revision, the canonical note gets N+1, and the legacy file is
+removed once the canonical one is written (said on stderr).`, stdout, stderr)
 	dim := c.fs.String("dimension", "", "the dimension `DIM`: account, user, agent, task or device (required)")
 	scope := c.fs.String("scope", "", "the agent or task `ID` the note belongs to (default: shared by every agent or task)")
 	key := c.fs.String("key", "", "the note's `KEY`, its path inside the dimension: notes/style.md (required)")
 	expectRev := c.fs.Int("expect-revision", -1, "the revision `N` the writer read; 0: the note must not exist (required)")
 	expectHash := c.fs.String("expect-hash", "", "the content hash `H` the writer read (optional)")
+	register := registerFlag(c)
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
@@ -51,15 +59,17 @@ readable revision), the second says why.`, stdout, stderr)
 	if err := c.requireWritable(m, d); err != nil {
 		return c.fail("%v", err)
 	}
-	warnUnknownScope(c, m, d, *scope)
 	body, err := io.ReadAll(stdin)
 	if err != nil {
 		return c.fail("reading the body from stdin: %v", err)
 	}
 	res, err := m.Write(engine.WriteRequest{
 		Dimension: d, Scope: *scope, Key: *key, Body: body,
-		ExpectRevision: *expectRev, ExpectHash: *expectHash,
+		ExpectRevision: *expectRev, ExpectHash: *expectHash, Register: *register,
 	})
+	if code, ok := unregistered(c, err); ok {
+		return code
+	}
 	if st, ok := engine.IsStale(err); ok {
 		fmt.Fprintf(stderr, "stale: current revision %d\n", st.Revision)
 		fmt.Fprintf(stderr, "mf-lsp write: %v\n", err)
@@ -68,29 +78,7 @@ readable revision), the second says why.`, stdout, stderr)
 	if err != nil {
 		return c.fail("%s: %v", path, err)
 	}
+	reportWrite(c, res)
 	fmt.Fprintln(stdout, res.Revision)
 	return exitOK
-}
-
-// warnUnknownScope warns when an ID prefix is not one the tree reads as an ID:
-// such a note would read as a shared note whose key starts with the ID.
-func warnUnknownScope(c *cli, m *engine.Memory, d engine.Dimension, scope string) {
-	if scope == "" {
-		return
-	}
-	switch d {
-	case engine.Agent:
-		for _, a := range m.Roster() {
-			if a == scope {
-				return
-			}
-		}
-		fmt.Fprintf(c.stderr, "mf-lsp %s: warning: agent %q is not in the roster (%s agents, or the project's agents): its notes read as shared notes under %s/ until it is added\n",
-			c.name, scope, m.Paths.RosterFile(), scope)
-	case engine.Task:
-		if !m.IsTaskID(scope) {
-			fmt.Fprintf(c.stderr, "mf-lsp %s: warning: task %q is not this project's task (.magicfrog/config.json task or tasks): its notes read as shared task notes under %s/ until it is added\n",
-				c.name, scope, scope)
-		}
-	}
 }

@@ -43,9 +43,13 @@ func parseFull(d *Document, src []byte) {
 	file, err := parser.ParseBytes(y, 0, parser.AllowDuplicateMapKey())
 	if err != nil {
 		span := Span{d.YAML.Start, lineEnd(d.YAML.Start)}
-		msg := err.Error()
+		var msg string
 		var se *yaml.SyntaxError
-		if errors.As(err, &se) {
+		if !errors.As(err, &se) {
+			msg = err.Error()
+		} else {
+			// Not se.Error(): it prints the source around the error, which
+			// for a long line costs hundreds of MB (FuzzBounded found it).
 			msg = se.GetMessage()
 			if tk := se.GetToken(); tk != nil && tk.Position != nil {
 				o := offset(tk.Position)

@@ -122,6 +122,9 @@ printf '`+"```"+`markdown\n# 2026-11-06 (Friday), refined\n\n## Decisions Made\n
 	fail("exit 1", "cat >/dev/null\necho 'model quota exceeded' >&2\nexit 1\n", 5*time.Second, "failed (exit status 1)", "stderr: model quota exceeded", "rollup day 2026-11-07")
 	fail("timeout", "cat >/dev/null\nsleep 30\n", 300*time.Millisecond, "did not finish within 300ms")
 	fail("timeout with a child holding stdout", "cat >/dev/null\n(sleep 30; echo late) &\nsleep 30\n", 300*time.Millisecond, "did not finish within 300ms")
+	// Issue 14, row 3: 50 MB on stdout went past the cap (limitedBuffer's
+	// embedded bytes.Buffer gave io.Copy a ReadFrom) and was written.
+	fail("50 MB of output", "cat >/dev/null\nprintf '## Decisions Made\\n\\n- '\nhead -c 52428800 /dev/zero | tr '\\0' 'x'\n", 20*time.Second, "printed more than 4194304 bytes")
 	fail("empty", "cat >/dev/null\necho 'warming up' >&2\n", 5*time.Second, "printed nothing on stdout", "warming up")
 	fail("no sections", "cat >/dev/null\necho 'Sure! Here is your summary: all good.'\n", 5*time.Second, "none of the expected sections", "Sure! Here is")
 	s, _ = Command("/nonexistent/llm -p", time.Second)
@@ -132,6 +135,30 @@ printf '`+"```"+`markdown\n# 2026-11-06 (Friday), refined\n\n## Decisions Made\n
 	if !reflect.DeepEqual(raw, f.snapshot(t)) {
 		t.Fatal("a raw daily changed")
 	}
+}
+
+// Issue 14, row 9: a summarizer that exits 0 with valid output, leaving a
+// setsid child holding stdout, is taken (its output was thrown away with
+// "WaitDelay expired").
+func TestCommandStrayChildHoldsStdout(t *testing.T) {
+	needSh(t)
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	f := novemberFixture(t)
+	s, err := Command(script(t, `cat >/dev/null
+setsid sh -c 'sleep 20' &
+printf '# 2026-11-06 (Friday), refined\n\n## Decisions Made\n\n- Taken despite the stray child\n'
+exit 0
+`), 15*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, _ := Plan(f.m, Request{Rollup: journal.Rollup{Kind: journal.RefineDay, Day: day(t, "2026-11-06")}}, Options{})
+	if _, err := Run(ctx, f.m, jobs[0], s); err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "rollup", f.read(t, "refined/2026-11-06.md"), "- Taken despite the stray child\n")
 }
 
 // A summarizer command that sleeps while another writer edits the raw note:

@@ -13,6 +13,7 @@ import (
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/journal"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -217,7 +218,7 @@ func importOne(m *engine.Memory, j Journal, from, rel, path string) ImportedFile
 		out.Why = err.Error()
 		return out
 	}
-	src, err := os.ReadFile(path)
+	src, err := safefs.ReadFile(path, engine.MaxNoteSize)
 	if err != nil {
 		out.Why = err.Error()
 		return out
@@ -254,7 +255,7 @@ func importOne(m *engine.Memory, j Journal, from, rel, path string) ImportedFile
 			notes = append(notes, "frontmatter added (revision 1, updated from the file's time)")
 		}
 	}
-	cur, err := os.ReadFile(dest)
+	cur, err := safefs.ReadFile(dest, store.MaxRead)
 	expect := store.Expect{}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

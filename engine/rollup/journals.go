@@ -9,6 +9,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/journal"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -92,12 +93,13 @@ func usable(m *engine.Memory, e *engine.Entry) bool {
 }
 
 // Journals returns every journal that has files, sorted by dimension, scope and
-// layer prefix.
+// layer prefix. A journal under an unregistered folder is no one's (SPEC §2)
+// and no rollup may write into it: it is left out until it is registered.
 func Journals(m *engine.Memory) []Journal {
 	seen := map[Journal]bool{}
 	var out []Journal
 	for _, e := range m.Entries() {
-		if e.Layer.Kind != engine.KindFractal || !usable(m, e) {
+		if e.Layer.Kind != engine.KindFractal || !usable(m, e) || e.Unregistered {
 			continue
 		}
 		j := Journal{Dimension: e.Dimension, Scope: e.Scope, Layer: e.Layer}
@@ -177,7 +179,7 @@ func (j Journal) lookup(m *engine.Memory, rel string) *engine.Entry {
 // fresh returns the note at path, re-read when the disk differs from the loaded
 // entry.
 func fresh(m *engine.Memory, path string) *engine.Entry {
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, store.MaxRead)
 	e := m.Entry(path)
 	switch {
 	case err != nil && e == nil:

@@ -185,6 +185,9 @@ func (j Job) String() string { return j.Rollup.String() + " in " + j.Journal.Str
 // period is not over yet (an early rollup is rerun when it goes stale), marked
 // UpToDate when its output is current.
 func Plan(m *engine.Memory, req Request, opts Options) ([]Job, error) {
+	if err := engine.CheckScopeID(opts.Scope); err != nil {
+		return nil, err // "../../x" matched no journal and answered OK doing nothing
+	}
 	var jobs []Job
 	for _, j := range Journals(m) {
 		if !opts.selects(j) {

@@ -123,6 +123,11 @@ func (c *CommandSummarizer) Summarize(ctx context.Context, in Input) (string, er
 	// Grandchildren that keep the pipes open must not keep us waiting.
 	cmd.WaitDelay = 2 * time.Second
 	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		// The command exited 0; a child it left behind (setsid, a daemon)
+		// still holds the pipe. What the command printed is complete.
+		err = nil
+	}
 	name := fmt.Sprintf("summarizer `%s`", c.Line)
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
@@ -255,22 +260,28 @@ func SplitCommand(s string) ([]string, error) {
 }
 
 // limitedBuffer keeps at most max bytes and remembers that there were more.
+// It holds its bytes.Buffer as a field, not embedded: embedded, the Buffer's
+// ReadFrom is promoted, and io.Copy (which os/exec uses for a pipe) calls it
+// instead of Write, filling memory with whatever the command prints (a
+// summarizer printing 50 MB was written as a 50 MB rollup).
 type limitedBuffer struct {
-	bytes.Buffer
+	buf  bytes.Buffer
 	max  int
 	over bool
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); len(p) > room {
+	if room := b.max - b.buf.Len(); len(p) > room {
 		b.over = true
 		if room > 0 {
-			b.Buffer.Write(p[:room])
+			b.buf.Write(p[:room])
 		}
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
+
+func (b *limitedBuffer) String() string { return b.buf.String() }
 
 // tailBuffer keeps the last stderrTail bytes written to it.
 type tailBuffer struct{ b []byte }

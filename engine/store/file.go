@@ -30,7 +30,13 @@ func UpdateFile(lockRoot, path string, fn func(current []byte, exists bool) ([]b
 		return false, err
 	}
 	defer unlock()
-	t := &target{dir: dir, base: filepath.Base(abs), display: path}
+	// The file's folder is the root every operation goes through: the file is
+	// read, and its temporary file created and renamed, in that folder only.
+	t := &target{rootReal: dir, dir: dir, base: filepath.Base(abs), display: path}
+	if err := t.open(); err != nil {
+		return false, err
+	}
+	defer t.close()
 	current, mode, exists, err := t.read()
 	if err != nil {
 		return false, err

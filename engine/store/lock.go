@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -12,8 +13,15 @@ import (
 	"github.com/gofrs/flock"
 )
 
-// LockFile is the name of the advisory lock file inside a memory root.
-const LockFile = ".mf-lsp.lock"
+// LockDir is the folder inside a memory root that holds its lock file, with a
+// .gitignore of "*" beside it: a memory root is often inside a git work tree
+// (a project's .magicfrog/memory, a roaming data directory), and the lock must
+// never show up in git status or be committed. Hidden names are never read as
+// notes, imported or exported.
+const LockDir = ".mf-lsp"
+
+// LockFile is the advisory lock file's path inside a memory root.
+var LockFile = filepath.Join(LockDir, "lock")
 
 // ErrLockTimeout is returned (wrapped) when a root's lock could not be taken
 // within the lock timeout.
@@ -37,7 +45,7 @@ func procLock(key string) chan struct{} {
 }
 
 // Lock takes the exclusive write lock of root: an advisory file lock on
-// <root>/.mf-lsp.lock shared by every process using this package, plus a
+// <root>/.mf-lsp/lock shared by every process using this package, plus a
 // mutex shared by the goroutines of this one. Root is created if needed. It
 // waits at most the lock timeout (10 s) and then fails with an error wrapping
 // ErrLockTimeout. The returned unlock releases both; calling it again is a
@@ -45,6 +53,9 @@ func procLock(key string) chan struct{} {
 func Lock(root string) (unlock func() error, err error) {
 	if root == "" {
 		return nil, errors.New("store: empty memory root")
+	}
+	if err := checkRoot(root); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("store: create memory root: %w", err)
@@ -57,7 +68,10 @@ func Lock(root string) (unlock func() error, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: resolve memory root: %w", err)
 	}
-	path := filepath.Join(real, LockFile)
+	path, err := lockPath(real)
+	if err != nil {
+		return nil, err
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), lockTimeout)
 	defer cancel()
@@ -90,4 +104,43 @@ func Lock(root string) (unlock func() error, err error) {
 		})
 		return err
 	}, nil
+}
+
+// lockPath makes <root>/.mf-lsp/ with its .gitignore and returns the lock
+// file's path. A link where the folder or the lock file should be is refused:
+// opening the lock creates its file, which must not happen outside the tree.
+func lockPath(root string) (string, error) {
+	dir := filepath.Join(root, LockDir)
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("store: create lock folder: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return "", fmt.Errorf("store: lock folder: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("store: %s is %s; it must be the store's own folder (remove it)", dir, kindOf(fi.Mode()))
+	}
+	ignore := filepath.Join(dir, ".gitignore")
+	if f, err := os.OpenFile(ignore, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+		_, _ = f.WriteString("# mf-lsp's write lock: never committed.\n*\n")
+		f.Close()
+	}
+	path := filepath.Join(dir, "lock")
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("store: %s is %s; it must be the store's lock file (remove it)", path, kindOf(fi.Mode()))
+	}
+	return path, nil
+}
+
+// RemoveLock removes root's lock folder when nothing holds it: for a tree
+// that is not a memory root (an export) and must not carry it.
+func RemoveLock(root string) {
+	dir := filepath.Join(root, LockDir)
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return
+	}
+	os.Remove(filepath.Join(dir, "lock"))
+	os.Remove(filepath.Join(dir, ".gitignore"))
+	os.Remove(dir) // fails, and keeps it, when anything else is inside
 }

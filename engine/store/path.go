@@ -2,12 +2,18 @@ package store
 
 import (
 	"errors"
+
 	"fmt"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 )
+
+// MaxRead is the largest file the store reads to check or replace it: far
+// above a note's size, it only keeps a hostile file from being read whole.
+const MaxRead = 64 << 20
 
 var (
 	// ErrOutsideRoot: the path, once ".." and symbolic links are resolved, is
@@ -15,13 +21,17 @@ var (
 	ErrOutsideRoot = errors.New("store: path is outside the memory root")
 	// ErrSymlink: the note's path is itself a symbolic link.
 	ErrSymlink = errors.New("store: refusing to write or remove through a symbolic link")
-	// ErrReservedName: the note's name starts with "." — the names of the
-	// store's own lock and temporary files, never read as notes.
+	// ErrReservedName: the note's name, or a folder on its path, starts with
+	// "." — the names of the store's own lock and temporary files, never read
+	// as notes.
 	ErrReservedName = errors.New("store: names starting with \".\" are not notes")
 )
 
-// target is a note path checked against its root.
+// target is a note path checked against its root. The checks below give
+// precise messages; every operation then goes through root (an os.Root), so a
+// folder swapped for a link after the checks still cannot lead out.
 type target struct {
+	root     *os.Root // the memory root, opened
 	rootReal string   // root, absolute, symbolic links resolved
 	rel      string   // path relative to root, cleaned
 	display  string   // root joined with rel, for messages
@@ -35,9 +45,21 @@ func (t *target) file() string {
 	return filepath.Join(append(append([]string{t.dir}, t.missing...), t.base)...)
 }
 
-// parent is the note's directory (which may not exist yet).
-func (t *target) parent() string {
-	return filepath.Join(append([]string{t.dir}, t.missing...)...)
+// in is the path of abs (t.dir or below, symbolic links resolved) relative to
+// the root, for os.Root.
+func (t *target) in(abs string) string {
+	rel, ok := inside(t.rootReal, abs)
+	if !ok {
+		return abs // os.Root refuses it
+	}
+	return rel
+}
+
+// close releases the opened root.
+func (t *target) close() {
+	if t.root != nil {
+		t.root.Close()
+	}
 }
 
 // resolve checks that path (absolute, or relative to root) names a note inside
@@ -51,6 +73,9 @@ func resolve(root, path string) (*target, error) {
 	rootReal, err := filepath.EvalSymlinks(rootAbs)
 	if err != nil {
 		return nil, fmt.Errorf("store: memory root: %w", err)
+	}
+	if err := checkRoot(rootAbs); err != nil {
+		return nil, err
 	}
 	p := path
 	if !filepath.IsAbs(p) {
@@ -68,8 +93,10 @@ func resolve(root, path string) (*target, error) {
 		return nil, fmt.Errorf("%w: %s is the root itself, not a note", ErrOutsideRoot, path)
 	}
 	t := &target{rootReal: rootReal, rel: rel, display: filepath.Join(rootAbs, rel), base: filepath.Base(rel)}
-	if strings.HasPrefix(t.base, ".") {
-		return nil, fmt.Errorf("%w: %s", ErrReservedName, t.display)
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if strings.HasPrefix(part, ".") { // the note, or a folder readers skip (the lock's)
+			return nil, fmt.Errorf("%w: %s", ErrReservedName, t.display)
+		}
 	}
 	cur := rootReal
 	var comps []string
@@ -107,6 +134,28 @@ func resolve(root, path string) (*target, error) {
 	return t, nil
 }
 
+// open opens the root for the operations on t.
+func (t *target) open() error {
+	r, err := safefs.OpenRoot(t.rootReal)
+	if err != nil {
+		return fmt.Errorf("store: memory root: %w", err)
+	}
+	t.root = r
+	return nil
+}
+
+// checkRoot refuses a memory root that is a symbolic link: readers do not
+// follow it, so notes written through it would land outside the tree and be
+// invisible (a cloned project's .magicfrog/memory pointing anywhere).
+func checkRoot(root string) error {
+	fi, err := os.Lstat(root)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(root)
+		return fmt.Errorf("%w: the memory root %s is a symbolic link (to %s); replace it with a real folder", ErrOutsideRoot, root, target)
+	}
+	return nil
+}
+
 // inside returns p relative to root when p is root or below it (lexically).
 func inside(root, p string) (string, bool) {
 	rel, err := filepath.Rel(root, p)
@@ -122,14 +171,14 @@ func (t *target) mkdirs() error {
 	cur := t.dir
 	for _, c := range t.missing {
 		next := filepath.Join(cur, c)
-		if err := os.Mkdir(next, 0o755); err != nil {
+		if err := t.root.Mkdir(t.in(next), 0o755); err != nil {
 			// Someone outside the store may have made it meanwhile; accept a
 			// real directory, nothing else.
-			fi, lerr := os.Lstat(next)
+			fi, lerr := t.root.Lstat(t.in(next))
 			if lerr != nil || !fi.IsDir() {
 				return fmt.Errorf("store: create directory: %w", err)
 			}
-		} else if err := syncDir(cur); err != nil {
+		} else if err := t.syncDir(cur); err != nil {
 			return err
 		}
 		cur = next
@@ -144,8 +193,8 @@ func (t *target) read() (content []byte, mode fs.FileMode, exists bool, err erro
 	if len(t.missing) > 0 {
 		return nil, 0, false, nil
 	}
-	f := t.file()
-	fi, err := os.Lstat(f)
+	f := t.in(t.file())
+	fi, err := t.root.Lstat(f)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, 0, false, nil
@@ -154,11 +203,18 @@ func (t *target) read() (content []byte, mode fs.FileMode, exists bool, err erro
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return nil, 0, false, fmt.Errorf("%w: %s", ErrSymlink, t.display)
 	case !fi.Mode().IsRegular():
-		return nil, 0, false, fmt.Errorf("store: %s is not a regular file", t.display)
+		return nil, 0, false, fmt.Errorf("store: %s is %s, not a note", t.display, safefs.Kind(fi.Mode()))
 	}
-	b, err := os.ReadFile(f)
-	if err != nil {
+	b, err := safefs.ReadIn(t.root, f, MaxRead)
+	switch {
+	case errors.Is(err, safefs.ErrTooLarge):
+		return nil, 0, false, fmt.Errorf("store: %s is larger than %d MiB: not a note, not replaced", t.display, MaxRead>>20)
+	case errors.Is(err, safefs.ErrLink):
+		return nil, 0, false, fmt.Errorf("%w: %s", ErrSymlink, t.display)
+	case err != nil:
 		return nil, 0, false, fmt.Errorf("store: %w", err)
 	}
 	return b, fi.Mode().Perm(), true, nil
 }
+
+func kindOf(m fs.FileMode) string { return safefs.Kind(m) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -334,16 +335,39 @@ func TestSymlinkedParentInsideRoot(t *testing.T) {
 	if b := mustRead(t, filepath.Join(root, "real", "n.md")); !bytes.Equal(b, note(1, "x")) {
 		t.Fatalf("note %q", b)
 	}
-	// And a root that is itself reached through a symbolic link.
-	link := filepath.Join(t.TempDir(), "rootlink")
-	if err := os.Symlink(root, link); err != nil {
+	// And a root whose parent is reached through a symbolic link (/tmp on
+	// macOS, a home folder moved to another disk).
+	link := filepath.Join(t.TempDir(), "parentlink")
+	if err := os.Symlink(filepath.Dir(root), link); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(link, "real/n.md", note(2, "y"), Expect{Revision: 1}); err != nil {
+	viaLink := filepath.Join(link, filepath.Base(root))
+	if err := Write(viaLink, "real/n.md", note(2, "y"), Expect{Revision: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(link, filepath.Join(root, "real", "n.md"), note(3, "z"), Expect{Revision: 2}); err != nil {
+	if err := Write(viaLink, filepath.Join(root, "real", "n.md"), note(3, "z"), Expect{Revision: 2}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A memory root that is itself a symbolic link (a cloned project's
+// .magicfrog/memory pointing anywhere) is refused for writes, as readers
+// refuse it: notes written through it would land outside the tree, unseen.
+func TestSymlinkedRootRefused(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges")
+	}
+	elsewhere := t.TempDir()
+	link := filepath.Join(t.TempDir(), "memory")
+	if err := os.Symlink(elsewhere, link); err != nil {
+		t.Fatal(err)
+	}
+	err := Write(link, "n.md", note(1, "x"), Expect{})
+	if !errors.Is(err, ErrOutsideRoot) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("write through a linked root: %v; want ErrOutsideRoot naming the link", err)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Fatalf("wrote %d entries outside the tree", len(entries))
 	}
 }
 
@@ -550,5 +574,62 @@ func BenchmarkUpdateSmall(b *testing.B) {
 			b.Fatal(err)
 		}
 		rev++
+	}
+}
+
+// Issue 14: the lock showed up in the project's git status. It lives in
+// <root>/.mf-lsp/ beside a .gitignore of "*"; a link where the lock folder or
+// file should be is refused, and nothing is created through it.
+func TestLockIsIgnoredByGit(t *testing.T) {
+	repo := t.TempDir()
+	root := filepath.Join(repo, ".magicfrog", "memory")
+	if err := Write(root, "n.md", note(1, "x"), Expect{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, LockDir, ".gitignore")); err != nil || !strings.Contains(string(b), "\n*\n") {
+		t.Fatalf(".gitignore beside the lock: %q, %v", b, err)
+	}
+	if _, err := exec.LookPath("git"); err == nil {
+		if out, err := exec.Command("git", "-C", repo, "init", "-q").CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v %s", err, out)
+		}
+		out, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--untracked-files=all").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(out), "lock") || strings.Contains(string(out), LockDir) {
+			t.Errorf("git status shows the lock:\n%s", out)
+		}
+		if !strings.Contains(string(out), "n.md") {
+			t.Errorf("git status does not show the note:\n%s", out)
+		}
+	}
+	if runtime.GOOS == "windows" {
+		return
+	}
+	// Hostile lock folders.
+	outside := t.TempDir()
+	for i, setup := range []func(root string) error{
+		func(root string) error { return os.Symlink(outside, filepath.Join(root, LockDir)) },
+		func(root string) error {
+			if err := os.MkdirAll(filepath.Join(root, LockDir), 0o755); err != nil {
+				return err
+			}
+			return os.Symlink(filepath.Join(outside, "lockfile"), filepath.Join(root, LockDir, "lock"))
+		},
+	} {
+		root := filepath.Join(t.TempDir(), fmt.Sprint(i))
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := setup(root); err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(root, "n.md", note(1, "x"), Expect{}); err == nil {
+			t.Errorf("case %d: wrote through a linked lock", i)
+		}
+		if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+			t.Errorf("case %d: created %v outside the tree", i, entries)
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package store
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -49,6 +52,10 @@ func Update(root, path string, expect Expect, fn func(current []byte, exists boo
 	if err != nil {
 		return nil, err
 	}
+	if err := t.open(); err != nil {
+		return nil, err
+	}
+	defer t.close()
 	current, mode, exists, err := t.read()
 	if err != nil {
 		return nil, err
@@ -93,6 +100,10 @@ func Remove(root, path string, expect Expect) error {
 	if err != nil {
 		return err
 	}
+	if err := t.open(); err != nil {
+		return err
+	}
+	defer t.close()
 	current, _, exists, err := t.read()
 	if err != nil {
 		return err
@@ -103,26 +114,26 @@ func Remove(root, path string, expect Expect) error {
 	if !exists {
 		return nil
 	}
-	cleanTemps(t.dir)
-	if err := os.Remove(t.file()); err != nil {
+	t.cleanTemps(t.dir)
+	if err := t.root.Remove(t.in(t.file())); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	if err := syncDir(t.dir); err != nil {
+	if err := t.syncDir(t.dir); err != nil {
 		return err
 	}
 	// Prune now-empty parents, deepest first, stopping at the first that is
 	// not empty (or is a symbolic link, or is root).
 	for d := filepath.Dir(t.rel); d != "."; d = filepath.Dir(d) {
 		p := filepath.Join(t.rootReal, d)
-		fi, err := os.Lstat(p)
+		fi, err := t.root.Lstat(d)
 		if err != nil || !fi.IsDir() {
 			break
 		}
-		cleanTemps(p)
-		if os.Remove(p) != nil {
+		t.cleanTemps(p)
+		if t.root.Remove(d) != nil {
 			break
 		}
-		_ = syncDir(filepath.Dir(p)) // the note is gone already; an empty folder surviving a crash loses nothing
+		_ = t.syncDir(filepath.Dir(p)) // the note is gone already; an empty folder surviving a crash loses nothing
 	}
 	return nil
 }
@@ -131,17 +142,16 @@ func Remove(root, path string, expect Expect) error {
 // directory.
 func writeAtomic(t *target, data []byte, mode fs.FileMode) (err error) {
 	dir := t.dir
-	cleanTemps(dir)
-	f, err := os.CreateTemp(dir, "."+t.base+tempMarker+"*")
+	t.cleanTemps(dir)
+	f, tmp, err := t.createTemp(dir)
 	if err != nil {
 		return fmt.Errorf("store: create temporary file: %w", err)
 	}
-	tmp := f.Name()
 	renamed := false
 	defer func() {
 		if !renamed {
 			f.Close()
-			os.Remove(tmp)
+			t.root.Remove(tmp)
 		}
 	}()
 	if runtime.GOOS != "windows" {
@@ -160,12 +170,75 @@ func writeAtomic(t *target, data []byte, mode fs.FileMode) (err error) {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("store: close temporary file: %w", err)
 	}
-	if err := os.Rename(tmp, t.file()); err != nil {
+	if err := t.root.Rename(tmp, t.in(t.file())); err != nil {
 		return fmt.Errorf("store: replace %s: %w", t.display, err)
 	}
 	renamed = true
 	hook("after-rename")
-	return syncDir(dir)
+	return t.syncDir(dir)
+}
+
+// createTemp creates ".<name>.tmp-<random>" in dir (inside the root) and
+// returns it with its path relative to the root.
+func (t *target) createTemp(dir string) (*os.File, string, error) {
+	for range 10 {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, "", err
+		}
+		name := filepath.Join(t.in(dir), "."+t.base+tempMarker+hex.EncodeToString(b[:]))
+		f, err := t.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, name, err
+	}
+	return nil, "", errors.New("no unused temporary name")
+}
+
+// syncDir fsyncs a directory (inside the root) so that entries created,
+// renamed or removed in it are durable. Windows cannot open a directory for
+// syncing; NTFS journals renames, so there it is skipped.
+func (t *target) syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := t.root.Open(t.in(dir))
+	if err != nil {
+		return fmt.Errorf("store: open directory for fsync: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("store: fsync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// cleanTemps removes temporary files in dir older than tempMaxAge: left by a
+// writer that crashed between creating and renaming them. Younger ones may
+// belong to a writer still at work (under another root's lock) and are kept.
+// It is best effort: a leftover file is invisible to readers either way.
+//
+// A folder is swept at most once per tempMaxAge per process: listing a folder
+// on every write made a run of rollups into one growing folder quadratic.
+func (t *target) cleanTemps(dir string) {
+	if !sweepDue(dir) {
+		return
+	}
+	rel := t.in(dir)
+	entries, err := fs.ReadDir(t.root.FS(), filepath.ToSlash(rel))
+	if err != nil {
+		return
+	}
+	cutoff := time.Now().Add(-tempMaxAge)
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !isTemp(e.Name()) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
+			t.root.Remove(filepath.Join(rel, e.Name()))
+		}
+	}
 }
 
 // swept remembers when each folder was last swept for leftover temporary files.
@@ -179,52 +252,14 @@ func isTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker)
 }
 
-// cleanTemps removes temporary files in dir older than tempMaxAge: left by a
-// writer that crashed between creating and renaming them. Younger ones may
-// belong to a writer still at work (under another root's lock) and are kept.
-// It is best effort: a leftover file is invisible to readers either way.
-//
-// A folder is swept at most once per tempMaxAge per process: listing a folder
-// on every write made a run of rollups into one growing folder quadratic.
-func cleanTemps(dir string) {
+// sweepDue reports whether dir is due for a sweep, and marks it swept.
+func sweepDue(dir string) bool {
 	now := time.Now()
 	swept.Lock()
-	last, seen := swept.at[dir]
-	if seen && now.Sub(last) < tempMaxAge {
-		swept.Unlock()
-		return
+	defer swept.Unlock()
+	if last, seen := swept.at[dir]; seen && now.Sub(last) < tempMaxAge {
+		return false
 	}
 	swept.at[dir] = now
-	swept.Unlock()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	cutoff := time.Now().Add(-tempMaxAge)
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !isTemp(e.Name()) {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
-}
-
-// syncDir fsyncs a directory so that entries created, renamed or removed in
-// it are durable. Windows cannot open a directory for syncing; NTFS journals
-// renames, so there it is skipped.
-func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("store: open directory for fsync: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("store: fsync directory %s: %w", dir, err)
-	}
-	return nil
+	return true
 }

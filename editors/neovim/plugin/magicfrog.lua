@@ -21,8 +21,8 @@ end
 
 local cmd = vim.api.nvim_create_user_command
 
-cmd("MagicFrogRender", function() mf().render() end,
-  { nargs = 0, desc = "Show the <memory> block mf-lsp renders" })
+cmd("MagicFrogRender", function(o) mf().render({ participant = o.fargs[1] }) end,
+  { nargs = "?", desc = "Show the <memory> block mf-lsp renders [for agent]" })
 
 cmd("MagicFrogRenderInto", function(o) mf().render_into(o.fargs[1]) end,
   { nargs = "?", complete = "file", desc = "Write the <memory> block into the managed section of a file (default CLAUDE.md, else AGENTS.md)" })

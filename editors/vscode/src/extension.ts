@@ -205,6 +205,17 @@ function effectiveViewMarkdown(view: EffectiveView): string {
   return lines.join('\n');
 }
 
+/**
+ * The agent the render preview and the effective view answer for, when the
+ * user picked one with magicfrog.pickParticipant; otherwise the server's
+ * participant (the setting, else the first agent in scope).
+ */
+let previewParticipant: string | undefined;
+
+function participantArg(): Record<string, unknown> {
+  return previewParticipant ? { participant: previewParticipant } : {};
+}
+
 class MemoryDocuments implements vscode.TextDocumentContentProvider {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
@@ -228,12 +239,12 @@ class MemoryDocuments implements vscode.TextDocumentContentProvider {
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     try {
       if (uri.path === VIEW_URI.path) {
-        return effectiveViewMarkdown(await execute<EffectiveView>(Commands.effectiveView, {}));
+        return effectiveViewMarkdown(await execute<EffectiveView>(Commands.effectiveView, participantArg()));
       }
       if (uri.path.startsWith('/disk/')) {
         return compared.get(uri.path) ?? '';
       }
-      const d = await execute<RenderDetails | string>(Commands.render, { details: true });
+      const d = await execute<RenderDetails | string>(Commands.render, { ...participantArg(), details: true });
       if (typeof d === 'string') {
         return d;
       }
@@ -363,7 +374,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   memoryChanged = new vscode.EventEmitter<MemoryChangedParams>();
   const documents = new MemoryDocuments();
   onCompared = new vscode.EventEmitter<vscode.Uri>();
-  const tree = new MemoryTreeProvider(() => (client ? execute<EffectiveView>(Commands.effectiveView, {}) : Promise.resolve(undefined)));
+  const tree = new MemoryTreeProvider(() => (client ? execute<EffectiveView>(Commands.effectiveView, participantArg()) : Promise.resolve(undefined)));
   const status = new StatusItem();
   context.subscriptions.push(
     output,
@@ -439,13 +450,38 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           }
           target = picked.label;
         }
-        const r = await execute<RenderIntoResult>(Commands.renderInto, { file: target });
+        const r = await execute<RenderIntoResult>(Commands.renderInto, { ...participantArg(), file: target });
         const open = 'Open';
         const choice = await vscode.window.showInformationMessage(
           `MagicFrog: ${path.basename(r.path)}: ${r.outcome} (generation ${r.generation}, ${r.tokens} tokens).`, open);
         if (choice === open) {
           await vscode.window.showTextDocument(vscode.Uri.file(r.path));
         }
+      }),
+    ),
+
+    vscode.commands.registerCommand('magicfrog.pickParticipant', () =>
+      reportErrors('picking the participant', async () => {
+        const current = previewParticipant ?? (config().get<string>('participant') ?? '').trim();
+        // The agents in scope, and any other ID typed into the box: an agent
+        // named here is an agent ID for the preview, registered or not.
+        const qp = vscode.window.createQuickPick();
+        qp.title = 'Render the memory block for which agent?';
+        qp.placeholder = 'A block is for one participant: the task plus one agent (type another agent ID)';
+        qp.items = knownAgents().map((id) => ({ label: id, description: id === current ? 'current' : undefined }));
+        const picked = await new Promise<string | undefined>((resolve) => {
+          qp.onDidAccept(() => resolve((qp.selectedItems[0]?.label ?? qp.value).trim() || undefined));
+          qp.onDidHide(() => resolve(undefined));
+          qp.show();
+        });
+        qp.dispose();
+        if (!picked) {
+          return;
+        }
+        previewParticipant = picked;
+        output.appendLine(`Render preview and effective view: participant ${picked}.`);
+        documents.refresh();
+        tree.refresh();
       }),
     ),
 
@@ -504,7 +540,31 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         if (picked.scope) {
           arg.scope = picked.scope;
         }
-        const result = await execute<{ uri?: string }>(Commands.promote, arg);
+        // A compare-and-swap on both ends: the revision the note has now, and
+        // for an existing destination the revision the user was shown and
+        // agreed to replace.
+        const described = await execute<Described | null>(Commands.describe, { uri: uri.toString() });
+        if (typeof described?.revision === 'number') {
+          arg.sourceRevision = described.revision;
+        }
+        let result: { uri?: string } | undefined;
+        try {
+          result = await execute<{ uri?: string }>(Commands.promote, arg);
+        } catch (e) {
+          const m = /destination is at revision (\d+)/.exec(message(e));
+          if (!m) {
+            throw e;
+          }
+          const replace = await vscode.window.showWarningMessage(
+            `MagicFrog: ${picked.label} already has this note at revision ${m[1]}. Replace it?`,
+            { modal: true },
+            'Replace',
+          );
+          if (replace !== 'Replace') {
+            return;
+          }
+          result = await execute<{ uri?: string }>(Commands.promote, { ...arg, destRevision: Number(m[1]) });
+        }
         if (!how.copy && editor) {
           // The old file is gone: close its editor before showing the new one.
           await vscode.window.showTextDocument(editor.document, { preserveFocus: false, preview: false });

@@ -110,6 +110,7 @@ export interface InitializationOptions {
   dataDir?: string;
   task?: string;
   agents?: string[];
+  participant?: string;
   machine?: string;
   budget?: number;
   summarizer?: string;
@@ -131,6 +132,10 @@ export function initializationOptions(config: vscode.WorkspaceConfiguration): In
   const agents = (config.get<string[]>('agents') ?? []).map((a) => String(a).trim()).filter((a) => a);
   if (agents.length > 0) {
     opts.agents = agents;
+  }
+  const participant = str('participant');
+  if (participant) {
+    opts.participant = participant;
   }
   const machine = str('machine');
   if (machine) {

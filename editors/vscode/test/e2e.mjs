@@ -476,6 +476,25 @@ await step('memory block refreshes on memoryChanged', async () => {
   }, 30000, 1000);
 });
 
+await step('the render preview answers for the participant picked', async () => {
+  if ((await activeTabTitle()) !== 'memory-block.xml') {
+    throw new Error('the memory block is not the active editor');
+  }
+  await runCommand('MagicFrog: Pick the Participant (Agent) of the Memory Block');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true, timeout: STEP_TIMEOUT });
+  await page.keyboard.type('moe', { delay: 5 });
+  await sleep(200);
+  await page.keyboard.press('Enter');
+  const text = await waitFor('the block for moe', async () => {
+    const t = await fullEditorText();
+    return t.includes('agents="moe"') ? t : null;
+  }, 30000, 500);
+  if (!text.includes('Moe owns the billing') || text.includes('Larry: lead')) {
+    throw new Error(`moe's block holds another agent's notes or lacks moe's: "${text.slice(0, 400)}"`);
+  }
+  return 'agents="moe", without larry\'s notes';
+});
+
 async function notificationWithActions(actions) {
   return page.$$eval('.notification-list-item', (items, actions) => {
     for (const it of items) {

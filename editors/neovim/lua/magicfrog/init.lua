@@ -10,8 +10,13 @@ M.name = "mf_lsp"
 
 -- Keys passed through to the server as initializationOptions (docs/protocol.md).
 M.init_option_keys = {
-  "dataDir", "task", "agents", "machine", "budget", "autoRevision", "summarizer", "today",
+  "dataDir", "task", "agents", "participant", "machine", "budget", "autoRevision", "summarizer", "today",
 }
+
+-- The agent :MagicFrogRender and :MagicFrogView answer for when one was given
+-- (:MagicFrogRender {agent}); nil: the server's participant (the setting, else
+-- the first agent in scope). A block is for one participant.
+M.participant = nil
 
 local defaults = {
   cmd = { "mf-lsp" },
@@ -641,16 +646,19 @@ local function mark_render(buf, d, offset)
   end
 end
 
---- :MagicFrogRender: the <memory> block in a scratch buffer (filetype xml), under
---- two comment lines saying for whom it answers and its tokens (per group, in
---- total, against the budget); group lines show their tokens and notes the
---- budget leaves out are marked ✂.
+--- :MagicFrogRender [agent]: the <memory> block in a scratch buffer (filetype
+--- xml), for one participant: opts.participant (remembered for refreshes), else
+--- the last one picked, else the server's. Two comment lines above the block say
+--- for whom it answers and its tokens (per group, in total, against the budget);
+--- group lines show their tokens and notes the budget leaves out are marked ✂.
 function M.render(opts)
   opts = opts or {}
+  if type(opts.participant) == "string" and opts.participant ~= "" then M.participant = opts.participant end
   local args = { details = true }
   for _, k in ipairs({ "task", "agents", "machine", "budget" }) do
     if opts[k] ~= nil then args[k] = opts[k] end
   end
+  if M.participant and args.agents == nil then args.participant = M.participant end
   local bufnr = vim.api.nvim_get_current_buf()
   if opts.refresh then bufnr = find_buf(RENDER) or bufnr end
   M.execute("magicfrog.render", args, function(err, result, client)
@@ -678,6 +686,10 @@ local function present(x) return x ~= nil and x ~= vim.NIL and x ~= "" end
 function M.render_into(file, cb)
   local args = vim.empty_dict()
   if file and file ~= "" then args = { file = normalize(file) or file } end
+  if M.participant then
+    if type(args) ~= "table" or next(args) == nil then args = {} end
+    args.participant = M.participant
+  end
   M.execute("magicfrog.renderInto", args, function(err, result)
     if not err and type(result) == "table" then
       local where = vim.fn.fnamemodify(tostring(result.path), ":~:.")
@@ -765,7 +777,8 @@ function M.view(opts)
   opts = opts or {}
   local bufnr = vim.api.nvim_get_current_buf()
   if opts.refresh then bufnr = find_buf(VIEW) or bufnr end
-  M.execute("magicfrog.effectiveView", vim.empty_dict(), function(err, result, client)
+  local args = M.participant and { participant = M.participant } or vim.empty_dict()
+  M.execute("magicfrog.effectiveView", args, function(err, result, client)
     if err then return end
     show_scratch(VIEW, "markdown", M.format_view(result), client.id, not opts.refresh)
   end, bufnr)
@@ -797,7 +810,7 @@ M._follow_moved = follow_moved
 
 --- :MagicFrogPromote {dimension} [scope]; copy=true keeps the original.
 --- The server answers {uri: the new file, revision, moved} (docs/protocol.md).
-function M.promote(to, scope, copy, cb)
+function M.promote(to, scope, copy, cb, dest_revision)
   local bufnr = vim.api.nvim_get_current_buf()
   local uri = buf_uri(bufnr)
   if not uri then return notify("the current buffer is not a file", vim.log.levels.ERROR) end
@@ -807,7 +820,23 @@ function M.promote(to, scope, copy, cb)
   local args = { uri = uri, to = to }
   if scope and scope ~= "" then args.scope = scope end
   if copy then args.copy = true end
+  -- A compare-and-swap on both ends: dest_revision is the destination revision
+  -- the user agreed to replace (0 or nil: it must not exist).
+  if type(dest_revision) == "number" and dest_revision > 0 then args.destRevision = dest_revision end
   M.execute("magicfrog.promote", args, function(err, result)
+    local existing = err and tostring(err.message or err):match("destination is at revision (%d+)")
+    if existing and not dest_revision then
+      vim.ui.select({ "Replace revision " .. existing, "Cancel" },
+        { prompt = "The destination already has this note at revision " .. existing .. ":" },
+        function(choice)
+          if choice and choice:find("^Replace") then
+            M.promote(to, scope, copy, cb, tonumber(existing))
+          elseif cb then
+            cb(err, result)
+          end
+        end)
+      return
+    end
     if err or type(result) ~= "table" or not present(result.uri) then
       if not err then notify("magicfrog.promote returned no uri", vim.log.levels.ERROR) end
       if cb then cb(err, result) end

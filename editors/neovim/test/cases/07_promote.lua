@@ -1,6 +1,7 @@
 -- :MagicFrogPromote moves (or with !, copies) the current note; the server answers
--- {uri, revision, moved} and the buffer follows a moved note. A promotion the
--- engine refuses (destination newer) writes nothing and says why.
+-- {uri, revision, moved} and the buffer follows a moved note. An existing
+-- destination is never overwritten blind: the user is asked whether to replace
+-- the revision shown, and only that revision is replaced.
 local T = dofile(os.getenv("MF_PLUGIN") .. "/test/helpers.lua")
 
 T.run(function()
@@ -48,7 +49,14 @@ T.run(function()
   T.check("after a copy the buffer stays on the source", vim.api.nvim_buf_get_name(0) == src2,
     vim.api.nvim_buf_get_name(0))
 
-  -- The destination is newer than the source: refused, nothing written.
+  -- The destination exists: never overwritten blind. The user is asked whether
+  -- to replace the revision shown; "Cancel" writes nothing.
+  local asked = {}
+  local answer = "Cancel"
+  vim.ui.select = function(items, opts, on_choice)
+    table.insert(asked, opts.prompt .. " | " .. table.concat(items, ","))
+    on_choice(answer == "Cancel" and items[2] or items[1])
+  end
   local b3 = T.open(src3)
   T.wait_client(b3)
   local seen = #msgs
@@ -56,9 +64,20 @@ T.run(function()
   local m3 = T.wait(5000, function()
     for i = seen + 1, #msgs do if msgs[i].msg:find("promote") then return msgs[i] end end
   end)
-  T.check("a promotion over a newer destination is refused with the engine's reason",
+  T.check("a promotion onto an existing destination is refused with the engine's reason",
     m3 ~= nil and m3.level == vim.log.levels.ERROR and m3.msg:find("refused") ~= nil, m3 and m3.msg or "no message")
-  T.check("refused: destination unchanged, source kept, buffer stays",
+  T.check("the user is asked whether to replace revision 4",
+    T.wait(2000, function() return asked[1] end) ~= nil and asked[1]:find("revision 4") ~= nil, vim.inspect(asked))
+  T.check("cancelled: destination unchanged, source kept, buffer stays",
     T.read(newer) == newer_text and T.exists(src3) and vim.api.nvim_buf_get_name(0) == src3,
     T.read(newer))
+
+  -- "Replace revision 4": only that revision is replaced (compare-and-swap).
+  answer = "Replace"
+  local result3
+  require("magicfrog").promote("user", nil, true, function(_, r) result3 = r end)
+  T.wait(5000, function() return result3 end)
+  T.check("replacing the revision shown writes revision 5 over it",
+    result3 ~= nil and result3.revision == 5 and (T.read(newer) or ""):find("older task version") ~= nil,
+    vim.inspect(result3) .. " " .. tostring(T.read(newer)))
 end)

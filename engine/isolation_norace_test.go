@@ -1,0 +1,6 @@
+//go:build !race
+
+package engine_test
+
+// isolationChecks is how many generated cases TestIsolationProperty runs.
+const isolationChecks = "2000"

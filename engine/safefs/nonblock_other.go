@@ -1,0 +1,6 @@
+//go:build !unix
+
+package safefs
+
+// ONonblock: no FIFOs to block on here.
+const ONonblock = 0
