@@ -39,7 +39,9 @@ type renderOmitted struct {
 	Line   int    `json:"line"`
 }
 
-var omittedAttrs = regexp.MustCompile(`^<omitted path="([^"]*)" tokens="(\d+)" reason="([^"]*)"/>$`)
+// omittedAttrs reads an <omitted/> line: the budget's carry tokens, an
+// unregistered folder's do not.
+var omittedAttrs = regexp.MustCompile(`^<omitted path="([^"]*)"(?: tokens="(\d+)")? reason="([^"]*)"/>$`)
 
 // groupClose are the closing lines of the block's groups: a body never holds
 // one (engine.EscapeBody), so they cut the block into its groups reliably.
@@ -65,7 +67,7 @@ func detailsOf(b *engine.Block, sc engine.Scope, budget int) renderDetails {
 		seg := strings.Join(lines[start:i+1], "")
 		g := renderGroup{Name: strings.Trim(strings.TrimRight(lines[start], "\n"), "<>"), Line: start, Tokens: engine.Tokens(seg)}
 		g.Notes = strings.Count(seg, "\n<note ") + strings.Count(seg, "\n<skill ")
-		g.Omitted = strings.Count(seg, "\n<omitted ")
+		g.Omitted = strings.Count(seg, "\n<omitted ") - strings.Count(seg, `reason="`+engine.ReasonUnregistered+`"`)
 		d.Groups = append(d.Groups, g)
 		start = i + 1
 	}
@@ -78,8 +80,19 @@ func detailsOf(b *engine.Block, sc engine.Scope, budget int) renderDetails {
 	for _, g := range d.Groups {
 		parts = append(parts, fmt.Sprintf("%s %d", strings.ReplaceAll(g.Name, `"`, ""), g.Tokens))
 	}
-	if n := len(d.Omitted); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d left out by the budget (✂)", n))
+	budgetCut, unregistered := 0, 0
+	for _, o := range d.Omitted {
+		if o.Reason == engine.ReasonUnregistered {
+			unregistered++
+		} else {
+			budgetCut++
+		}
+	}
+	if budgetCut > 0 {
+		parts = append(parts, fmt.Sprintf("%d left out by the budget (✂)", budgetCut))
+	}
+	if unregistered > 0 {
+		parts = append(parts, fmt.Sprintf("%d under unregistered folders, in no one's view", unregistered))
 	}
 	machine := sc.Machine
 	d.Header = []string{

@@ -354,7 +354,8 @@ function markBudget(documents: MemoryDocuments): void {
       return { range: new vscode.Range(end, end), renderOptions: { after: { contentText: text } } };
     };
     const groups = (d.groups ?? []).map((g) => at(g.line, `${g.tokens} tokens, ${plural(g.notes, 'note')}${g.omitted ? `, ✂ ${g.omitted} left out` : ''}`)).filter((x): x is vscode.DecorationOptions => !!x);
-    const cuts = (d.omitted ?? []).map((o) => at(o.line, `✂ left out by the budget: ${o.tokens} tokens`)).filter((x): x is vscode.DecorationOptions => !!x);
+    const cuts = (d.omitted ?? []).map((o) =>
+      at(o.line, o.reason === 'unregistered-scope' ? "unregistered folder: in no one's view" : `✂ left out by the budget: ${o.tokens} tokens`)).filter((x): x is vscode.DecorationOptions => !!x);
     editor.setDecorations(budgetMarks, groups);
     editor.setDecorations(cutMarks, cuts);
   }

@@ -639,8 +639,10 @@ local function mark_render(buf, d, offset)
     })
   end
   for _, o in ipairs(type(d.omitted) == "table" and d.omitted or {}) do
+    local text = string.format("✂ left out by the budget: %d tokens", o.tokens or 0)
+    if o.reason == "unregistered-scope" then text = "unregistered folder: in no one's view" end
     pcall(vim.api.nvim_buf_set_extmark, buf, M.ns, o.line + offset, 0, {
-      virt_text = { { string.format("✂ left out by the budget: %d tokens", o.tokens or 0), "WarningMsg" } },
+      virt_text = { { text, "WarningMsg" } },
       sign_text = "✂",
     })
   end

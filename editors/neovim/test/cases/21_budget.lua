@@ -28,12 +28,14 @@ T.run(function()
   for _, m in ipairs(marks) do
     local row, d = m[2], m[4]
     local vt = d.virt_text and d.virt_text[1] and d.virt_text[1][1] or ""
-    if vt:find("^✂ left out by the budget: %d+ tokens") and lines[row + 1]:find("^<omitted ") then cut = cut + 1 end
+    if vt:find("^✂ left out by the budget: %d+ tokens") and lines[row + 1]:find('^<omitted .*reason="budget"') then cut = cut + 1 end
     if vt:find("^%d+ tokens, %d+ notes") and lines[row + 1]:find("^<%a") then group = group + 1 end
   end
   local omitted = 0
-  for _, l in ipairs(lines) do if l:find("^<omitted ") then omitted = omitted + 1 end end
-  T.check("every <omitted> line is marked ✂", omitted > 0 and cut == omitted, cut .. " of " .. omitted)
+  for _, l in ipairs(lines) do
+    if l:find("^<omitted ") and l:find('reason="budget"', 1, true) then omitted = omitted + 1 end
+  end
+  T.check("every <omitted reason=budget> line is marked ✂", omitted > 0 and cut == omitted, cut .. " of " .. omitted)
   T.check("group lines show their tokens", group > 0, tostring(group))
 
   vim.cmd("MagicFrogView")
