@@ -151,6 +151,9 @@ func (c *checker) rollupSources(f journal.File) {
 	var related []Related
 	var first string
 	for _, s := range srcs {
+		if strings.HasPrefix(s.Key, journal.TranscriptPrefix) {
+			continue // outside the memory tree: rollup due checks it, not the editor
+		}
 		x := c.sibling(s.Key)
 		var why string
 		switch {

@@ -9,11 +9,8 @@ package engine_test
 // frontmatter's end), Render under 10 ms and under 300 MB resident at 100k notes.
 
 import (
-	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -98,50 +95,8 @@ func benchScope(t *synth.Tree) engine.Scope {
 	return engine.Scope{Task: t.Task, Agents: []string{t.Agents[0]}, Machine: t.Machine}
 }
 
-// floor reads every note of the tree the way Open does — one walk, then a
-// worker per CPU reading whole files — and finds where each frontmatter ends:
-// the least any loader must do. It returns the notes found.
-func floor(t *synth.Tree) int {
-	roots := []string{filepath.Join(t.DataDir, "memory"), filepath.Join(t.ProjectDir, ".magicfrog", "memory")}
-	var paths []string
-	for _, r := range roots {
-		filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
-				paths = append(paths, p)
-			}
-			return nil
-		})
-	}
-	next := make(chan int, len(paths))
-	for i := range paths {
-		next <- i
-	}
-	close(next)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	found := 0
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			n := 0
-			for i := range next {
-				src, err := os.ReadFile(paths[i])
-				if err != nil {
-					continue
-				}
-				if bytes.HasPrefix(src, []byte("---\n")) && bytes.Index(src[3:], []byte("\n---\n")) >= 0 {
-					n++
-				}
-			}
-			mu.Lock()
-			found += n
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	return found
-}
+// floor is synth.Floor on the tree: the least any loader must do.
+func floor(t *synth.Tree) int { return synth.Floor(t.Roots()) }
 
 // floorTime is the best of a few floor runs, for the load/floor ratio.
 func floorTime(b *testing.B, t *synth.Tree, n int) time.Duration {
@@ -251,7 +206,7 @@ func BenchmarkRender(b *testing.B) {
 					}
 				}
 				b.ReportMetric(float64(len(blk.Included)), "notes")
-				b.ReportMetric(float64(blk.Tokens), "tokens")
+				b.ReportMetric(float64(blk.CountTokens()), "tokens")
 			})
 		}
 	}

@@ -114,6 +114,12 @@ type Binding struct {
 	Tasks      []string `json:"tasks,omitempty"`
 	Agents     []string `json:"agents,omitempty"`
 	Summarizer string   `json:"summarizer,omitempty"`
+	// Promote is "auto" to have rollups write the lessons monthlies propose
+	// into MEMORY.md (rollup --promote); "" or "review" leaves them proposed.
+	Promote string `json:"promote,omitempty"`
+	// Transcripts is a folder of session transcripts (absolute, "~/…", or
+	// relative to the project) that day refines read besides the raw daily.
+	Transcripts string `json:"transcripts,omitempty"`
 }
 
 // Roster is <data>/magicfrog.json.

@@ -135,18 +135,18 @@ func (ids scopeIDs) classify(d Dimension, rel string) (scope, key string, unregi
 		switch {
 		case ids.tasks[first]:
 			return first, rest, false
-		case LooksLikeTaskID(first) && !ids.layers[first]:
+		case looksLikeTaskID(first) && !ids.layers[first]:
 			return first, rest, true
 		}
 	}
 	return "", rel, false
 }
 
-// LooksLikeTaskID reports whether a first folder of the task root is shaped like
+// looksLikeTaskID reports whether a first folder of the task root is shaped like
 // a task ID: letters (and digits after the first), a dash, digits ("T-7",
 // "PROJ-1234"). Such a folder is never read as shared task notes: unless it is
 // registered it is unregistered.
-func LooksLikeTaskID(s string) bool {
+func looksLikeTaskID(s string) bool {
 	dash := strings.LastIndexByte(s, '-')
 	if dash < 1 || dash == len(s)-1 {
 		return false

@@ -20,6 +20,19 @@ import (
 // to res.Config.
 func (m *Memory) importConfig(cfg *PortableConfig, layers []byte, res *ImportResult) error {
 	if cfg != nil {
+		// IDs become folder names: a hostile tree's "../x" or "a\nb" is refused.
+		valid := func(key string, ids []string) []string {
+			var ok []string
+			for _, id := range ids {
+				if err := CheckScopeID(id); err != nil || id == "" {
+					res.Skipped = append(res.Skipped, ImportSkip{From: PortableConfigFile, Reason: fmt.Sprintf("%s %q: not an ID (%v)", key, id, err)})
+					continue
+				}
+				ok = append(ok, id)
+			}
+			return ok
+		}
+		cfg.Agents, cfg.Shared, cfg.Tasks = valid("agents", cfg.Agents), valid("shared", cfg.Shared), valid("tasks", cfg.Tasks)
 		added, err := mergeJSONLists(m.Paths.RosterFile(), map[string][]string{"agents": cfg.Agents, "shared": cfg.Shared})
 		if err != nil {
 			return fmt.Errorf("import: %w", err)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -100,7 +99,7 @@ func TestImportMergesConfig(t *testing.T) {
 	m, dir := newTree(t, map[string]string{
 		"data/magicfrog.json":     `{"agents":["larry"],"shared":["team"],"other":1}`,
 		"data/memory/layers.json": `{"layers":[{"name":"mine","prefix":"mine/"}]}`,
-		"portable/magicfrog.json": `{"agents":["moe","larry"],"shared":["notes"],"tasks":["T-9"]}`,
+		"portable/magicfrog.json": `{"agents":["moe","larry","../x"," "],"shared":["notes","a\nb"],"tasks":["T-9",".git"]}`,
 		"portable/layers.json":    `{"layers":[{"name":"theirs","prefix":"theirs/"}]}`,
 	})
 	res, err := m.Import(filepath.Join(dir, "portable"))
@@ -122,7 +121,10 @@ func TestImportMergesConfig(t *testing.T) {
 	if got := read(t, filepath.Join(dir, "project/.magicfrog/config.json")); !strings.Contains(got, "T-9") {
 		t.Errorf("tasks not merged: %s", got)
 	}
-	if !m.IsTaskID("T-9") || len(m.Roster()) != 2 {
+	if strings.Contains(roster, "../x") || len(res.Skipped) != 4 {
+		t.Errorf("hostile IDs: roster %s, skipped %v", roster, res.Skipped)
+	}
+	if !m.IsTaskID("T-9") || m.IsTaskID(".git") || len(m.Roster()) != 2 {
 		t.Errorf("not reloaded: roster %v", m.Roster())
 	}
 }
@@ -141,7 +143,7 @@ func TestImportHostileTree(t *testing.T) {
 		"portable/user/broken.md":     "---\nrevision: [1\n---\nb\n",
 	})
 	src := filepath.Join(dir, "portable")
-	mustDo(t, syscall.Mkfifo(filepath.Join(src, "user", "pipe.md"), 0o644))
+	mustDo(t, mkfifo(filepath.Join(src, "user", "pipe.md")))
 	big, err := os.Create(filepath.Join(src, "user", "huge.md"))
 	mustDo(t, err)
 	mustDo(t, big.Truncate(1<<30)) // sparse: 1 GiB that costs no disk

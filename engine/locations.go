@@ -22,6 +22,10 @@ type Options struct {
 	Named Scope
 	// Getenv reads the environment; nil means os.Getenv. Tests set it.
 	Getenv func(string) string
+	// OnDir, when set, is called with every folder a load walks, before its
+	// notes are read (and again on every reload): the language server watches
+	// them from the same walk instead of walking the tree twice.
+	OnDir func(dir string)
 }
 
 // ResolveDataDir finds the data directory: the flag or client setting, else

@@ -72,6 +72,7 @@ type Memory struct {
 	groups     map[group]map[string]*Entry // entries by where they apply, by path
 	problems   map[string]Problem          // files that could not be read, by path
 	version    uint64                      // bumped on every change
+	onDir      func(dir string)            // Options.OnDir
 }
 
 // Open resolves the locations, reads the configuration and loads every note.
@@ -91,6 +92,7 @@ func Open(opts Options) (*Memory, error) {
 	m := &Memory{Paths: Paths{DataDir: filepath.Clean(data), ProjectDir: project}}
 	m.machine = opts.Machine
 	m.named = Scope{Task: opts.Named.Task, Agents: append([]string(nil), opts.Named.Agents...)}
+	m.onDir = opts.OnDir
 	m.reload()
 	return m, nil
 }
@@ -207,6 +209,9 @@ func (m *Memory) loadRoot(r Root, dir string) {
 		}
 		if !d.IsDir() && isNoteName(name) {
 			paths = append(paths, p)
+		}
+		if d.IsDir() && m.onDir != nil {
+			m.onDir(p)
 		}
 		return nil
 	})

@@ -8,6 +8,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Unbound is what a block rendered with no task and no agent says on its first
@@ -26,18 +27,38 @@ type RenderOptions struct {
 	// Today is the journal's today (YYYY-MM-DD) for the boot set; "" is the local
 	// date.
 	Today string
+	// Earlier adds the refined days of the Earlier days before yesterday to the
+	// journal's boot set, oldest first.
+	Earlier int
 }
 
 // Block is a rendered <memory> block.
 type Block struct {
 	Text       string
 	Generation string
-	// Tokens is the block's size: exact under a budget; without one, the sum
-	// of its parts, an upper bound (counting a large block whole is slow).
+	// Tokens is the block's size under a budget, exact. Without a budget
+	// nothing is counted and it stays 0 until CountTokens is called.
 	Tokens   int
 	Included []*Entry  // notes whose bodies are in the block
 	Skills   []*Entry  // skills listed
 	Omitted  []Omitted // notes left out, and why
+
+	count     func() int // counts an unbudgeted block's parts
+	countOnce sync.Once
+}
+
+// CountTokens is the block's size in tokens: Tokens under a budget; without
+// one, counted on the first call as the sum of its parts, which is the count
+// of Text (every part ends in ">\n" and the next begins with "<", a boundary
+// o200k's pre-tokenizer never merges across).
+func (b *Block) CountTokens() int {
+	if b.count != nil {
+		b.countOnce.Do(func() {
+			b.Tokens = b.count()
+			FlushTokenCache()
+		})
+	}
+	return b.Tokens
 }
 
 // Omitted is a note the block leaves out.
@@ -68,7 +89,8 @@ type blockGroup struct {
 
 // Render renders the <memory> block for a scope (SPEC §5): most specific
 // dimension first, inside a dimension ID-scoped notes before shared ones, sorted
-// by key; skills listed, not inlined; journal files outside the boot set left out.
+// by key; skills listed, not inlined; journal files outside the boot set left out,
+// the boot set in its own order (bootSet).
 func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	s := opts.Scope
 	if s.Machine == "" {
@@ -77,12 +99,12 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	if agents := unique(append([]string(nil), s.Agents...)); len(agents) > 1 {
 		return nil, &SeveralAgentsError{Agents: agents}
 	}
-	inBoot, err := bootSetFilter(opts.Today)
+	boot, err := newBootSet(opts.Today, opts.Earlier)
 	if err != nil {
 		return nil, err
 	}
 	v := m.View(s)
-	groups, skills := arrange(v, inBoot)
+	groups, skills := arrange(v, boot)
 
 	open := func(gen, replaces string) string {
 		var b strings.Builder
@@ -112,32 +134,32 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	// order (most specific first) while trading a note's omitted line for its
 	// element still fits.
 	var slots [][]slot // per group, then the skills list last
-	// The generation is not known before the body is: count its 8 hex digits as
-	// 8 tokens, the most they can take, so that the estimate is an upper bound.
-	overhead := Tokens(open("", opts.Previous)) + 8 + Tokens("</memory>\n")
-	for _, e := range v.Unregistered {
-		overhead += Tokens(unregisteredLine(e))
-	}
 	for _, g := range groups {
-		openTag, closeTag := groupTags(g, s)
-		overhead += Tokens(openTag) + Tokens(closeTag)
 		row := make([]slot, len(g.notes))
 		for i, e := range g.notes {
-			row[i] = slot{e: e, tokens: e.elementTokens(), omitted: e.omittedTokens()}
+			row[i] = slot{e: e}
 		}
 		slots = append(slots, row)
 	}
 	if len(skills) > 0 {
-		overhead += Tokens("<skills>\n") + Tokens("</skills>\n")
 		row := make([]slot, len(skills))
 		for i, e := range skills {
-			row[i] = slot{e: e, skill: true, tokens: e.skillTokens(), omitted: e.omittedTokens()}
+			row[i] = slot{e: e, skill: true}
 		}
 		slots = append(slots, row)
 	}
+	// Without a budget nothing reads a count: the tokenizer is not run (an
+	// agent boots without one at every session start). Block.CountTokens
+	// counts later, if asked.
+	var overhead, headerEstimate int
+	if opts.Budget > 0 {
+		overhead, headerEstimate = countParts(groups, skills, slots, s, open("", opts.Previous))
+		for _, e := range v.Unregistered {
+			overhead += countTokens(unregisteredLine(e))
+		}
+	}
 	// choose marks the notes taken when the header line (with the generation)
 	// costs header tokens, and returns the block's size.
-	headerEstimate := Tokens(open("", opts.Previous)) + 8
 	choose := func(header int) int {
 		used := overhead - headerEstimate + header
 		for _, row := range slots {
@@ -225,8 +247,16 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	// Every part ends in ">\n" and the next begins with "<", a boundary o200k's
 	// pre-tokenizer never merges across, so the sum of the parts is the block's
 	// count once the header line's estimate is replaced by its real count.
-	headerOf := func(b *Block) int { return Tokens(b.Text[:strings.IndexByte(b.Text, '\n')+1]) }
+	headerOf := func(b *Block) int { return countTokens(b.Text[:strings.IndexByte(b.Text, '\n')+1]) }
 	blk := build()
+	if opts.Budget <= 0 {
+		blk.count = func() int {
+			overhead, headerEstimate = countParts(groups, skills, slots, s, open("", opts.Previous))
+			return choose(headerEstimate) - headerEstimate + headerOf(blk)
+		}
+		return blk, nil
+	}
+	defer FlushTokenCache()
 	blk.Tokens = used - header + headerOf(blk)
 	if real := headerOf(blk); opts.Budget > 0 && real < header {
 		// The generation took fewer tokens than reserved for it: choose again
@@ -242,6 +272,40 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	return blk, nil
 }
 
+// countParts counts what a budget weighs: the header line without its
+// generation, plus 8 tokens for the generation's 8 hex digits (the most they
+// can take, so that the estimate is an upper bound: the generation is not
+// known before the body is), the group and closing tags, and each slot's
+// element (or skill line) and omitted line. It returns the overhead (all but
+// the slots) and the header's estimate. Counting is spread over the CPUs.
+func countParts(groups []blockGroup, skills []*Entry, slots [][]slot, s Scope, header string) (overhead, headerEstimate int) {
+	headerEstimate = countTokens(header) + 8
+	overhead = headerEstimate + countTokens("</memory>\n")
+	for _, g := range groups {
+		openTag, closeTag := groupTags(g, s)
+		overhead += countTokens(openTag) + countTokens(closeTag)
+	}
+	if len(skills) > 0 {
+		overhead += countTokens("<skills>\n") + countTokens("</skills>\n")
+	}
+	var all []*slot
+	for _, row := range slots {
+		for i := range row {
+			all = append(all, &row[i])
+		}
+	}
+	parallel(len(all), func(i int) {
+		sl := all[i]
+		if sl.skill {
+			sl.tokens = sl.e.skillTokens()
+		} else {
+			sl.tokens = sl.e.elementTokens()
+		}
+		sl.omitted = sl.e.omittedTokens()
+	})
+	return overhead, headerEstimate
+}
+
 // slot is one note's place in a rendered block.
 type slot struct {
 	e        *Entry
@@ -252,11 +316,11 @@ type slot struct {
 }
 
 // arrange sorts the view's winners into the block's elements and its skill list.
-func arrange(v *View, inBoot func(*Entry) bool) ([]blockGroup, []*Entry) {
+func arrange(v *View, boot bootSet) ([]blockGroup, []*Entry) {
 	var skills []*Entry
 	byGroup := map[Dimension]map[string][]*Entry{}
 	add := func(e *Entry) {
-		if e.Layer.Kind == KindFractal && !inBoot(e) {
+		if e.Layer.Kind == KindFractal && !boot.keep(e) {
 			return
 		}
 		if e.Layer.IsSkills() {
@@ -290,11 +354,11 @@ func arrange(v *View, inBoot func(*Entry) bool) ([]blockGroup, []*Entry) {
 		}
 		for _, id := range order {
 			if id != "" && len(scopes[id]) > 0 {
-				groups = append(groups, blockGroup{dim: d, id: id, notes: scopes[id]})
+				groups = append(groups, blockGroup{dim: d, id: id, notes: boot.order(scopes[id])})
 			}
 		}
 		if len(scopes[""]) > 0 {
-			groups = append(groups, blockGroup{dim: d, notes: scopes[""]})
+			groups = append(groups, blockGroup{dim: d, notes: boot.order(scopes[""])})
 		}
 	}
 	// Keys are already sorted within the view; device notes were sorted too.

@@ -19,7 +19,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -88,6 +87,12 @@ func parseScope(t *testing.T, text string) specScope {
 			}
 		case "today":
 			s.opts.Today = v
+		case "earlier":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("scope: earlier %q: %v", v, err)
+			}
+			s.opts.Earlier = n
 		default:
 			t.Fatalf("scope: unknown key %q", k)
 		}
@@ -402,7 +407,7 @@ func TestRobustLoad(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "data", "memory", "account", "x.md"), note(1, "inside the tree"))
 	must(t, os.Symlink("../account/x.md", filepath.Join(user, "linked-note.md")))
 	// A FIFO named like a note: opening it for reading would wait forever.
-	must(t, syscall.Mkfifo(filepath.Join(user, "fifo.md"), 0o644))
+	must(t, makeFIFO(filepath.Join(user, "fifo.md")))
 	// An unreadable note (root reads it anyway: then it is just a note).
 	locked := filepath.Join(user, "locked.md")
 	writeFile(t, locked, note(1, "locked"))

@@ -11,6 +11,7 @@ import (
 // with a real BPE tokenizer: characters / 4 is off by 2× on code and non-English
 // text, and a budget is only as good as its count.
 func Tokens(text string) int {
+	tokenizerRuns.Add(1)
 	c := codec()
 	n, err := c.Count(text)
 	if err != nil {
@@ -21,6 +22,9 @@ func Tokens(text string) int {
 	return n
 }
 
+// tokenizerRuns counts Tokens calls, for tests that check what did not run.
+var tokenizerRuns atomic.Int64
+
 var codec = sync.OnceValue(func() tokenizer.Codec {
 	c, err := tokenizer.Get(tokenizer.O200kBase)
 	if err != nil {
@@ -29,12 +33,13 @@ var codec = sync.OnceValue(func() tokenizer.Codec {
 	return c
 })
 
-// Tokens is the size of the note's body in tokens, counted once.
+// Tokens is the size of the note's body in tokens, counted once (and kept in
+// the persistent cache, when there is one).
 func (e *Entry) Tokens() int {
 	if n := e.tokens.Load(); n > 0 {
 		return int(n - 1)
 	}
-	n := Tokens(string(e.Body()))
+	n := countTokens(string(e.Body()))
 	e.tokens.Store(int32(n + 1))
 	return n
 }
@@ -87,7 +92,7 @@ func cachedCount(c *atomic.Int32, text func() string) int {
 	if n := c.Load(); n > 0 {
 		return int(n - 1)
 	}
-	n := Tokens(text())
+	n := countTokens(text())
 	c.Store(int32(n + 1))
 	return n
 }

@@ -112,7 +112,7 @@ func TestBudget(t *testing.T) {
 	if len(tiny.Omitted) != all {
 		t.Errorf("budget 1: %d of %d notes omitted", len(tiny.Omitted), all)
 	}
-	for budget := 1; budget <= full.Tokens+10; budget += 7 {
+	for budget := 1; budget <= full.CountTokens()+10; budget += 7 {
 		blk := render(t, m, engine.RenderOptions{Budget: budget})
 		if got := len(blk.Included) + len(blk.Skills) + len(blk.Omitted); got != all {
 			t.Errorf("budget %d: %d included + %d skills + %d omitted ≠ %d notes", budget, len(blk.Included), len(blk.Skills), len(blk.Omitted), all)
@@ -122,8 +122,8 @@ func TestBudget(t *testing.T) {
 		}
 		checkBlockInvariants(t, m, blk)
 	}
-	if blk := render(t, m, engine.RenderOptions{Budget: full.Tokens}); len(blk.Omitted) != 0 {
-		t.Errorf("budget = the full block's %d tokens: %d notes omitted", full.Tokens, len(blk.Omitted))
+	if blk := render(t, m, engine.RenderOptions{Budget: full.CountTokens()}); len(blk.Omitted) != 0 {
+		t.Errorf("budget = the full block's %d tokens: %d notes omitted", full.CountTokens(), len(blk.Omitted))
 	}
 }
 
@@ -143,11 +143,11 @@ func budgetTree(t *testing.T) *engine.Memory {
 func TestBudgetIsACeiling(t *testing.T) {
 	m := budgetTree(t)
 	full := render(t, m, engine.RenderOptions{})
-	if n := engine.Tokens(full.Text); n != full.Tokens {
-		t.Errorf("Block.Tokens = %d, but the text counts %d", full.Tokens, n)
+	if n := engine.Tokens(full.Text); n != full.CountTokens() {
+		t.Errorf("Block.CountTokens() = %d, but the text counts %d", full.CountTokens(), n)
 	}
 	floor := engine.Tokens(render(t, m, engine.RenderOptions{Budget: 1}).Text) // everything omitted
-	for budget := floor; budget <= full.Tokens+10; budget++ {
+	for budget := floor; budget <= full.CountTokens()+10; budget++ {
 		blk := render(t, m, engine.RenderOptions{Budget: budget})
 		if n := engine.Tokens(blk.Text); n != blk.Tokens {
 			t.Errorf("budget %d: Block.Tokens = %d, the text counts %d", budget, blk.Tokens, n)

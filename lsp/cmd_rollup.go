@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
@@ -95,6 +96,15 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
 		opts := rollup.Options{Dimension: dim, Today: s.Today(), Summarizer: summ}
+		// The project's transcript folder feeds day refines here too, or a
+		// refine written by the scheduled job would look stale in the editor.
+		if tdir, err := rollup.TranscriptsDir("", m.Binding().Transcripts, m.Paths.ProjectDir); err != nil {
+			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
+		} else if tdir != "" {
+			if opts.Transcripts, err = rollup.LoadTranscripts(tdir, time.Local); err != nil {
+				return nil, Errorf(CodeRequestFailed, "%s: %v (.magicfrog/config.json \"transcripts\")", cmd, err)
+			}
+		}
 		if a.Scope != nil {
 			opts.Scope, opts.ScopeSet = *a.Scope, true
 		}

@@ -163,12 +163,16 @@ type renderArg struct {
 	Budget   *int   `json:"budget"`
 	Previous string `json:"previous"`
 	Today    string `json:"today"`
+	Earlier  *int   `json:"earlier"`
 	// Details asks for a preview's answer (renderDetails) instead of the text.
 	Details bool `json:"details"`
 }
 
-// check refuses a negative budget and a malformed today.
+// check refuses a negative budget or earlier and a malformed today.
 func (a renderArg) check(cmd string) error {
+	if a.Earlier != nil && *a.Earlier < 0 {
+		return Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"earlier\" must be a number of days ≥ 0, got %d", cmd, *a.Earlier)
+	}
 	if a.Budget != nil && *a.Budget < 0 {
 		return Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"budget\" must be a token count ≥ 0 (0: no limit), got %d", cmd, *a.Budget)
 	}
@@ -190,7 +194,10 @@ func (s *Server) render(m *engine.Memory, a renderArg) (*engine.Block, error) {
 // renderScoped is render, with the options it rendered with.
 func (s *Server) renderScoped(m *engine.Memory, a renderArg) (*engine.Block, engine.RenderOptions, error) {
 	st := s.Settings()
-	opts := engine.RenderOptions{Scope: a.scope(s, m), Budget: st.Budget, Previous: a.Previous, Today: st.Today}
+	opts := engine.RenderOptions{Scope: a.scope(s, m), Budget: st.Budget, Previous: a.Previous, Today: st.Today, Earlier: st.Earlier}
+	if a.Earlier != nil {
+		opts.Earlier = *a.Earlier
+	}
 	if a.Budget != nil {
 		opts.Budget = *a.Budget
 	}
@@ -243,7 +250,8 @@ type keyViewJSON struct {
 	Shadowed []entryJSON `json:"shadowed"`
 }
 
-// effectiveViewCommand: magicfrog.effectiveView {task, agents, machine}.
+// effectiveViewCommand: magicfrog.effectiveView {task, agents, machine} → the
+// view, and in "boot" the journal notes the block takes, in the block's order.
 func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.effectiveView"
 	var a scopeArg
@@ -253,12 +261,18 @@ func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any
 	return s.withMemory(func(m *engine.Memory) (any, error) {
 		sc := a.scope(s, m)
 		v := m.View(sc)
+		st := s.Settings()
+		boot, err := m.BootSet(engine.RenderOptions{Scope: sc, Today: st.Today, Earlier: st.Earlier})
+		if err != nil {
+			return nil, err
+		}
 		out := struct {
 			Scope  engine.Scope  `json:"scope"`
 			Keys   []keyViewJSON `json:"keys"`
 			Device []entryJSON   `json:"device"`
 			Skills []entryJSON   `json:"skills"`
-		}{Scope: sc, Keys: []keyViewJSON{}, Device: toEntriesJSON(v.Device), Skills: []entryJSON{}}
+			Boot   []entryJSON   `json:"boot"`
+		}{Scope: sc, Keys: []keyViewJSON{}, Device: toEntriesJSON(v.Device), Skills: []entryJSON{}, Boot: toEntriesJSON(boot)}
 		for _, k := range v.Keys {
 			out.Keys = append(out.Keys, keyViewJSON{Key: k.Key, Winner: toEntryJSON(k.Winner), Shadowed: toEntriesJSON(k.Shadowed)})
 			if k.Winner.Layer.IsSkills() {

@@ -355,3 +355,26 @@ func TestCommandTodayAndShowEntry(t *testing.T) {
 	}
 	wantInvalidParams(t, c, "magicfrog.showEntry", map[string]any{}, `"uri" is required`)
 }
+
+// TestCommandBootSet: magicfrog.render's earlier adds the refined days before
+// yesterday; effectiveView lists the boot set in the block's order.
+func TestCommandBootSet(t *testing.T) {
+	c, _, _ := startDemo(t) // today 2026-11-30
+	var block string
+	mustExec(t, c, "magicfrog.render", map[string]any{"earlier": 10}, &block)
+	i19, i20, i29 := strings.Index(block, `path="journal/refined/2026-11-19.md"`), strings.Index(block, `path="journal/refined/2026-11-20.md"`), strings.Index(block, `path="journal/2026-11-29.md"`)
+	if i29 < 0 || i19 < i29 || i20 < i19 || strings.Contains(block, "refined/2026-11-18.md") {
+		t.Errorf("render {earlier: 10}: want 11-29's daily, then refined 11-19, 11-20:\n%s", block)
+	}
+	wantInvalidParams(t, c, "magicfrog.render", map[string]any{"earlier": -1}, "earlier")
+	var view struct{ Boot []entryJSON }
+	mustExec(t, c, "magicfrog.effectiveView", map[string]any{}, &view)
+	var keys []string
+	for _, e := range view.Boot {
+		keys = append(keys, e.Key)
+	}
+	want := "journal/2026-11-29.md journal/MEMORY.md journal/sticky-notes/infrastructure.md journal/sticky-notes/preferences.md"
+	if got := strings.Join(keys, " "); got != want {
+		t.Errorf("effectiveView boot: %s\nwant %s", got, want)
+	}
+}

@@ -27,6 +27,7 @@ type Settings struct {
 	Summarizer   string   // rollup summarizer command line
 	Today        string   // YYYY-MM-DD; "" means the local date
 	OpenLoopDays int      // age at which a blocker or next step is an open loop; 0: the default (7)
+	Earlier      int      // refined days before yesterday that magicfrog.render adds to a journal's boot set
 
 	// ProjectDir is not an option: it is the first workspace folder, else rootUri.
 	ProjectDir string
@@ -170,6 +171,13 @@ func ParseSettings(raw json.RawMessage) (Settings, []error) {
 				continue
 			}
 			s.Today = str
+		case "earlier":
+			n, err := strconv.ParseInt(string(v), 10, 64)
+			if err != nil || n < 0 || n > 3650 {
+				bad(key, "must be a whole number of days from 0 to 3650, got %s", truncate(string(v), 40))
+				continue
+			}
+			s.Earlier = int(n)
 		case "openLoopDays":
 			n, err := strconv.ParseInt(string(v), 10, 64)
 			if err != nil || n < 1 || n > 3650 {
@@ -178,7 +186,7 @@ func ParseSettings(raw json.RawMessage) (Settings, []error) {
 			}
 			s.OpenLoopDays = int(n)
 		default:
-			bad(key, "is not a known option (known: agents, autoRevision, budget, dataDir, machine, openLoopDays, summarizer, task, today)")
+			bad(key, "is not a known option (known: agents, autoRevision, budget, dataDir, earlier, machine, openLoopDays, summarizer, task, today)")
 		}
 	}
 	return s, problems

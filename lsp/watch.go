@@ -1,122 +1,49 @@
 package lsp
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"time"
-
-	"github.com/fsnotify/fsnotify"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/watch"
 )
 
-// The server watches memory itself: the data directory is usually outside the
-// workspace, so the client's file watching (workspace/didChangeWatchedFiles,
-// also handled) would not see an agent's writes there. fsnotify is not recursive,
-// so every folder is watched, and new folders as they appear.
-
-// watchDebounce gathers a burst of events (an atomic write is a create and a
-// rename) into one refresh.
-const watchDebounce = 15 * time.Millisecond
-
-type watcher struct {
-	s  *Server
-	m  *engine.Memory
-	fw *fsnotify.Watcher
-
-	mu      sync.Mutex
-	pending map[string]bool
-	timer   *time.Timer
-}
+// The server watches memory itself (engine/watch): the data directory is usually
+// outside the workspace, so the client's file watching
+// (workspace/didChangeWatchedFiles, also handled) would not see an agent's writes
+// there.
 
 // startWatching watches everything m reads: the data directory (its config files
 // and memory/) and the project's .magicfrog/.
 func (s *Server) startWatching(m *engine.Memory) {
-	fw, err := fsnotify.NewWatcher()
+	w, err := watch.Start(m, func(_ []string, changed bool) {
+		if changed {
+			s.memoryChanged(m)
+		}
+	}, s.log.Printf)
 	if err != nil {
 		s.log.Printf("watch: %v (external changes will only be seen through the client)", err)
 		return
 	}
-	w := &watcher{s: s, m: m, fw: fw, pending: map[string]bool{}}
-	if _, err := os.Stat(m.Paths.DataDir); err == nil {
-		w.add(m.Paths.DataDir, false)
-		w.add(m.Paths.MemoryDir(), true)
-	}
-	if m.Paths.ProjectDir != "" {
-		w.add(filepath.Join(m.Paths.ProjectDir, ".magicfrog"), true)
-	}
 	s.ws.mu.Lock()
 	s.ws.watchers = append(s.ws.watchers, w)
 	s.ws.mu.Unlock()
-	go w.loop()
 }
 
-// add watches dir, and with recursive every folder below it.
-func (w *watcher) add(dir string, recursive bool) {
-	if !recursive {
-		_ = w.fw.Add(dir)
-		return
+// openWatched opens a tree and watches it from the load's own walk
+// (watch.Open): every folder is watched before the load returns.
+func (s *Server) openWatched(opts engine.Options) (*engine.Memory, error) {
+	m, w, err := watch.Open(opts, func(m *engine.Memory, _ []string, changed bool) {
+		if changed {
+			s.memoryChanged(m)
+		}
+	}, s.log.Printf)
+	if err == nil && w != nil {
+		s.ws.mu.Lock()
+		s.ws.watchers = append(s.ws.watchers, w)
+		s.ws.mu.Unlock()
 	}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return nil
-		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
-			return fs.SkipDir
-		}
-		if err := w.fw.Add(p); err != nil {
-			w.s.log.Printf("watch %s: %v", p, err)
-		}
-		return nil
-	})
-}
-
-func (w *watcher) loop() {
-	for {
-		select {
-		case ev, ok := <-w.fw.Events:
-			if !ok {
-				return
-			}
-			if strings.HasPrefix(filepath.Base(ev.Name), ".") {
-				continue // our own lock and temporary files
-			}
-			if ev.Has(fsnotify.Create) {
-				if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
-					w.add(ev.Name, true)
-				}
-			}
-			w.queue(ev.Name)
-		case err, ok := <-w.fw.Errors:
-			if !ok {
-				return
-			}
-			w.s.log.Printf("watch: %v", err)
-		}
-	}
-}
-
-func (w *watcher) queue(path string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.pending[path] = true
-	if w.timer == nil {
-		w.timer = time.AfterFunc(watchDebounce, w.flush)
-	}
-}
-
-func (w *watcher) flush() {
-	w.mu.Lock()
-	paths := w.pending
-	w.pending = map[string]bool{}
-	w.timer = nil
-	w.mu.Unlock()
-	w.s.refresh(w.m, paths)
+	return m, err
 }
 
 // refresh re-reads changed paths and, when the tree changed, tells the client.
@@ -162,6 +89,6 @@ func (s *Server) stopWatching() {
 	s.ws.watchers = nil
 	s.ws.mu.Unlock()
 	for _, w := range ws {
-		w.fw.Close()
+		w.Close()
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/magicfrog/mf-lsp/engine/journal"
 	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
+	"github.com/magicfrog/mf-lsp/engine/watch"
 )
 
 // workspace is the engine's side of a session: the memory tree the settings name,
@@ -30,7 +31,7 @@ type workspace struct {
 	parsed        map[protocol.DocumentUri]parsedBuffer // the last parse of each open buffer
 	changePending bool                                  // the memoryChanged goroutine is running
 	changeDirty   bool                                  // memory changed since it last rendered
-	watchers      []*watcher
+	watchers      []*watch.Watcher
 }
 
 // engineBase is the disk version a buffer was loaded from or last saved as.
@@ -59,11 +60,9 @@ func (s *Server) loadMemory() {
 	}
 	p := s.BeginProgress(nil, "mf-lsp: indexing memory", false)
 	start := time.Now()
-	m, err := engine.Open(engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.named()})
-	if err == nil {
-		// Watch before anyone can ask, so that no change after this point is missed.
-		s.startWatching(m)
-	}
+	// Watched from the load's own walk, before anyone can ask, so that no
+	// change after this point is missed.
+	m, err := s.openWatched(engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.named()})
 	s.ws.main, s.ws.err = m, err
 	close(s.ws.loaded)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 // promote): an agent or task ID that is not registered is added to the
 // roster or the project's tasks in the same step, instead of refused.
 func registerFlag(c *cli) *bool {
-	return c.fs.Bool("register", false, "add an agent or task `ID` that is not registered yet to magicfrog.json \"agents\" or the project's config.json \"tasks\" (otherwise such a write is refused, exit 2)")
+	return c.fs.Bool("register", false, "add an agent or task ID that is not registered yet to magicfrog.json \"agents\" or the project's config.json \"tasks\" (otherwise such a write is refused, exit 2)")
 }
 
 // unregistered reports a write refused because its ID is not registered: bad

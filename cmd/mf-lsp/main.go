@@ -10,15 +10,23 @@ import (
 	"os"
 	"sort"
 
+	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/lsp"
 )
 
 func main() {
-	os.Exit(mainExit(os.Args[1:]))
+	stop := startProfile(os.Getenv("MF_LSP_CPUPROFILE"))
+	code := mainExit(os.Args[1:])
+	stop()
+	os.Exit(code)
 }
 
 // mainExit is main without os.Exit, so tests can run the command in-process.
 func mainExit(args []string) int {
+	// Token counts outlive the process (docs/architecture.md, "Token-count
+	// cache"): an agent's next boot with a budget does not tokenize again.
+	engine.UseTokenCache(engine.DefaultTokenCacheDir())
+	defer engine.FlushTokenCache()
 	if len(args) == 0 || (len(args) == 1 && args[0] == "--stdio") {
 		return serve()
 	}
@@ -42,32 +50,38 @@ type command func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 // commands maps a subcommand's name to its function: adding a subcommand is one
 // entry here (and, for `mf-lsp help`, one line in summaries).
 var commands = map[string]command{
-	"render":  runRender,
-	"tree":    runTree,
-	"write":   runWrite,
-	"promote": runPromote,
-	"export":  runExport,
-	"import":  runImport,
-	"init":    runInit,
-	"version": runVersion,
-	"rollup":  runRollup,
-	"today":   runToday,
-	"check":   runCheck,
+	"render":   runRender,
+	"tree":     runTree,
+	"write":    runWrite,
+	"promote":  runPromote,
+	"export":   runExport,
+	"import":   runImport,
+	"init":     runInit,
+	"version":  runVersion,
+	"rollup":   runRollup,
+	"today":    runToday,
+	"check":    runCheck,
+	"schedule": runSchedule,
+	"mcp":      runMCP,
+	"append":   runAppend,
 }
 
 // summaries are the one-line descriptions `mf-lsp help` lists.
 var summaries = map[string]string{
-	"render":  "print the <memory> block for a scope",
-	"tree":    "print the effective view: every key, its winner, what it shadows",
-	"write":   "write a note from stdin, revision-checked",
-	"promote": "move or copy a note to another dimension, scope or layer",
-	"export":  "write memory as a portable tree of Markdown files",
-	"import":  "read a portable tree into memory; never replaces a newer revision",
-	"init":    "make a data directory and bind the current project",
-	"version": "print the version of mf-lsp and of Go",
-	"rollup":  "roll up the journal: day, week, month, or everything due",
-	"today":   "print (and create if missing) today's daily note in a journal",
-	"check":   "run the editor's checks on notes: file:line:col findings or JSON",
+	"render":   "print the <memory> block for a scope",
+	"tree":     "print the effective view: every key, its winner, what it shadows",
+	"write":    "write a note from stdin, revision-checked",
+	"promote":  "move or copy a note to another dimension, scope or layer",
+	"export":   "write memory as a portable tree of Markdown files",
+	"import":   "read a portable tree into memory; never replaces a newer revision",
+	"init":     "make a data directory and bind the current project",
+	"version":  "print the version of mf-lsp and of Go",
+	"rollup":   "roll up the journal: day, week, month, or everything due",
+	"today":    "print (and create if missing) today's daily note in a journal",
+	"check":    "run the editor's checks on notes: file:line:col findings or JSON",
+	"schedule": "install, show or remove the journal's nightly/weekly/monthly rollup jobs (cron or systemd)",
+	"mcp":      "serve memory to an agent over the Model Context Protocol (stdio or HTTP)",
+	"append":   "append stdin to today's daily note, retrying under the revision check",
 }
 
 // Exit codes shared by every subcommand.

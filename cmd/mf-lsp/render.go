@@ -10,10 +10,13 @@ import (
 )
 
 func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("render", "mf-lsp render [--task ID] [--agent ID | --each-agent] [--machine ID] [--budget TOKENS] [--previous GEN] [--today YYYY-MM-DD] [--into FILE]", `
+	c := newCLI("render", "mf-lsp render [--task ID] [--agent ID | --each-agent] [--machine ID] [--budget TOKENS] [--previous GEN] [--today YYYY-MM-DD] [--earlier N] [--into FILE]", `
 Print the <memory> block an agent reads: the effective view of the scope, most
 specific dimension first, skills listed, journal files outside the boot set left
-out. The scope defaults to the project binding (.magicfrog/config.json) and this
+out. A journal's boot set is, in this order: today's daily, yesterday's daily,
+the last completed week's weekly, MEMORY.md, the sticky notes; --earlier N adds
+the refined days of the N days before yesterday (after yesterday's daily,
+oldest first). The scope defaults to the project binding (.magicfrog/config.json) and this
 machine; --task, --agent and --machine override it. Files that cannot be read are
 listed on stderr as warnings.
 
@@ -43,6 +46,7 @@ not with --each-agent.`, stdout, stderr)
 	today := c.fs.String("today", "", "the journal's today, `YYYY-MM-DD` (default: the local date)")
 	into := c.fs.String("into", "", "write the block into the managed section of `FILE` instead of stdout")
 	each := c.fs.Bool("each-agent", false, "print one block per agent of the binding (or of --agent)")
+	earlier := c.fs.Int("earlier", 0, "add the journal's refined days of the `N` days before yesterday")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
@@ -51,6 +55,9 @@ not with --each-agent.`, stdout, stderr)
 	}
 	if *budget < 0 {
 		return c.usageError("--budget %d: want 0 (no limit) or more", *budget)
+	}
+	if *earlier < 0 {
+		return c.usageError("--earlier %d: want 0 or more days", *earlier)
 	}
 	if _, err := engine.Today(*today); err != nil {
 		return c.usageError("--today %q: want YYYY-MM-DD", *today)
@@ -82,7 +89,7 @@ not with --each-agent.`, stdout, stderr)
 	}
 	warned := false
 	for _, p := range participants {
-		blk, err := m.Render(engine.RenderOptions{Scope: p, Budget: *budget, Previous: *previous, Today: *today})
+		blk, err := m.Render(engine.RenderOptions{Scope: p, Budget: *budget, Previous: *previous, Today: *today, Earlier: *earlier})
 		if err != nil {
 			return c.fail("%v", err)
 		}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/magicfrog/mf-lsp/engine/schedule"
 )
 
 // TestMain lets the scripts run `mf-lsp` in-process: the test binary is the
@@ -26,6 +28,10 @@ func TestMain(m *testing.M) {
 //	demo DIR                  copy testdata/demo (data/ and project/) into $WORK/DIR
 //	exitcode N PROG [ARGS...] run PROG like exec, and want exit code N exactly
 //	mkfifo PATH               make a named pipe (hostile trees)
+//	cronrun FILE              run every job line of the mf-lsp blocks of the
+//	                          crontab FILE as cron would: /bin/sh -c, under
+//	                          env -i with cron's PATH=/usr/bin:/bin, in $HOME
+//	                          (set to $WORK)
 //
 // (`! exec` only says "not 0"; the CLI's exit codes 1, 2 and 3 mean different
 // things.)
@@ -54,6 +60,26 @@ func TestScript(t *testing.T) {
 					ts.Fatalf("usage: mkfifo PATH")
 				}
 				ts.Check(mkfifo(ts.MkAbs(args[0])))
+			},
+			"cronrun": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: cronrun FILE")
+				}
+				ran := 0
+				for _, cmdline := range schedule.BlockCommands(ts.ReadFile(args[0])) {
+					work := ts.Getenv("WORK")
+					cmd := exec.Command("env", "-i", "HOME="+work, "LOGNAME=cron", "SHELL=/bin/sh", "PATH=/usr/bin:/bin", "/bin/sh", "-c", cmdline)
+					cmd.Dir = work
+					out, err := cmd.CombinedOutput()
+					ts.Logf("cron: %s\n%s", cmdline, out)
+					if err != nil {
+						ts.Fatalf("cron job %q: %v", cmdline, err)
+					}
+					ran++
+				}
+				if ran == 0 {
+					ts.Fatalf("no job lines in %s", args[0])
+				}
 			},
 			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) < 2 {

@@ -59,47 +59,55 @@ func TestTorture(t *testing.T) {
 		t.Skip("mf-lsp is not on PATH (TestMain puts the test binary there)")
 	}
 	cases := tortureCases()
+	var mu sync.Mutex
 	var steps, failures int
 	var peakRSS int64
 	var slowest time.Duration
 	start := time.Now()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			work := t.TempDir()
-			baseTree(t, work)
-			tc.build(t, work)
-			before := snapshot(t, filepath.Join(work, "outside"))
-			for _, st := range tortureSteps(work) {
-				steps++
-				var stop chan struct{}
-				var wg sync.WaitGroup
-				if tc.swap != nil {
-					stop = make(chan struct{})
-					wg.Add(1)
-					go func() { defer wg.Done(); tc.swap(work, stop) }()
+	t.Run("cases", func(t *testing.T) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel() // processes: the limits are per process either way
+				work := t.TempDir()
+				baseTree(t, work)
+				tc.build(t, work)
+				before := snapshot(t, filepath.Join(work, "outside"))
+				for _, st := range tortureSteps(work) {
+					var stop chan struct{}
+					var wg sync.WaitGroup
+					if tc.swap != nil {
+						stop = make(chan struct{})
+						wg.Add(1)
+						go func() { defer wg.Done(); tc.swap(work, stop) }()
+					}
+					res := st.run(t, work)
+					if stop != nil {
+						close(stop)
+						wg.Wait()
+					}
+					failed := 0
+					if res.problem != "" {
+						failed++
+						t.Errorf("%s: %s (took %v, peak RSS %d MiB)\n%s", st.name, res.problem, res.took.Round(time.Millisecond), res.rss>>20, tail(res.output, 1500))
+					}
+					if after := snapshot(t, filepath.Join(work, "outside")); after != before {
+						failed++
+						t.Errorf("%s wrote outside the tree:\nbefore %s\nafter  %s", st.name, before, after)
+						before = after
+					}
+					if res.took > 5*time.Second {
+						t.Logf("%s: slow step: %v", st.name, res.took.Round(time.Millisecond))
+					}
+					mu.Lock()
+					steps++
+					failures += failed
+					peakRSS = max(peakRSS, res.rss)
+					slowest = max(slowest, res.took)
+					mu.Unlock()
 				}
-				res := st.run(t, work)
-				if stop != nil {
-					close(stop)
-					wg.Wait()
-				}
-				peakRSS = max(peakRSS, res.rss)
-				if res.took > 2*time.Second {
-					t.Logf("%s: slow step: %v", st.name, res.took.Round(time.Millisecond))
-				}
-				slowest = max(slowest, res.took)
-				if res.problem != "" {
-					failures++
-					t.Errorf("%s: %s (took %v, peak RSS %d MiB)\n%s", st.name, res.problem, res.took.Round(time.Millisecond), res.rss>>20, tail(res.output, 1500))
-				}
-				if after := snapshot(t, filepath.Join(work, "outside")); after != before {
-					failures++
-					t.Errorf("%s wrote outside the tree:\nbefore %s\nafter  %s", st.name, before, after)
-					before = after
-				}
-			}
-		})
-	}
+			})
+		}
+	})
 	t.Logf("torture: %d cases, %d steps (%d commands + a language-server session per case), limits %v and %d MiB peak RSS per step; slowest step %v, highest peak RSS %d MiB; %d failures; %v in all",
 		len(cases), steps, len(tortureSteps(""))-1, tortureStepTime, tortureStepRSS>>20, slowest.Round(time.Millisecond), peakRSS>>20, failures, time.Since(start).Round(time.Millisecond))
 }
@@ -265,7 +273,7 @@ func tortureCases() []tortureCase {
 			inEveryRoot("badrev.md", content("---\nrevision: -3\nrevision: x\n---\nb\n"))(t, work)
 		}},
 		{name: "wide-tree", build: func(t *testing.T, work string) {
-			for i := range 500 {
+			for i := range 300 {
 				writeAll(t, filepath.Join(work, "data/memory/user/w", strconv.Itoa(i%30), fmt.Sprintf("n%d.md", i)), "---\nrevision: 1\n---\nn\n")
 			}
 		}},

@@ -8,7 +8,7 @@ import (
 )
 
 func runWrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("write", "mf-lsp write --dimension DIM [--scope ID] --key KEY --expect-revision N [--expect-hash H] < BODY", `
+	c := newCLI("write", "mf-lsp write --dimension DIM [--scope ID] --key KEY --expect-revision N [--expect-hash H] [--register] < BODY", `
 Write a note: the body (Markdown without frontmatter) is read from stdin. The
 write lands only if the disk still holds revision N (0: the note must not exist
 yet) and, with --expect-hash, exactly the content whose hash is H (the "hash" of

@@ -169,7 +169,9 @@ func isDelimiter(line []byte, closing bool) bool {
 
 func parseYAML(d *Document, src []byte) {
 	y := src[d.YAML.Start:d.YAML.End]
-	if fields, ok := parseFlat(y, d.YAML.Start); ok {
+	if e := checkSize(y, d.YAML.Start); e != nil {
+		d.Errors = append(d.Errors, *e)
+	} else if fields, ok := parseFlat(y, d.YAML.Start); ok {
 		d.Fields = fields
 	} else if e := checkLimits(y, d.YAML.Start); e != nil {
 		d.Errors = append(d.Errors, *e)

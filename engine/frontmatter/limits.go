@@ -20,9 +20,8 @@ const (
 // brackets inside quoted scalars are skipped, but a plain scalar full of
 // brackets counts them, which no real frontmatter does 64 levels deep.
 func checkLimits(y []byte, base int) *Error {
-	if len(y) > MaxYAMLSize {
-		return &Error{Kind: Syntax, Span: Span{base, base + lineLen(y, 0)},
-			Message: fmt.Sprintf("frontmatter is %d bytes, more than the %d KiB a note's frontmatter may have: not parsed", len(y), MaxYAMLSize>>10)}
+	if e := checkSize(y, base); e != nil {
+		return e
 	}
 	var indents []int // open block levels, by indentation
 	flow := 0
@@ -83,6 +82,15 @@ func checkLimits(y []byte, base int) *Error {
 		pos = next
 	}
 	return nil
+}
+
+// checkSize reports frontmatter over MaxYAMLSize, flat or not.
+func checkSize(y []byte, base int) *Error {
+	if len(y) <= MaxYAMLSize {
+		return nil
+	}
+	return &Error{Kind: Syntax, Span: Span{base, base + max(lineLen(y, 0), 1)},
+		Message: fmt.Sprintf("frontmatter is %d bytes, more than the %d KiB a note's frontmatter may have: not parsed", len(y), MaxYAMLSize>>10)}
 }
 
 // lineLen is the length of the line starting at pos, without its "\n".

@@ -26,6 +26,7 @@ func TestFrontmatterLimits(t *testing.T) {
 		"deep block":    {deepBlock.String(), "nested more than 64", 2 + 64},
 		"deep dashes":   {"x:\n" + strings.Repeat("- ", 80) + "1\n", "nested more than 64", 3},
 		"huge":          {"a: " + strings.Repeat("b", MaxYAMLSize) + "\nc: [1]\n", "more than the 64 KiB", 2},
+		"huge and flat": {strings.Repeat("a: b\n", MaxYAMLSize/5+1), "more than the 64 KiB", 2},
 		"deep and wide": {strings.Repeat("x: "+strings.Repeat("{a: ", 70)+"1"+strings.Repeat("}", 70)+"\n", 100), "nested more than 64", 2},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -36,13 +36,13 @@
 //
 // # Boot set
 //
-// InBootSet: today's and yesterday's raw daily, the weekly of the ISO week
-// containing today, the monthly of the month containing today, MEMORY.md and all
-// sticky notes; nothing older, and no refined day. The boot cost is thus flat
-// from day 1 to day 1000 (tested over 1,000 days). Note that with the rollups of
-// Due, this week's weekly and this month's monthly exist only if someone rolled
-// the current period up early (rollups are rerun when stale, so that is safe);
-// the block then simply lacks them.
+// BootRank, in the seed's order: today's raw daily, yesterday's raw daily, (on
+// request, the refined days of the N days before yesterday, oldest first), the
+// weekly of the last completed ISO week, MEMORY.md, then every sticky note.
+// The weekly is the previous week's only: none when it is missing (an older one
+// is stale context), and not this week's, which is not over. No monthly and no
+// other refined day. The boot cost is thus flat from day 1 to day 1000 (tested
+// over 1,000 days).
 //
 // # Sections
 //
@@ -87,14 +87,22 @@
 // spacing aside), and a next step that was ticked off or built the same day is
 // dropped. Lines over 200 bytes are cut at a word with "…".
 //
-// Size rule: the whole refined day aims at 25% of the source bytes
-// (RefineBudget), skeleton included. First the best line (explicit marker over
-// heading over keyword, then earliest) of every section that has any is kept,
-// so no section with signal comes out empty; then the other lines by score and
-// source order, each if it still fits. So a refined day is at most
-// max(25% of the source, skeleton + the best line of each non-empty section):
-// small days come out above a quarter, real ones at or under it (25.6% over
-// generated days of a few hundred words, tested per day).
+// Explicit lines are always kept, whatever the day's length: decisions and
+// lessons, blockers, next steps (by marker or by heading), done and open task
+// items ("[x]", "[ ]", "Done:", lines under a "Done" heading). A one-word
+// explicit line ("[x] deployed") is kept too.
+//
+// Size rule for the other lines (problems, things built named by a word,
+// keyword lines): the whole day, skeleton and explicit lines included, aims at
+// 25% of the source bytes (RefineBudget): first the best line of every section
+// with no explicit line, so no
+// section with signal comes out empty; then the other lines by score and source
+// order, each if it still fits. A refined day is never longer than its sources
+// (frontmatter included): when it would be, its empty sections are left out,
+// then its title, then the weakest unmarked lines; only a source shorter than a
+// section heading and its one line can end up shorter than its refined day.
+// Over generated days dense with explicit markers the refined day is about 35%
+// of the raw (tested per day).
 //
 // A week reads its refined days, in date order:
 //   - Themes: significant words and word pairs recurring on two or more days
@@ -104,17 +112,20 @@
 //     with nothing recurring, the decisions and things built;
 //   - Trajectory: one line per day with its date and weekday: the day's first
 //     thing built (else decision, next step, blocker) and its first problem;
-//   - What Worked: lessons, decisions that change how we work, things built;
+//   - What Worked: lessons (never capped away), decisions that change how we
+//     work, things built;
 //   - What Didn't: blockers, then problems.
 //
 // A month reads its weeklies, in week order:
 //   - The Arc: one line per week: its top three themes and how it ended (its
 //     last trajectory line);
-//   - Lessons: explicit lessons ("Lesson:", "Learned …", or a Lessons section),
-//     then items of What Worked / What Didn't found in two or more weeks
-//     ("Recurring problem (2026-W49, 2026-W50): …", "Worked repeatedly (…): …"),
-//     two items being the same when each shares 60% of its significant words
-//     with the other;
+//   - Lessons: every item with the weeks it was seen in, near-duplicates (each
+//     holding 60% of the other's significant words) merged into one:
+//     "Lesson (2026-W06, 2026-W08): …" for explicit lessons, "Recurring problem
+//     (weeks): …" for What Didn't items of two or more weeks, "Worked repeatedly
+//     (weeks): …" for changes of practice in What Worked of two or more weeks
+//     (things merely built again are a theme, not a lesson); items of two or
+//     more weeks first;
 //   - Changes in How We Work: items naming a change of practice ("switched to",
 //     "from now on", "instead of", "no longer", "adopted", "workflow", …).
 //
@@ -128,13 +139,15 @@
 //
 // # Lessons into MEMORY.md
 //
-// ProposeLessons returns the monthly's lessons that MEMORY.md does not contain;
-// a lesson is contained when its normalized text (lower case, punctuation and
-// whitespace runs made single spaces) occurs as whole words in the normalized
-// MEMORY.md, whatever list marker, case or line wrapping it was stored with.
-// AppendLessons adds them under "## Lessons" (created at the end if missing),
-// skipping those already there, keeping every other byte and the body's line
-// endings. Proposing after appending gives nothing: a lesson is never added twice.
+// ProposeLessons returns the monthly's lessons worth promoting: those seen in
+// at least two different weeks (the weeks of the same lesson in earlier
+// monthlies count), near-duplicates once, none that MEMORY.md already holds
+// (as whole words after normalizing case, punctuation and whitespace, or as a
+// near-duplicate line). A lesson without weeks (hand-written, or by a
+// configured summarizer) is proposed as it is. AppendLessons adds them under
+// "## Lessons" (created at the end if missing), skipping those already there,
+// keeping every other byte and the body's line endings. Proposing after
+// appending gives nothing: a lesson is never added twice.
 //
 // # Open loops
 //

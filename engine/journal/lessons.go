@@ -5,49 +5,130 @@ import (
 	"strings"
 )
 
-// ProposeLessons returns the lessons of a monthly's "## Lessons" section that
-// MEMORY.md does not contain yet, in the monthly's order, without repeats.
+// ProposeLessons returns the lessons of a monthly's "## Lessons" section worth
+// promoting into MEMORY.md, in the monthly's order:
 //
-// A lesson is the item's text without a "Lesson:" label, and without the list of
-// weeks the built-in summarizer puts in "Recurring problem (2026-W45, 2026-W47): …"
-// (which becomes "Recurring problem: …"). It is already in MEMORY.md
-// when its normalized text (lower case, punctuation and whitespace runs turned
-// into single spaces) occurs, as whole words, in the normalized MEMORY.md, so a
-// lesson is found whatever list marker, case, punctuation or line wrapping it
-// was stored with, and is never proposed twice.
-func ProposeLessons(monthlyBody, memoryBody []byte) []string {
+//   - A lesson the built-in summarizer wrote with its weeks ("Lesson (2026-W06,
+//     2026-W08): …", "Recurring problem (…): …") is proposed when it was seen in
+//     at least two different weeks, counting the weeks of the same lesson in the
+//     earlier monthlies given (so a lesson of the last week of January and the
+//     first of February is proposed with February). A lesson without weeks
+//     (hand-written, or by a configured summarizer told to list only lessons of
+//     several weeks) is proposed as it is.
+//   - Near-duplicates (each holding 60% of the other's significant words) are
+//     proposed once, in the first wording.
+//   - A lesson MEMORY.md already holds is not proposed: its normalized text
+//     (lower case, punctuation and whitespace runs made single spaces) occurs
+//     as whole words in the normalized MEMORY.md, whatever list marker, case,
+//     punctuation or line wrapping it was stored with, or a line of MEMORY.md
+//     is a near-duplicate of it.
+//
+// The proposed text has no weeks and no "Lesson:" label; recurring items keep
+// theirs ("Recurring problem: …").
+func ProposeLessons(monthlyBody, memoryBody []byte, earlierMonthlies ...[]byte) []string {
 	sec := FindSection(ParseSections(stripFrontmatter(monthlyBody)), SecLessons)
 	if sec == nil {
 		return nil
 	}
+	var before []lessonItem
+	var beforeKeys []itemKey
+	for _, m := range earlierMonthlies {
+		if es := FindSection(ParseSections(stripFrontmatter(m)), SecLessons); es != nil {
+			for _, it := range es.Items {
+				li := parseLessonItem(it.Text)
+				if li.weeks != nil {
+					before = append(before, li)
+					beforeKeys = append(beforeKeys, keyOf(li.text))
+				}
+			}
+		}
+	}
 	known := normalize(string(memoryBody))
-	seen := map[string]bool{}
+	var memKeys []itemKey
+	for _, l := range strings.Split(string(stripFrontmatter(memoryBody)), "\n") {
+		_, t := listMarker(strings.TrimSpace(l))
+		if k := keyOf(t); len(k.full) > 0 {
+			memKeys = append(memKeys, k)
+		}
+	}
+	var proposed []itemKey
 	var out []string
 	for _, it := range sec.Items {
 		if isNone(it.Text) || strings.HasPrefix(it.Text, "… and ") {
 			continue
 		}
-		l := cleanLesson(it.Text)
-		n := normalize(l)
-		if n == "" || seen[n] || hasWord(known, n) {
+		li := parseLessonItem(it.Text)
+		n := normalize(li.text)
+		k := keyOf(li.text)
+		if n == "" || hasWord(known, n) || similarAny(k, memKeys) || similarAny(k, proposed) {
 			continue
 		}
-		seen[n] = true
-		out = append(out, l)
+		if li.weeks != nil {
+			weeks := map[string]bool{}
+			for _, w := range li.weeks {
+				weeks[w] = true
+			}
+			for i, b := range before {
+				if b.label == li.label && k.similar(beforeKeys[i]) {
+					for _, w := range b.weeks {
+						weeks[w] = true
+					}
+				}
+			}
+			if len(weeks) < 2 {
+				continue
+			}
+		}
+		proposed = append(proposed, k)
+		out = append(out, li.text)
 	}
 	return out
 }
 
-func cleanLesson(s string) string {
+func similarAny(k itemKey, in []itemKey) bool {
+	for _, o := range in {
+		if k.similar(o) {
+			return true
+		}
+	}
+	return false
+}
+
+// lessonItem is an item of a monthly's Lessons: its label ("Lesson",
+// "Recurring problem", …; "" for none), the weeks the summarizer listed (nil for
+// none) and the lesson as it would be promoted.
+type lessonItem struct {
+	label string
+	weeks []string
+	text  string
+}
+
+// parseLessonItem reads "Label (2026-W06, 2026-W08): text"; any other item is
+// a lesson without weeks, with a "Lesson:" label taken off.
+func parseLessonItem(s string) lessonItem {
 	s = strings.TrimSpace(oneLine(s))
-	for _, label := range []string{recurProblem, recurWorked} {
-		if strings.HasPrefix(s, label+" (") {
-			if i := strings.Index(s, "): "); i > 0 {
-				s = label + ": " + s[i+3:]
+	if open := strings.Index(s, " ("); open > 0 {
+		if end := strings.Index(s[open:], "): "); end > 0 {
+			label, inner, text := s[:open], s[open+2:open+end], strings.TrimSpace(s[open+end+3:])
+			var weeks []string
+			for _, w := range strings.Split(inner, ",") {
+				if _, err := ParseWeek(strings.TrimSpace(w)); err != nil {
+					weeks = nil
+					break
+				}
+				weeks = append(weeks, strings.TrimSpace(w))
+			}
+			if weeks != nil && !strings.Contains(label, " (") {
+				li := lessonItem{label: label, weeks: weeks, text: text}
+				if label != "Lesson" {
+					li.text = label + ": " + text
+				}
+				li.text = strings.TrimSpace(lessonText(li.text))
+				return li
 			}
 		}
 	}
-	return strings.TrimSpace(lessonText(s))
+	return lessonItem{text: strings.TrimSpace(lessonText(s))}
 }
 
 // AppendLessons adds lessons as "- " items to the "## Lessons" section of

@@ -124,3 +124,65 @@ func isSubsequence(a, b string) bool {
 	}
 	return i == len(a)
 }
+
+// TestProposeLessonsWeeks: a lesson the built-in summarizer dated is proposed
+// once seen in two different weeks (counting earlier monthlies), near-duplicates
+// once, and not when MEMORY.md holds a near-duplicate.
+func TestProposeLessonsWeeks(t *testing.T) {
+	monthly := `## Lessons
+
+- Lesson (2026-W06, 2026-W08): always pin dependency versions before deploying
+- Recurring problem (2026-W06, 2026-W07): Telegram webhook timed out under load
+- Lesson (2026-W07): pin every dependency version before a deploy
+- Lesson (2026-W06): write the migration before the handler
+- Lesson (2026-W05): keep the bot token out of the logs
+- Lesson (2026-W07): restart the worker after a config change
+`
+	january := "## Lessons\n\n- Lesson (2026-W04): keep bot tokens out of logs\n"
+	memory := "## Lessons\n\n- Restart workers after every config change.\n"
+	got := ProposeLessons([]byte(monthly), []byte(memory), []byte(january))
+	want := []string{
+		"always pin dependency versions before deploying",
+		"Recurring problem: Telegram webhook timed out under load",
+		"keep the bot token out of the logs",
+	}
+	if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+		t.Errorf("ProposeLessons =\n%q\nwant\n%q", got, want)
+	}
+	// Without January, the token lesson was seen in one week only.
+	if got := ProposeLessons([]byte(monthly), []byte(memory)); len(got) != 2 {
+		t.Errorf("without the earlier monthly: %q", got)
+	}
+}
+
+// TestMonthLessonsMerge is the issue's report: seven "Built the telegram bot
+// handler part N" items over the weeks are not lessons, and an explicit lesson
+// of two weeks is one item with both weeks.
+func TestMonthLessonsMerge(t *testing.T) {
+	var srcs []Source
+	for i, w := range []string{"2026-W05", "2026-W06", "2026-W07"} {
+		var b strings.Builder
+		b.WriteString("## What Worked\n\n")
+		if i != 1 {
+			b.WriteString("- Lesson: always pin dependency versions before deploying\n")
+		}
+		for p := 1; p <= 7; p++ {
+			fmt.Fprintf(&b, "- Built the telegram bot handler part %d\n", p+i*7)
+		}
+		b.WriteString("\n## What Didn't\n\n- Telegram webhook timed out under load\n- Telegram webhook timed out under load again\n")
+		srcs = append(srcs, Source{Key: "weekly/" + w + ".md", Body: []byte(b.String())})
+	}
+	out := Summarize(RollupMonth, "2026-02", srcs)
+	sec := FindSection(ParseSections([]byte(out)), SecLessons)
+	var got []string
+	for _, it := range sec.Items {
+		got = append(got, it.Text)
+	}
+	want := []string{
+		"Lesson (2026-W05, 2026-W07): always pin dependency versions before deploying",
+		"Recurring problem (2026-W05, 2026-W06, 2026-W07): Telegram webhook timed out under load",
+	}
+	if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+		t.Errorf("Lessons =\n%q\nwant\n%q\n%s", got, want, out)
+	}
+}

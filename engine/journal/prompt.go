@@ -17,7 +17,7 @@ var sectionGuide = map[string]string{
 	SecWorked:     "what worked, lessons that held",
 	SecDidnt:      "what did not work, problems and blockers",
 	SecArc:        "the overall arc of the month, week by week",
-	SecLessons:    "the biggest lessons learned, especially patterns seen in two or more weeks, one per line, each worth keeping in long-term memory",
+	SecLessons:    "lessons seen in two or more different weeks, one per line, each worth keeping in long-term memory (every one is proposed for MEMORY.md as written)",
 	SecChanges:    "what changed in how we work: tools, process, conventions",
 }
 

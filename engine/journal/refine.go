@@ -112,6 +112,11 @@ type cand struct {
 	norm  string
 	score int
 	order int
+	// explicit: the writer marked the line as a decision or lesson, blocker,
+	// next step, or done or open task item (a marker, a checkbox, or a heading
+	// naming one of those sections). Explicit lines are always kept.
+	explicit bool
+	floor    bool // the best line of a section with no explicit line: kept too
 }
 
 // headingCat returns the section a raw note's heading files its lines under.
@@ -153,6 +158,10 @@ func cleanLine(t string) (text string, box byte) {
 		t = strings.TrimSpace(t[3:])
 	}
 	t = stripTime(t)
+	if box == 0 && len(t) >= 3 && t[0] == '[' && t[2] == ']' && (t[1] == ' ' || t[1] == 'x' || t[1] == 'X') {
+		box = t[1] | 0x20 // "09:14 [x] …": the box after the time stamp
+		t = strings.TrimSpace(t[3:])
+	}
 	return strings.TrimSpace(t), box
 }
 
@@ -189,7 +198,22 @@ func stripTime(t string) string {
 }
 
 // fileLine decides the section of a cleaned raw line.
-func fileLine(text string, box byte, hcat int) (cat int, out string, score int) {
+func fileLine(text string, box byte, hcat int) (cat int, out string, score int, explicit bool) {
+	cat, out, score, label := fileLineWhy(text, box, hcat)
+	switch {
+	case cat == catNone || score < scoreHeading:
+	case box != 0:
+		explicit = true
+	case cat == catDecisions || cat == catBlockers || cat == catNext:
+		explicit = true
+	case cat == catBuilt:
+		explicit = score == scoreHeading || label // under "## Done", or "Done:"
+	}
+	return cat, out, score, explicit
+}
+
+// fileLineWhy is fileLine, and says whether a marker label was taken off.
+func fileLineWhy(text string, box byte, hcat int) (cat int, out string, score int, label bool) {
 	low := strings.ToLower(text)
 	for _, m := range prefixMarkers {
 		if strings.HasPrefix(low, m.marker) {
@@ -202,29 +226,29 @@ func fileLine(text string, box byte, hcat int) (cat int, out string, score int) 
 				text = strings.TrimLeft(rest, " \t:-—")
 			}
 			if box == 'x' && m.cat == catNext {
-				return catBuilt, text, scoreMarker
+				return catBuilt, text, scoreMarker, m.strip
 			}
-			return m.cat, text, scoreMarker
+			return m.cat, text, scoreMarker, m.strip
 		}
 	}
 	switch box {
 	case 'x':
-		return catBuilt, text, scoreMarker
+		return catBuilt, text, scoreMarker, false
 	case ' ':
-		return catNext, text, scoreMarker
+		return catNext, text, scoreMarker, false
 	}
 	if hcat != catNone {
-		return hcat, text, scoreHeading
+		return hcat, text, scoreHeading, false
 	}
 	n := normalize(text)
 	for _, r := range keywordCats {
 		for _, w := range r.words {
 			if hasWord(n, w) {
-				return r.cat, text, scoreKeyword
+				return r.cat, text, scoreKeyword, false
 			}
 		}
 	}
-	return catNone, "", 0
+	return catNone, "", 0, false
 }
 
 func isWordByte(c byte) bool {
@@ -252,16 +276,16 @@ func refineCandidates(sources []Source) []cand {
 				return
 			}
 			text, box := cleanLine(l.text)
-			cat, text, score := fileLine(text, box, hcat)
+			cat, text, score, explicit := fileLine(text, box, hcat)
 			if cat == catNone {
 				return
 			}
 			text = truncate(text, maxItemBytes)
 			norm := normalize(text)
-			if len(strings.Fields(norm)) < 2 {
-				return // one word is not a note ("done", "ok")
+			if n := len(strings.Fields(norm)); n == 0 || n < 2 && score < scoreMarker {
+				return // one word is not a note ("done", "ok"), unless marked ("[x] deployed")
 			}
-			cands = append(cands, cand{cat: cat, text: text, norm: norm, score: score, order: order})
+			cands = append(cands, cand{cat: cat, text: text, norm: norm, score: score, order: order, explicit: explicit})
 			order++
 		})
 	}
@@ -297,15 +321,30 @@ func dedupeCands(cands []cand) []cand {
 	return out
 }
 
-// selectWithin picks the candidates to keep within budget bytes of items:
-// first the best candidate of every section that has one, so no section with
-// signal comes out empty; then the rest by score, then source order, each if it
-// still fits. The result is in source order.
+// selectWithin keeps every explicit candidate, whatever it costs; then, while
+// all kept items fit in budget bytes, the best other candidate of every
+// section that has no explicit one (so no section with signal comes out
+// empty), then the others by score, then source order, each if it still fits.
+// The result is in source order.
 func selectWithin(cands []cand, nsec int, budget int) []cand {
 	keep := make([]bool, len(cands))
 	used := 0 // bytes of items, less the "- (none)" lines they replace
 	cost := func(c cand) int { return len("- ") + len(c.text) + len("\n") }
+	filled := make([]bool, nsec)
+	for i, c := range cands {
+		if c.explicit {
+			keep[i] = true
+			used += cost(c)
+			if !filled[c.cat] {
+				filled[c.cat] = true
+				used -= len("- (none)\n")
+			}
+		}
+	}
 	for s := 0; s < nsec; s++ {
+		if filled[s] {
+			continue
+		}
 		bi := -1
 		for i, c := range cands {
 			if c.cat == s && (bi < 0 || c.score > cands[bi].score) {
@@ -314,6 +353,7 @@ func selectWithin(cands []cand, nsec int, budget int) []cand {
 		}
 		if bi >= 0 {
 			keep[bi] = true
+			cands[bi].floor = true
 			used += cost(cands[bi]) - len("- (none)\n")
 		}
 	}
@@ -340,22 +380,66 @@ func selectWithin(cands []cand, nsec int, budget int) []cand {
 	return out
 }
 
-// summarizeDay is the refined-day rollup.
+// summarizeDay is the refined-day rollup: every explicit line, and within
+// RefineBudget of the source bytes (skeleton included) the best other lines.
+// The day is never longer than its sources (their bytes, frontmatter included):
+// when the full skeleton (every section, "- (none)" in the empty ones) would be,
+// the empty sections are left out, then the title (compactRender), then
+// unmarked lines beyond each section's first. Only a source shorter than a
+// section heading and its line can come out shorter than its refined day.
 func summarizeDay(title string, sources []Source) string {
-	total := 0
+	total, limit := 0, 0
 	for _, s := range sources {
 		total += len(stripFrontmatter(s.Body))
+		limit += len(s.Body)
 	}
-	// The skeleton (title, headings, "- (none)" in every section) counts against
-	// the budget; the first item of a section replaces its "- (none)" line.
 	skeleton := len(render(title, RefinedSections, make([][]string, len(RefinedSections))))
 	budget := int(float64(total)*RefineBudget) - skeleton
 	picked := selectWithin(refineCandidates(sources), len(RefinedSections), budget)
-	items := make([][]string, len(RefinedSections))
-	for _, c := range picked {
-		items[c.cat] = append(items[c.cat], c.text)
+	for {
+		items := make([][]string, len(RefinedSections))
+		for _, c := range picked {
+			items[c.cat] = append(items[c.cat], c.text)
+		}
+		out := compactRender(title, RefinedSections, items, limit)
+		// Too long for a short source: drop the weakest unmarked line (lowest
+		// score, then latest) until it fits; explicit lines and the one line a
+		// section without them has always stay (a source of a line or two can
+		// thus be shorter than its refined day by a heading).
+		drop := -1
+		for i, c := range picked {
+			if !c.explicit && !c.floor && (drop < 0 || c.score <= picked[drop].score) {
+				drop = i
+			}
+		}
+		if len(out) <= limit || limit == 0 || drop < 0 {
+			return out
+		}
+		picked = append(picked[:drop:drop], picked[drop+1:]...)
 	}
-	return render(title, RefinedSections, items)
+}
+
+// compactRender renders a rollup within limit bytes if leaving out its empty
+// sections, then its title, gets it there; items are never dropped (they are
+// lines of the sources, so only a source of a line or two can still be shorter
+// than one section heading).
+func compactRender(title string, secs []string, items [][]string, limit int) string {
+	out := render(title, secs, items)
+	if len(out) <= limit || limit == 0 { // no sources (never run by the engine): the skeleton
+		return out
+	}
+	var ks []string
+	var ki [][]string
+	for i, it := range items {
+		if len(it) > 0 {
+			ks, ki = append(ks, secs[i]), append(ki, it)
+		}
+	}
+	out = render(title, ks, ki)
+	if len(out) <= limit || len(ks) == 0 {
+		return out
+	}
+	return strings.TrimPrefix(render("", ks, ki), "# \n\n")
 }
 
 // render writes a rollup: the title line, then each section with its items, or

@@ -5,6 +5,11 @@ import (
 	"sort"
 )
 
+// TranscriptPrefix starts the `sources:` key of a session transcript a day
+// refine read ("transcripts/claude/5f1c.jsonl"): a file outside the journal,
+// which only the rollup engine can check for staleness.
+const TranscriptPrefix = "transcripts/"
+
 // RollupKind is one of the three rollups.
 type RollupKind int
 

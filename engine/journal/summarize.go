@@ -172,7 +172,7 @@ func isLesson(s string) bool {
 // lessonText takes a "Lesson:"-style label off a lesson.
 func lessonText(s string) string {
 	low := strings.ToLower(s)
-	for _, p := range []string{"lessons learned:", "lesson learned:", "lessons:", "lesson:"} {
+	for _, p := range []string{"lessons learned:", "lesson learned:", "lessons:", "lesson:", "learned:", "learnt:"} {
 		if strings.HasPrefix(low, p) {
 			return strings.TrimSpace(s[len(p):])
 		}
@@ -367,6 +367,8 @@ func summarizeWeek(title string, srcs []Source) string {
 			}
 		}
 	}
+	// Lessons are never capped away: the cap counts what follows them.
+	worked.max += len(worked.items)
 	for _, d := range docs {
 		for _, it := range d.secs[SecDecisions] {
 			if isChange(it) {
@@ -430,10 +432,7 @@ const recurOverlap = 0.6
 // summarizeMonth is the monthly rollup from weeklies:
 //   - The Arc: one line per week in order: its top themes and how it ended (its
 //     last trajectory line).
-//   - Lessons: explicit lessons ("Lesson: …", "Learned …") first, then items of
-//     What Worked / What Didn't that recur in two or more weeks (60% of
-//     significant words shared, both ways), written "Recurring problem (weeks): …"
-//     or "Worked repeatedly (weeks): …".
+//   - Lessons: monthLessons.
 //   - Changes in How We Work: items of What Worked / What Didn't naming a change
 //     of practice (switched to, from now on, instead of, no longer, adopted,
 //     workflow, convention, …: changeCues), and the items of any Changes section.
@@ -474,61 +473,7 @@ func summarizeMonth(title string, srcs []Source) string {
 		arc.add(truncate(line, maxArcLen))
 	}
 
-	lessons := newList(maxLessons)
-	for _, d := range docs {
-		for _, s := range sortedKeys(d.secs) {
-			for _, it := range d.secs[s] {
-				if isLesson(it) || s == SecLessons {
-					lessons.add(lessonText(it))
-				}
-			}
-		}
-	}
-	type occ struct {
-		text  string
-		words []string
-		set   map[string]bool
-		weeks []string
-		didnt bool
-	}
-	var occs []*occ
-	for _, d := range docs {
-		for _, s := range []string{SecWorked, SecDidnt} {
-			for _, it := range d.secs[s] {
-				if strings.HasPrefix(it, "… and ") || isLesson(it) {
-					continue
-				}
-				ws := sigWords(it)
-				if len(ws) == 0 {
-					continue
-				}
-				merged := false
-				for _, o := range occs {
-					if o.weeks[len(o.weeks)-1] == d.label {
-						continue
-					}
-					if overlap(ws, o.set) >= recurOverlap && overlap(o.words, wordSet(ws)) >= recurOverlap {
-						o.weeks = append(o.weeks, d.label)
-						merged = true
-						break
-					}
-				}
-				if !merged {
-					occs = append(occs, &occ{text: it, words: ws, set: wordSet(ws), weeks: []string{d.label}, didnt: s == SecDidnt})
-				}
-			}
-		}
-	}
-	for _, o := range occs {
-		if len(o.weeks) >= 2 {
-			label := recurWorked
-			if o.didnt {
-				label = recurProblem
-			}
-			lessons.add(fmt.Sprintf("%s (%s): %s", label, strings.Join(o.weeks, ", "), o.text))
-		}
-	}
-
+	lessons := monthLessons(docs)
 	changes := newList(maxChanges)
 	for _, d := range docs {
 		for _, s := range []string{SecWorked, SecDidnt, SecChanges} {
@@ -549,4 +494,112 @@ func sortedKeys(m map[string][]string) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// recurring is one item of a month's weeklies with the weeks it was seen in;
+// near-duplicates (sameItem) are one recurring item.
+type recurring struct {
+	label string // "Lesson", recurProblem or recurWorked
+	text  string // the first wording seen
+	key   itemKey
+	weeks []string
+}
+
+// addRecurring adds the item it of week to rs, merged into a near-duplicate of
+// the same label when there is one.
+func addRecurring(rs []*recurring, label, it, week string) []*recurring {
+	k := keyOf(it)
+	if len(k.full) == 0 {
+		return rs
+	}
+	for _, r := range rs {
+		if r.label == label && k.similar(r.key) {
+			if r.weeks[len(r.weeks)-1] != week {
+				r.weeks = append(r.weeks, week)
+			}
+			return rs
+		}
+	}
+	return append(rs, &recurring{label: label, text: it, key: k, weeks: []string{week}})
+}
+
+// sameItem reports whether two items say the same thing: each holds 60% of
+// the other's significant words ("Built the bot handler part 1" and "… part 7").
+func sameItem(a, b []string) bool {
+	return overlap(a, wordSet(b)) >= recurOverlap && overlap(b, wordSet(a)) >= recurOverlap
+}
+
+// similar reports whether two items are near-duplicates: the same whole items
+// (sameItem), or the same heads. A head is what an item says before its first
+// explanation ("; ", ": ", " — ", ", "), so "pin every dependency version before
+// a deploy; the library's minor update broke ParseMode" is the lesson "always
+// pin dependency versions before deploying" told with its story. A head needs
+// two significant words to count.
+func similar(a, b string) bool { return keyOf(a).similar(keyOf(b)) }
+
+// itemKey is an item's significant words, whole and of its head, computed
+// once for comparing it with many others.
+type itemKey struct{ full, head []string }
+
+func keyOf(s string) itemKey { return itemKey{full: sigWords(s), head: sigWords(head(s))} }
+
+func (a itemKey) similar(b itemKey) bool {
+	if sameItem(a.full, b.full) {
+		return true
+	}
+	return len(a.head) >= 2 && len(b.head) >= 2 && sameItem(a.head, b.head)
+}
+
+// head is an item up to its first explanation (see similar).
+func head(s string) string {
+	cut := len(s)
+	for _, sep := range []string{"; ", ": ", " — ", " - ", ", "} {
+		if i := strings.Index(s, sep); i > 0 && i < cut {
+			cut = i
+		}
+	}
+	return s[:cut]
+}
+
+// monthLessons is the monthly's Lessons section, each item with the weeks it
+// was seen in, near-duplicates merged into one:
+//   - "Lesson (2026-W06, 2026-W08): …": explicit lessons ("Lesson: …",
+//     "Learned …", a Lessons section) of the weeklies;
+//   - "Recurring problem (weeks): …": What Didn't items of two or more weeks;
+//   - "Worked repeatedly (weeks): …": What Worked items naming a change of
+//     practice (isChange) of two or more weeks. Things merely built again are a
+//     theme, not a lesson.
+//
+// Items of two or more weeks come first, explicit lessons before recurring
+// items (they are what ProposeLessons offers for MEMORY.md), then one-week
+// lessons; capped at maxLessons, visibly.
+func monthLessons(docs []doc) *list {
+	var rs []*recurring
+	for _, d := range docs {
+		for _, s := range sortedKeys(d.secs) {
+			for _, it := range d.secs[s] {
+				if strings.HasPrefix(it, "… and ") {
+					continue
+				}
+				switch {
+				case isLesson(it) || s == SecLessons:
+					rs = addRecurring(rs, "Lesson", lessonText(it), d.label)
+				case s == SecDidnt:
+					rs = addRecurring(rs, recurProblem, it, d.label)
+				case s == SecWorked && isChange(it):
+					rs = addRecurring(rs, recurWorked, it, d.label)
+				}
+			}
+		}
+	}
+	lessons := newList(maxLessons)
+	for _, pass := range []struct{ many, explicit bool }{{true, true}, {true, false}, {false, true}} {
+		for _, r := range rs {
+			if (len(r.weeks) >= 2) != pass.many || (r.label == "Lesson") != pass.explicit {
+				continue
+			}
+			lessons.add(fmt.Sprintf("%s (%s): %s", r.label, strings.Join(r.weeks, ", "), r.text))
+		}
+	}
+	return lessons
 }

@@ -92,8 +92,13 @@ func sigWords(s string) []string {
 	return out
 }
 
+// notPlural are words ending in "s" that are not plurals ("always" is not
+// "alway").
+var notPlural = wordSet(strings.Fields(`always perhaps status thus plus focus bonus virus analysis basis
+	axis canvas alias atlas series chaos corpus radius census bias lens various previous nervous`))
+
 func stem(w string) string {
-	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !notPlural[w] {
 		return w[:len(w)-1]
 	}
 	return w

@@ -77,7 +77,7 @@ func bootTokens(b *testing.B, days int) int {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return blk.Tokens
+	return blk.CountTokens()
 }
 
 // BenchmarkBootTokens compares the rendered boot set on day 1,000 with day 30

@@ -218,7 +218,7 @@ func importOne(m *engine.Memory, j Journal, from, rel, path string) ImportedFile
 		out.Why = err.Error()
 		return out
 	}
-	src, err := safefs.ReadFile(path, engine.MaxNoteSize)
+	src, err := safefs.ReadNoFollow(path, engine.MaxNoteSize) // a link swapped in after the walk is refused
 	if err != nil {
 		out.Why = err.Error()
 		return out

@@ -104,6 +104,39 @@ type Options struct {
 	Today journal.Day
 	// Summarizer writes the rollups (RunPlan); nil is Builtin.
 	Summarizer Summarizer
+	// Transcripts, when set, join the sources of the day refines of the
+	// journals that read them (readsTranscripts).
+	Transcripts *Transcripts
+}
+
+// readsTranscripts reports whether journal j's days read the transcripts: the
+// transcript folder is the project's, so its sessions feed the project's
+// journals (task dimension), or those of the dimension asked for.
+func (o Options) readsTranscripts(j Journal) bool {
+	if o.Transcripts == nil {
+		return false
+	}
+	if o.Dimension != 0 {
+		return j.Dimension == o.Dimension
+	}
+	return j.Dimension == engine.Task
+}
+
+// transcriptsFor returns the transcript parts rollup r of j reads.
+func (o Options) transcriptsFor(j Journal, r journal.Rollup) []TranscriptPart {
+	if r.Kind != journal.RefineDay || !o.readsTranscripts(j) {
+		return nil
+	}
+	return o.Transcripts.Day(r.Day)
+}
+
+// transcriptSources records transcript parts as sources.
+func transcriptSources(parts []TranscriptPart) []Source {
+	out := make([]Source, len(parts))
+	for i, p := range parts {
+		out[i] = Source{Key: p.Key, Hash: p.Hash}
+	}
+	return out
 }
 
 func (o Options) today() journal.Day {
@@ -167,6 +200,9 @@ type Job struct {
 	UpToDate bool
 	// Sources are the files the rollup reads, as planned. Run reads them again.
 	Sources []Source
+	// Transcripts are the session transcripts a day refine reads besides its
+	// raw daily (Options.Transcripts).
+	Transcripts []TranscriptPart
 }
 
 func (j Job) String() string { return j.Rollup.String() + " in " + j.Journal.String() }
@@ -195,10 +231,10 @@ func Plan(m *engine.Memory, req Request, opts Options) ([]Job, error) {
 		}
 		if req.Due {
 			j.refresh(m)
-			jobs = append(jobs, planDue(m, j, opts.today())...)
+			jobs = append(jobs, planDue(m, j, opts)...)
 			continue
 		}
-		job, ok := planOne(m, j, req.Rollup)
+		job, ok := planOne(m, j, req.Rollup, opts)
 		if ok {
 			jobs = append(jobs, job)
 		}
@@ -207,8 +243,8 @@ func Plan(m *engine.Memory, req Request, opts Options) ([]Job, error) {
 }
 
 // planOne plans rollup r of journal j; ok is false when it has no sources.
-func planOne(m *engine.Memory, j Journal, r journal.Rollup) (Job, bool) {
-	job := Job{Journal: j, Rollup: r, Output: r.Output(), Reason: "requested"}
+func planOne(m *engine.Memory, j Journal, r journal.Rollup, opts Options) (Job, bool) {
+	job := Job{Journal: j, Rollup: r, Output: r.Output(), Reason: "requested", Transcripts: opts.transcriptsFor(j, r)}
 	files := j.sourceFiles(m, r)
 	if len(files) == 0 {
 		return job, false
@@ -216,6 +252,7 @@ func planOne(m *engine.Memory, j Journal, r journal.Rollup) (Job, bool) {
 	for _, f := range files {
 		job.Sources = append(job.Sources, sourceOf(f.Rel, f.Entry))
 	}
+	job.Sources = append(job.Sources, transcriptSources(job.Transcripts)...)
 	if out := j.lookup(m, job.Output); out != nil {
 		if rec, ok := RecordedSources(out); ok && diffSources(rec, job.Sources) == "" {
 			job.UpToDate, job.Reason = true, "up to date"
@@ -224,7 +261,8 @@ func planOne(m *engine.Memory, j Journal, r journal.Rollup) (Job, bool) {
 	return job, true
 }
 
-func planDue(m *engine.Memory, j Journal, today journal.Day) []Job {
+func planDue(m *engine.Memory, j Journal, opts Options) []Job {
+	today := opts.today()
 	files := j.Files(m)
 	plain := make([]journal.File, 0, len(files))
 	byRel := map[string]*engine.Entry{}
@@ -235,7 +273,7 @@ func planDue(m *engine.Memory, j Journal, today journal.Day) []Job {
 	planned := map[string]bool{} // outputs about to be (re)written
 	var jobs []Job
 	add := func(r journal.Rollup, reason string) {
-		jobs = append(jobs, Job{Journal: j, Rollup: r, Output: r.Output(), Reason: reason})
+		jobs = append(jobs, Job{Journal: j, Rollup: r, Output: r.Output(), Reason: reason, Transcripts: opts.transcriptsFor(j, r)})
 		if !planned[r.Output()] && byRel[r.Output()] == nil {
 			f, _ := journal.Classify(r.Output())
 			plain = append(plain, f) // a later rollup reads it
@@ -272,6 +310,7 @@ func planDue(m *engine.Memory, j Journal, today journal.Day) []Job {
 				}
 				cur = append(cur, sourceOf(s.Rel, byRel[s.Rel]))
 			}
+			cur = append(cur, transcriptSources(opts.transcriptsFor(j, r))...)
 			if reason == "" {
 				if d := diffSources(rec, cur); d != "" {
 					reason = "stale: " + d

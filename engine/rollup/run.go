@@ -97,6 +97,10 @@ func Run(ctx context.Context, m *engine.Memory, job Job, s Summarizer) (Result, 
 			srcs[i] = sourceOf(f.Rel, f.Entry)
 			in.Sources[i] = journal.Source{Key: f.Rel, Body: f.Entry.Src}
 		}
+		for _, t := range job.Transcripts {
+			in.Sources = append(in.Sources, journal.Source{Key: t.Key, Body: []byte(t.Text)})
+		}
+		srcs = append(srcs, transcriptSources(job.Transcripts)...)
 		res.Sources = srcs
 		out := j.lookup(m, job.Output)
 		if out != nil {
@@ -120,12 +124,15 @@ func Run(ctx context.Context, m *engine.Memory, job Job, s Summarizer) (Result, 
 		for i, f := range now {
 			cur[i] = sourceOf(f.Rel, f.Entry)
 		}
+		cur = append(cur, transcriptSources(job.Transcripts)...)
 		if d := diffSources(srcs, cur); d != "" {
 			changed, what = firstWord(d), d
 			continue
 		}
 		res.Warnings = nil
-		if len(missing) > 0 {
+		// The built-in summarizer leaves out the empty sections of a day shorter
+		// than its skeleton on purpose (never longer than its sources).
+		if len(missing) > 0 && s != Builtin {
 			res.Warnings = append(res.Warnings, "the summarizer's output lacks the sections ## "+strings.Join(missing, ", ## "))
 		}
 		expRev, expHash := 0, ""
@@ -174,7 +181,15 @@ func lessons(m *engine.Memory, res Result, out *engine.Entry) Result {
 	if e := res.Job.Journal.lookup(m, journal.MemoryFile); e != nil {
 		mem = e.Body()
 	}
-	res.Lessons = journal.ProposeLessons(out.Body(), mem)
+	// A lesson seen in one week of this month and one of an earlier month is
+	// seen in two weeks: the earlier monthlies count too.
+	var earlier [][]byte
+	for _, f := range res.Job.Journal.Files(m) {
+		if f.Kind == journal.Monthly && f.Month.Compare(res.Job.Rollup.Month) < 0 {
+			earlier = append(earlier, f.Entry.Body())
+		}
+	}
+	res.Lessons = journal.ProposeLessons(out.Body(), mem, earlier...)
 	return res
 }
 

@@ -33,7 +33,7 @@ func Today(m *engine.Memory, d engine.Dimension, scope string, day journal.Day) 
 	}
 	_, err = m.Write(engine.WriteRequest{
 		Dimension: d, Scope: scope, Key: j.Key(rel),
-		Body: []byte(fmt.Sprintf("# %s (%s)\n\n", day, day.Weekday())),
+		Body: []byte(DailyTitle(day)),
 	})
 	if _, stale := engine.IsStale(err); stale {
 		m.Refresh(p)
@@ -43,4 +43,10 @@ func Today(m *engine.Memory, d engine.Dimension, scope string, day journal.Day) 
 		return "", false, fmt.Errorf("today's note %s: %w", p, err)
 	}
 	return p, true, nil
+}
+
+// DailyTitle is the first line of a new daily note, "# 2026-11-30 (Monday)",
+// and the blank line after it.
+func DailyTitle(day journal.Day) string {
+	return fmt.Sprintf("# %s (%s)\n\n", day, day.Weekday())
 }

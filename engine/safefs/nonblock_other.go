@@ -4,3 +4,5 @@ package safefs
 
 // ONonblock: no FIFOs to block on here.
 const ONonblock = 0
+
+const oNofollow = 0

@@ -180,3 +180,22 @@ func ReadInFollow(root *os.Root, name string, max int64) ([]byte, error) {
 	}
 	return readAll(f, name, info.Size(), max)
 }
+
+// ReadNoFollow is ReadFile for a path whose last element must not be a
+// symbolic link, even one swapped in after the caller looked (Lstat): the
+// open itself refuses to follow it.
+func ReadNoFollow(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|ONonblock|oNofollow, 0)
+	if err != nil {
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s: %w", path, ErrLink)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	info, err := checkOpened(f, path, max)
+	if err != nil {
+		return nil, err
+	}
+	return readAll(f, path, info.Size(), max)
+}

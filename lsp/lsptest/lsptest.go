@@ -83,6 +83,9 @@ type Client struct {
 func StartBinary(t testing.TB, bin string, args ...string) *Client {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
+	// The binary keeps token counts in the user's cache folder: a test's go to
+	// a folder of its own, so tests neither share nor leave one behind.
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

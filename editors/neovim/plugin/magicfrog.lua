@@ -21,8 +21,22 @@ end
 
 local cmd = vim.api.nvim_create_user_command
 
-cmd("MagicFrogRender", function(o) mf().render({ participant = o.fargs[1] }) end,
-  { nargs = "?", desc = "Show the <memory> block mf-lsp renders [for agent]" })
+cmd("MagicFrogRender", function(o)
+  local opts = {}
+  for _, a in ipairs(o.fargs) do
+    local n = tonumber(a)
+    if n then
+      if n < 0 or n ~= math.floor(n) then
+        vim.notify("MagicFrogRender: want an agent and/or a number of earlier days, got " .. a, vim.log.levels.ERROR)
+        return
+      end
+      opts.earlier = n
+    else
+      opts.participant = a
+    end
+  end
+  mf().render(next(opts) and opts or nil)
+end, { nargs = "*", desc = "Show the <memory> block mf-lsp renders [for agent] [N: add the refined days of the N days before yesterday]" })
 
 cmd("MagicFrogRenderInto", function(o) mf().render_into(o.fargs[1]) end,
   { nargs = "?", complete = "file", desc = "Write the <memory> block into the managed section of a file (default CLAUDE.md, else AGENTS.md)" })

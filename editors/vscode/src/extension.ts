@@ -202,6 +202,12 @@ function effectiveViewMarkdown(view: EffectiveView): string {
     }
     lines.push('');
   }
+  const boot = view.boot ?? [];
+  if (boot.length > 0) {
+    lines.push('## journal boot set', '', 'What the agent reads from its journals, in this order.', '');
+    boot.forEach((e, i) => lines.push(`${i + 1}. ${e.dimension}${e.scope ? ' ' + e.scope : ''}: ${e.key}`));
+    lines.push('');
+  }
   return lines.join('\n');
 }
 

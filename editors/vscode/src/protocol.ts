@@ -36,6 +36,8 @@ export interface EffectiveView {
   keys?: EffectiveKey[] | null;
   device?: Entry[] | null;
   skills?: Entry[] | null;
+  /** The journal notes the rendered block takes, in its order (the boot set). */
+  boot?: Entry[] | null;
 }
 
 export const Commands = {

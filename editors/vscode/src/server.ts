@@ -113,6 +113,7 @@ export interface InitializationOptions {
   participant?: string;
   machine?: string;
   budget?: number;
+  earlier?: number;
   summarizer?: string;
   autoRevision?: boolean;
 }
@@ -144,6 +145,10 @@ export function initializationOptions(config: vscode.WorkspaceConfiguration): In
   const budget = config.get<number | null>('budget');
   if (typeof budget === 'number' && Number.isFinite(budget) && budget > 0) {
     opts.budget = Math.floor(budget);
+  }
+  const earlier = config.get<number | null>('earlier');
+  if (typeof earlier === 'number' && Number.isFinite(earlier) && earlier > 0) {
+    opts.earlier = Math.floor(earlier);
   }
   const summarizer = str('summarizer');
   if (summarizer) {

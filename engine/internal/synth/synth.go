@@ -3,14 +3,17 @@
 package synth
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Tree is a generated tree and the names a scope needs.
@@ -45,17 +48,7 @@ const (
 // Generate writes n notes below root (which should be empty) and returns the
 // tree. It is deterministic: the same n gives the same tree.
 func Generate(root string, n int) (*Tree, error) {
-	t := &Tree{
-		Root:       root,
-		DataDir:    filepath.Join(root, "data"),
-		ProjectDir: filepath.Join(root, "project"),
-		Task:       taskID(0),
-		Machine:    machineID(0),
-		Counts:     map[string]int{},
-	}
-	for i := 0; i < numAgents; i++ {
-		t.Agents = append(t.Agents, agentID(i))
-	}
+	t := names(root)
 	tasks := make([]string, numTasks)
 	for i := range tasks {
 		tasks[i] = taskID(i)
@@ -175,6 +168,51 @@ func Generate(root string, n int) (*Tree, error) {
 	return t, first
 }
 
+// names is the tree at root before any note is written.
+func names(root string) *Tree {
+	t := &Tree{
+		Root:       root,
+		DataDir:    filepath.Join(root, "data"),
+		ProjectDir: filepath.Join(root, "project"),
+		Task:       taskID(0),
+		Machine:    machineID(0),
+		Counts:     map[string]int{},
+	}
+	for i := 0; i < numAgents; i++ {
+		t.Agents = append(t.Agents, agentID(i))
+	}
+	return t
+}
+
+// Describe is the tree Generate(root, n) wrote earlier, read back (its notes
+// counted, not made again); Counts is left empty.
+func Describe(root string, n int) (*Tree, error) {
+	t := names(root)
+	for _, r := range t.Roots() {
+		err := filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".md") {
+				info, err := d.Info()
+				if err != nil {
+					return err
+				}
+				t.Notes++
+				t.Bytes += info.Size()
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if t.Notes != n {
+		return nil, fmt.Errorf("%s holds %d notes, not the %d generated there", root, t.Notes, n)
+	}
+	return t, nil
+}
+
 func agentID(i int) string   { return fmt.Sprintf("agent-%04d", i) }
 func taskID(i int) string    { return fmt.Sprintf("T-%04d", i) }
 func machineID(i int) string { return fmt.Sprintf("machine-%02d", i) }
@@ -209,4 +247,52 @@ func corpus(rng *rand.Rand) string {
 		b.WriteString(". ")
 	}
 	return b.String()
+}
+
+// Roots are the tree's two memory roots: the data directory's and the
+// project's task memory.
+func (t *Tree) Roots() []string {
+	return []string{filepath.Join(t.DataDir, "memory"), filepath.Join(t.ProjectDir, ".magicfrog", "memory")}
+}
+
+// Floor reads every note below roots the way a loader must — one walk, then a
+// worker per CPU reading whole files — and splits off each frontmatter (finds
+// where it ends), nothing more: the least any cold path that reads the tree
+// can cost. It returns the notes whose frontmatter it found.
+func Floor(roots []string) int {
+	var paths []string
+	for _, r := range roots {
+		filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+	}
+	next := make(chan int, len(paths))
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	var found atomic.Int64
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := 0
+			for i := range next {
+				src, err := os.ReadFile(paths[i])
+				if err != nil {
+					continue
+				}
+				if bytes.HasPrefix(src, []byte("---\n")) && bytes.Index(src[3:], []byte("\n---\n")) >= 0 {
+					n++
+				}
+			}
+			found.Add(int64(n))
+		}()
+	}
+	wg.Wait()
+	return int(found.Load())
 }

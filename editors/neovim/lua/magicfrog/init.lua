@@ -10,7 +10,7 @@ M.name = "mf_lsp"
 
 -- Keys passed through to the server as initializationOptions (docs/protocol.md).
 M.init_option_keys = {
-  "dataDir", "task", "agents", "participant", "machine", "budget", "autoRevision", "summarizer", "today",
+  "dataDir", "task", "agents", "participant", "machine", "budget", "autoRevision", "summarizer", "today", "earlier",
 }
 
 -- The agent :MagicFrogRender and :MagicFrogView answer for when one was given
@@ -648,19 +648,30 @@ local function mark_render(buf, d, offset)
   end
 end
 
---- :MagicFrogRender [agent]: the <memory> block in a scratch buffer (filetype
---- xml), for one participant: opts.participant (remembered for refreshes), else
---- the last one picked, else the server's. Two comment lines above the block say
---- for whom it answers and its tokens (per group, in total, against the budget);
---- group lines show their tokens and notes the budget leaves out are marked ✂.
+-- The arguments of the last :MagicFrogRender, kept for its refreshes.
+local render_args = {}
+
+--- :MagicFrogRender [agent] [N]: the <memory> block in a scratch buffer
+--- (filetype xml), for one participant: opts.participant (remembered for
+--- refreshes), else the last one picked, else the server's; N (opts.earlier)
+--- adds the journal's refined days of the N days before yesterday. Two comment
+--- lines above the block say for whom it answers and its tokens (per group, in
+--- total, against the budget); group lines show their tokens and notes the
+--- budget leaves out are marked ✂.
 function M.render(opts)
   opts = opts or {}
   if type(opts.participant) == "string" and opts.participant ~= "" then M.participant = opts.participant end
-  local args = { details = true }
-  for _, k in ipairs({ "task", "agents", "machine", "budget" }) do
-    if opts[k] ~= nil then args[k] = opts[k] end
+  local args = {}
+  if opts.refresh then
+    args = vim.deepcopy(render_args)
+  else
+    for _, k in ipairs({ "task", "agents", "machine", "budget", "earlier" }) do
+      if opts[k] ~= nil then args[k] = opts[k] end
+    end
+    render_args = vim.deepcopy(args)
   end
   if M.participant and args.agents == nil then args.participant = M.participant end
+  args.details = true -- the header lines and the marks
   local bufnr = vim.api.nvim_get_current_buf()
   if opts.refresh then bufnr = find_buf(RENDER) or bufnr end
   M.execute("magicfrog.render", args, function(err, result, client)
@@ -737,7 +748,7 @@ local function scope_line(sc)
 end
 
 --- Effective view result (docs/protocol.md:
---- {scope, keys: [{key, winner: Entry, shadowed: [Entry]}], device: [Entry], skills: [Entry]})
+--- {scope, keys: [{key, winner: Entry, shadowed: [Entry]}], device: [Entry], skills: [Entry], boot: [Entry]})
 --- as readable lines.
 function M.format_view(v)
   v = type(v) == "table" and v or {}
@@ -769,6 +780,15 @@ function M.format_view(v)
     table.insert(lines, string.format("# Skills: %d", #skills))
     for _, e in ipairs(skills) do
       table.insert(lines, tostring(e.key) .. "  " .. entry_label(e) .. entry_details(e))
+    end
+  end
+  -- What the agent reads from its journals, in the block's order.
+  local boot = type(v.boot) == "table" and v.boot or {}
+  if #boot > 0 then
+    table.insert(lines, "")
+    table.insert(lines, string.format("# Journal boot set, in order: %d", #boot))
+    for i, e in ipairs(boot) do
+      table.insert(lines, string.format("%d. %s  %s", i, tostring(e.key), entry_label(e)))
     end
   end
   return lines

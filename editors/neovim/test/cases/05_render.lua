@@ -27,6 +27,17 @@ T.run(function()
   T.check("block contains the task note and the user note",
     text:find("task%-render%-marker") and text:find("render%-marker%-one"), text)
   T.check("block puts task before user", (text:find("<task") or 1e9) < (text:find("<user") or 0), text)
+  T.check("no refined day without N", not text:find("journal/refined/"), text)
+
+  -- :MagicFrogRender 10 on 2026-11-30: the demo's refined days of 11-19 to
+  -- 11-28 that exist (11-19, 11-20), after yesterday's daily, oldest first.
+  vim.cmd("MagicFrogRender 10")
+  local earlier = T.wait(5000, function() return T.text(rb):find("journal/refined/2026%-11%-19%.md") end)
+  local t2 = T.text(rb)
+  T.check(":MagicFrogRender 10 adds the refined days before yesterday, oldest first",
+    earlier ~= nil and (t2:find("refined/2026%-11%-19") or 0) < (t2:find("refined/2026%-11%-20") or 0)
+      and (t2:find("journal/2026%-11%-29%.md") or 1e9) < (t2:find("refined/2026%-11%-19") or 0)
+      and not t2:find("refined/2026%-11%-18"), t2)
 
   -- An agent writes a note on disk: the server notifies, the buffer refreshes.
   T.write(fx.memory .. "/user/notes/nvim-render-2.md", T.note(1, "render-marker-two"))

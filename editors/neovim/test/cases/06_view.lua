@@ -47,6 +47,8 @@ T.run(function()
     and text:find("\ntools%.md  device r2"), text)
   T.check("view: skills listed with their layer", text:find("# Skills: 1")
     and text:find("\nskills/review%.md  user r3  layer skills"), text)
+  T.check("view: the journal boot set in the seed's order (2026-11-30: yesterday, MEMORY.md, sticky notes)",
+    text:find("# Journal boot set, in order: 4\n1%. journal/2026%-11%-29%.md  task r1\n2%. journal/MEMORY%.md  task r3\n3%. journal/sticky%-notes/infrastructure%.md"), text)
 
   -- The view refreshes when the memory changes on disk.
   T.write(fx.memory .. "/account/notes/nvim-view-new.md", T.note(7, "new"))

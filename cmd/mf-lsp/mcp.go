@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/participant"
+	"github.com/magicfrog/mf-lsp/mcpserver"
+)
+
+// participantFlags are --task, --agent and --machine for the commands that act
+// as one participant (mcp, append): one agent, not a list.
+type participantFlags struct {
+	task, agent, machine string
+}
+
+func (f *participantFlags) register(c *cli) {
+	c.fs.StringVar(&f.task, "task", "", "the task `ID` (default: the project binding's task; \"\" for none)")
+	c.fs.StringVar(&f.agent, "agent", "", "the agent `ID` this participant is (default: $"+participant.AgentEnv+", else the project binding's one agent)")
+	c.fs.StringVar(&f.machine, "machine", "", "the machine `ID` whose device notes are in scope (default: this machine's)")
+}
+
+// participant opens memory and makes the participant the flags, the
+// environment and the binding say.
+func (f *participantFlags) participant(c *cli, today string) (*participant.Participant, error) {
+	m, err := c.open(true)
+	if err != nil {
+		return nil, err
+	}
+	g := participant.Given{Task: f.task, Agent: f.agent, Machine: f.machine,
+		TaskSet: c.isSet("task"), AgentSet: c.isSet("agent"), MachineSet: c.isSet("machine")}
+	s, err := participant.Resolve(m, g, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return participant.New(m, participant.Options{Scope: s, Today: today})
+}
+
+func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("mcp", "mf-lsp mcp [--agent ID] [--task ID] [--machine ID] [--http 127.0.0.1:PORT [--allow-remote]]", `
+Serve memory to an agent over the Model Context Protocol: on stdio (the
+default: the agent host starts the command), or with --http as the streamable
+HTTP transport at http://ADDR/mcp. One server process is one participant: its
+scope (data directory, project, task, one agent, machine) is fixed at start from
+the flags, $`+participant.AgentEnv+` and the project binding, and no tool reads
+or writes outside it.
+
+Tools: memory_context, memory_read, memory_write (revision-checked),
+memory_append (today's daily note), memory_search, memory_view. Resources: every
+note in scope as memory://DIMENSION[/ID]/KEY and the <memory> block as
+memory://context, with resources/subscribe. See docs/cli.md#mcp.`, stdout, stderr)
+	var pf participantFlags
+	pf.register(c)
+	addr := c.fs.String("http", "", "serve the streamable HTTP transport on `ADDR` (127.0.0.1:PORT; port 0 picks one) instead of stdio")
+	allowRemote := c.fs.Bool("allow-remote", false, "with --http, allow a non-loopback address and Host header (anyone who can reach it reads and writes your memory)")
+	if _, code, done := c.parse(args, 0, 0); done {
+		return code
+	}
+	if *allowRemote && *addr == "" {
+		return c.usageError("--allow-remote needs --http")
+	}
+	if *addr != "" && !*allowRemote {
+		if err := checkLoopback(*addr); err != nil {
+			return c.usageError("--http %s: %v", *addr, err)
+		}
+	}
+	p, err := pf.participant(c, "")
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	v, _ := version()
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "mf-lsp mcp: "+format+"\n", a...) }
+	srv := mcpserver.New(p, mcpserver.Options{Version: v, Logf: logf})
+	stop, err := srv.Watch()
+	if err != nil {
+		logf("warning: not watching the disk (%v): changes by other writers are seen only on the next read of a note", err)
+	}
+	defer stop()
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	logf("serving %s", describeParticipant(p))
+	for _, w := range p.Warnings() {
+		logf("warning: %s", w)
+	}
+
+	if *addr == "" {
+		if err := srv.Run(ctx, mcpserver.Stdio(stdin, stdout)); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+			return c.fail("%v", err)
+		}
+		return exitOK
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv.HTTPHandler(*allowRemote))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// The address line is the contract a script waits for (port 0 picks one).
+	fmt.Fprintf(stdout, "http://%s/mcp\n", ln.Addr())
+	go func() {
+		<-ctx.Done()
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return c.fail("%v", err)
+	}
+	return exitOK
+}
+
+// checkLoopback refuses an address that is not on the loopback interface.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("not a loopback address (127.0.0.1, ::1, localhost): anyone who can reach it could read and write your memory; pass --allow-remote to mean it")
+}
+
+func describeParticipant(p *participant.Participant) string {
+	s := p.Scope()
+	m := p.Memory()
+	parts := []string{}
+	if a := p.Agent(); a != "" {
+		parts = append(parts, "agent "+a)
+	} else {
+		parts = append(parts, "no agent")
+	}
+	if s.Task != "" {
+		parts = append(parts, "task "+s.Task)
+	}
+	if s.Machine != "" {
+		parts = append(parts, "machine "+s.Machine)
+	}
+	parts = append(parts, "data "+m.Paths.DataDir)
+	if m.Paths.ProjectDir != "" {
+		parts = append(parts, "project "+m.Paths.ProjectDir)
+	}
+	return strings.Join(parts, ", ") + fmt.Sprintf(" (%d notes in scope)", len(p.Notes()))
+}
+
+func runAppend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("append", "mf-lsp append [--dimension DIM[/ID]] [--today YYYY-MM-DD] [--agent ID] [--task ID] < TEXT", `
+Append the text on stdin, as a block of its own, to today's daily note of a
+journal, making the note (frontmatter and a dated title) when missing: the same
+append as the MCP tool memory_append, for shell hooks (a Claude Code Stop hook,
+a git post-commit hook). Each try writes with the revision it read and is
+repeated when another writer got there first, so concurrent appends all land,
+each once. Prints the note's path; "created PATH" on stderr when the note was
+made.`, stdout, stderr)
+	var pf participantFlags
+	pf.register(c)
+	dim := c.fs.String("dimension", "", "whose journal, `DIM[/ID]`: task (the project's; the default in a project), agent/ID (an agent's own; the default elsewhere), user, account, device")
+	today := c.fs.String("today", "", "the day, `YYYY-MM-DD` (default: the local date)")
+	if _, code, done := c.parse(args, 0, 0); done {
+		return code
+	}
+	day, err := engine.Today(*today)
+	if err != nil {
+		return c.usageError("--today %q: want YYYY-MM-DD", *today)
+	}
+	text, err := io.ReadAll(io.LimitReader(stdin, engine.MaxNoteSize+1))
+	if err != nil {
+		return c.fail("reading the text from stdin: %v", err)
+	}
+	p, err := pf.participant(c, *today)
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	for _, w := range p.Warnings() {
+		fmt.Fprintf(stderr, "mf-lsp append: warning: %s\n", w)
+	}
+	res, err := p.Append(*dim, string(text), day)
+	switch {
+	case participant.IsRefusal(err):
+		return c.usageError("%v", err)
+	case errors.Is(err, participant.ErrBusy):
+		fmt.Fprintf(stderr, "mf-lsp append: %v\n", err)
+		return exitStale
+	case err != nil:
+		return c.fail("%v", err)
+	}
+	if res.Created {
+		fmt.Fprintf(stderr, "created %s\n", res.Path)
+	}
+	fmt.Fprintln(stdout, res.Path)
+	return exitOK
+}

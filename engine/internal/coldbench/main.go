@@ -1,0 +1,586 @@
+// Command coldbench measures what users and agents pay for: mf-lsp's cold
+// paths, each a fresh process, side by side with the floor (a separate
+// process that reads every note of the same tree and splits off its
+// frontmatter, nothing more), and the language server's latency over stdio
+// from a separate client process.
+//
+//	go run ./engine/internal/coldbench                 # 10,000 notes, 5 runs
+//	go run ./engine/internal/coldbench -n 1000,10000,100000 -runs 7
+//	go run ./engine/internal/coldbench -n 10000 -profile /tmp/prof   # + CPU profiles
+//
+// It builds ./cmd/mf-lsp (or takes -bin), writes a synthetic tree of N notes
+// (engine/internal/synth), runs every path once to warm the page cache and the
+// token-count cache, then -runs rounds of [floor, each path] interleaved, so
+// that a busy machine slows both sides alike. It prints medians (and the
+// range), the ratio of medians to the floor, each path's target and whether
+// it is met. The token-count cache lives in a temporary XDG_CACHE_HOME; the
+// "empty cache" row deletes it before each run (an agent's first boot after a
+// change to every note it reads). With -latency (the default) it then drives
+// one server over stdio on the largest tree: hover and code lens p50/p99,
+// didChange → publishDiagnostics p50/p99, and the server's peak RSS.
+//
+// The floor is synth.Floor, the engine benchmark's floor before it: one walk,
+// then a worker per CPU reading whole notes with os.ReadFile and finding the
+// end of each frontmatter. Overlapping the walk with the reads would speed
+// the floor and the engine alike; neither does it.
+//
+// What the profiles said (MF_LSP_CPUPROFILE=cpu.out on the binary, or
+// -profile DIR here, then go tool pprof -top -cum), 10,000 notes, 2 CPUs
+// shared with other work (load average 15-25):
+//
+//   - Before: render without a budget took 640 ms of CPU samples: 280 ms in
+//     syscalls (the walk's openat/getdents, each note's open/fstat/read/close),
+//     170 ms in the o200k tokenizer (regexp2 pre-tokenizing and BPE) counting
+//     every element, omitted line and skill line of the scope, though without
+//     a budget nothing reads a count, and the rest in parsing, hashing and
+//     maps. With a budget it counted the same again in every process. The
+//     server's first answer spent 450 ms loading: 170 ms in engine.Open and
+//     280 ms in startWatching, a second walk of the whole tree plus one
+//     inotify_add_watch per folder, before the first request was answered.
+//   - After: the tokenizer is gone from render's profile without a budget,
+//     and with one when the token-count cache is warm (a binary search in one
+//     file per process). An empty cache pays the tokenizer's set-up (about
+//     36 ms in process for o200k, more in a cold one) and the counts, spread
+//     over the CPUs. The server watches folders as the load walks them
+//     (engine.Options.OnDir); the inotify adds (70 ms at 10,000 notes) run on
+//     a goroutine beside the load.
+//   - What is left is the load, for every path: the walk and the reads are
+//     the floor's own syscalls (one fewer per note than os.ReadFile), then per
+//     note frontmatter parsing (about 7% of CPU), SHA-256 (4%, the store's
+//     revision check needs it), classifying and map inserts (4%), and garbage
+//     collection (5%); start-up costs about 7 ms more than the floor's (a
+//     20 MB binary, goldmark and regexp2 initialization). The server's memory
+//     at 100,000 notes is about 1.7 KB of heap per note (460 B of it the text;
+//     the rest the Entry, its parsed frontmatter fields and the indexes), and
+//     building the tokenizer for hover's size line adds about 34 MB.
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/magicfrog/mf-lsp/engine/internal/synth"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == floorArg {
+		fmt.Println(synth.Floor(os.Args[2:]))
+		return
+	}
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "coldbench:", err)
+		os.Exit(1)
+	}
+}
+
+// floorArg makes this binary the floor process.
+const floorArg = "__floor"
+
+type config struct {
+	sizes    []int
+	runs     int
+	budget   int
+	bin      string
+	keep     string
+	profile  string
+	latency  bool
+	requests int
+	out      io.Writer
+}
+
+func run(args []string, out io.Writer) error {
+	c := config{out: out}
+	fs := flag.NewFlagSet("coldbench", flag.ContinueOnError)
+	sizes := fs.String("n", "10000", "tree `SIZES`: notes, comma-separated (e.g. 1000,10000,100000)")
+	fs.IntVar(&c.runs, "runs", 5, "timed `ROUNDS` of every path (0: only the latency run)")
+	fs.IntVar(&c.budget, "budget", 8000, "the `TOKENS` of the budgeted render")
+	fs.StringVar(&c.bin, "bin", "", "the mf-lsp `BINARY` to measure (default: go build ./cmd/mf-lsp)")
+	fs.StringVar(&c.keep, "keep", "", "write trees below `DIR` and keep them; a tree already there is reused")
+	fs.StringVar(&c.profile, "profile", "", "write a CPU profile of one run of each path into `DIR`")
+	fs.BoolVar(&c.latency, "latency", true, "drive the server over stdio on the largest tree: hover, code lens, didChange, RSS")
+	fs.IntVar(&c.requests, "requests", 500, "`COUNT` of each request in the latency run")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-n %q: want note counts like 10000 or 1000,10000", *sizes)
+		}
+		c.sizes = append(c.sizes, n)
+	}
+	if c.runs < 0 || c.requests < 10 {
+		return fmt.Errorf("-runs at least 0 (0: the latency run only), -requests at least 10")
+	}
+	tmp, err := os.MkdirTemp("", "mf-lsp-coldbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if c.bin == "" {
+		if c.bin, err = build(tmp); err != nil {
+			return err
+		}
+	}
+	if c.profile != "" {
+		if err := os.MkdirAll(c.profile, 0o755); err != nil {
+			return err
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var last *synth.Tree
+	var lastCache string
+	for _, n := range c.sizes {
+		t, err := tree(c, tmp, n)
+		if err != nil {
+			return err
+		}
+		cache := filepath.Join(tmp, "cache-"+strconv.Itoa(n))
+		if c.runs > 0 {
+			if err := measure(c, self, t, cache); err != nil {
+				return err
+			}
+		}
+		last, lastCache = t, cache
+	}
+	if c.latency {
+		return latency(c, last, lastCache)
+	}
+	return nil
+}
+
+// build compiles the module's ./cmd/mf-lsp into dir.
+func build(dir string) (string, error) {
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil || len(bytes.TrimSpace(gomod)) == 0 || string(bytes.TrimSpace(gomod)) == os.DevNull {
+		return "", fmt.Errorf("run coldbench inside the mf-lsp module, or pass -bin")
+	}
+	bin := filepath.Join(dir, "mf-lsp")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/mf-lsp")
+	cmd.Dir = filepath.Dir(string(bytes.TrimSpace(gomod)))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/mf-lsp: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// tree generates (or, with -keep, reuses) a tree of n notes.
+func tree(c config, tmp string, n int) (*synth.Tree, error) {
+	dir := filepath.Join(tmp, "tree-"+strconv.Itoa(n))
+	if c.keep != "" {
+		dir = filepath.Join(c.keep, strconv.Itoa(n))
+		if _, err := os.Stat(filepath.Join(dir, "complete")); err == nil {
+			t, err := synth.Describe(dir, n)
+			if err == nil {
+				fmt.Fprintf(c.out, "reusing %s\n", dir)
+			}
+			return t, err
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, err
+		}
+	}
+	start := time.Now()
+	t, err := synth.Generate(dir, n)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(c.out, "generated %d notes (%.0f MB) in %v\n", t.Notes, float64(t.Bytes)/1e6, time.Since(start).Round(time.Millisecond))
+	if c.keep != "" {
+		return t, os.WriteFile(filepath.Join(dir, "complete"), nil, 0o644)
+	}
+	return t, nil
+}
+
+// path is one cold path: how to run it once, and its target.
+type path struct {
+	name   string
+	ratio  float64       // the most its median may be, as a multiple of the floor's
+	under  time.Duration // or, when set, an absolute ceiling instead
+	cmd    []string      // mf-lsp arguments; nil for the language server
+	before func()        // runs before each timed run, untimed
+}
+
+type sample struct {
+	wall time.Duration
+	cpu  time.Duration // user + system
+	rss  float64       // peak MiB
+}
+
+// usage fills cpu and rss from an exited process.
+func (s *sample) usage(ps *os.ProcessState) {
+	if ps == nil {
+		return
+	}
+	s.cpu = ps.UserTime() + ps.SystemTime()
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		s.rss = float64(ru.Maxrss) / 1024 // KiB on Linux
+	}
+}
+
+func measure(c config, self string, t *synth.Tree, cache string) error {
+	env := benchEnv(cache)
+	common := []string{"--data-dir", t.DataDir, "--project", t.ProjectDir}
+	budget := "--budget=" + strconv.Itoa(c.budget)
+	renderTarget := func(p path) path {
+		if t.Notes <= 1000 {
+			p.ratio, p.under = 0, 50*time.Millisecond
+		}
+		return p
+	}
+	paths := []path{
+		renderTarget(path{name: "render", ratio: 2, cmd: []string{"render"}}),
+		renderTarget(path{name: "render " + budget, ratio: 2, cmd: []string{"render", budget}}),
+		renderTarget(path{name: "render " + budget + ", empty cache", ratio: 2, cmd: []string{"render", budget},
+			before: func() { os.RemoveAll(cache) }}),
+		{name: "tree", ratio: 1.5, cmd: []string{"tree"}},
+		{name: "check", ratio: 1.5, cmd: []string{"check"}},
+		{name: "first workspace/symbol over stdio", ratio: 1.5},
+	}
+	once := func(p path, profile string) (sample, error) {
+		e := env
+		if profile != "" {
+			e = append(slices.Clone(env), "MF_LSP_CPUPROFILE="+profile)
+		}
+		if p.before != nil {
+			p.before()
+		}
+		if p.cmd == nil {
+			return firstAnswer(c.bin, t, e)
+		}
+		return runCLI(c.bin, t.ProjectDir, e, append(slices.Clone(p.cmd), common...))
+	}
+	floorRun := func() (sample, error) {
+		return runProcess(exec.Command(self, append([]string{floorArg}, t.Roots()...)...), t.ProjectDir, env, nil)
+	}
+	// Warm up: the page cache, the token-count cache, the binaries.
+	if _, err := floorRun(); err != nil {
+		return fmt.Errorf("floor: %v", err)
+	}
+	for _, p := range paths {
+		prof := ""
+		if c.profile != "" {
+			prof = filepath.Join(c.profile, fmt.Sprintf("%d-%s.pprof", t.Notes, fileName(p.name)))
+		}
+		if _, err := once(p, prof); err != nil {
+			return fmt.Errorf("%s: %v", p.name, err)
+		}
+	}
+	floors := []sample{}
+	got := make([][]sample, len(paths))
+	for r := 0; r < c.runs; r++ {
+		s, err := floorRun()
+		if err != nil {
+			return fmt.Errorf("floor: %v", err)
+		}
+		floors = append(floors, s)
+		for i, p := range paths {
+			s, err := once(p, "")
+			if err != nil {
+				return fmt.Errorf("%s: %v", p.name, err)
+			}
+			got[i] = append(got[i], s)
+		}
+	}
+	floor, floorCPU := median(floors), medianCPU(floors)
+	fmt.Fprintf(c.out, "\n%d notes (%.0f MB), %d runs each; wall: median (range); CPU: median user+system; floor %s, CPU %s; %d CPUs, load average %s\n\n",
+		t.Notes, float64(t.Bytes)/1e6, c.runs, span(floors), ms(floorCPU), runtime.NumCPU(), loadAverage())
+	fmt.Fprintln(c.out, "| path | floor | mf-lsp | ratio | target | met | CPU floor | CPU mf-lsp | CPU ratio | peak RSS |")
+	fmt.Fprintln(c.out, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	for i, p := range paths {
+		m, cpu := median(got[i]), medianCPU(got[i])
+		ratio := float64(m) / float64(floor)
+		target, met := fmt.Sprintf("≤ %.1f×", p.ratio), ratio <= p.ratio
+		if p.under > 0 {
+			target, met = "< "+p.under.String(), m < p.under
+		}
+		fmt.Fprintf(c.out, "| %s | %s | %s | %.2f× | %s | %s | %s | %s | %.2f× | %.0f MB |\n", p.name, ms(floor), span(got[i]), ratio, target, yesNo(met),
+			ms(floorCPU), ms(cpu), float64(cpu)/float64(floorCPU), maxRSS(got[i]))
+	}
+	fmt.Fprintln(c.out)
+	return nil
+}
+
+// benchEnv is this process's environment with the token-count cache in
+// cache (XDG_CACHE_HOME, which os.UserCacheDir reads first).
+func benchEnv(cache string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "XDG_CACHE_HOME=") && !strings.HasPrefix(kv, "MF_LSP_CPUPROFILE=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "XDG_CACHE_HOME="+cache)
+}
+
+func runCLI(bin, dir string, env, args []string) (sample, error) {
+	return runProcess(exec.Command(bin, args...), dir, env, []int{0, 1}) // check exits 1 on error findings
+}
+
+// runProcess times one process from start to exit, its output going to
+// /dev/null directly (no pipe to copy through).
+func runProcess(cmd *exec.Cmd, dir string, env []string, okCodes []int) (sample, error) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return sample{}, err
+	}
+	defer null.Close()
+	var stderr bytes.Buffer
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, null, &stderr
+	start := time.Now()
+	err = cmd.Run()
+	wall := time.Since(start)
+	if ee, ok := err.(*exec.ExitError); ok && slices.Contains(okCodes, ee.ExitCode()) {
+		err = nil
+	}
+	if err != nil {
+		return sample{}, fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, tail(stderr.String()))
+	}
+	s := sample{wall: wall}
+	s.usage(cmd.ProcessState)
+	return s, nil
+}
+
+// firstAnswer starts the language server and times it from start to the
+// answer of its first workspace-wide request (workspace/symbol waits for the
+// tree to load).
+func firstAnswer(bin string, t *synth.Tree, env []string) (sample, error) {
+	start := time.Now()
+	c, err := startServer(bin, t.ProjectDir, env)
+	if err != nil {
+		return sample{}, err
+	}
+	if err := c.initialize(t.ProjectDir, t.DataDir); err != nil {
+		c.stop()
+		return sample{}, err
+	}
+	res, err := c.call("workspace/symbol", map[string]any{"query": "topic"}, 5*time.Minute)
+	wall := time.Since(start)
+	c.stop()
+	if err != nil {
+		return sample{}, err
+	}
+	if len(res) < 10 {
+		return sample{}, fmt.Errorf("workspace/symbol answered %s: no symbols", res)
+	}
+	s := sample{wall: wall}
+	s.usage(c.cmd.ProcessState) // includes shutting down, which is short
+	return s, nil
+}
+
+// latency drives one server over stdio on tree t: hover and code lens on a
+// note, didChange → publishDiagnostics, and the server's peak RSS.
+func latency(c config, t *synth.Tree, cache string) error {
+	srv, err := startServer(c.bin, t.ProjectDir, benchEnv(cache))
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	start := time.Now()
+	if err := srv.initialize(t.ProjectDir, t.DataDir); err != nil {
+		return err
+	}
+	if _, err := srv.call("workspace/symbol", map[string]any{"query": "topic"}, 5*time.Minute); err != nil {
+		return err
+	}
+	loaded := time.Since(start)
+	loadRSS := peakRSS(srv.cmd.Process.Pid, "VmHWM:")
+	note, err := shadowedNote(t)
+	if err != nil {
+		return err
+	}
+	text, err := os.ReadFile(note)
+	if err != nil {
+		return err
+	}
+	uri := fileURI(note)
+	if err := srv.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": "markdown", "version": 1, "text": string(text)}}); err != nil {
+		return err
+	}
+	if err := srv.waitDiagnostics(uri, 1, time.Minute); err != nil {
+		return err
+	}
+	bodyLine := bytes.Count(text[:bytes.Index(text[3:], []byte("\n---\n"))+8], []byte("\n"))
+	doc := map[string]any{"uri": uri}
+	timed := func(method string, params any) ([]time.Duration, error) {
+		d := make([]time.Duration, 0, c.requests)
+		for range c.requests {
+			t0 := time.Now()
+			if _, err := srv.call(method, params, time.Minute); err != nil {
+				return nil, err
+			}
+			d = append(d, time.Since(t0))
+		}
+		return d, nil
+	}
+	hover, err := timed("textDocument/hover", map[string]any{"textDocument": doc, "position": map[string]any{"line": bodyLine, "character": 2}})
+	if err != nil {
+		return err
+	}
+	lens, err := timed("textDocument/codeLens", map[string]any{"textDocument": doc})
+	if err != nil {
+		return err
+	}
+	var change []time.Duration
+	for i := range c.requests {
+		version := i + 2
+		t0 := time.Now()
+		if err := srv.notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": uri, "version": version},
+			"contentChanges": []any{map[string]any{"text": string(text) + "edit " + strconv.Itoa(i) + "\n"}}}); err != nil {
+			return err
+		}
+		if err := srv.waitDiagnostics(uri, version, time.Minute); err != nil {
+			return err
+		}
+		change = append(change, time.Since(t0))
+	}
+	rss, nowRSS := peakRSS(srv.cmd.Process.Pid, "VmHWM:"), peakRSS(srv.cmd.Process.Pid, "VmRSS:")
+	fmt.Fprintf(c.out, "language server over stdio, %d notes (loaded and answering after %v), %d requests each, on %s\n\n",
+		t.Notes, loaded.Round(time.Millisecond), c.requests, strings.TrimPrefix(note, t.Root+string(filepath.Separator)))
+	fmt.Fprintln(c.out, "| request | p50 | p99 | max | target | met |")
+	fmt.Fprintln(c.out, "| --- | --- | --- | --- | --- | --- |")
+	row := func(name string, d []time.Duration, target time.Duration) {
+		p99 := percentile(d, 0.99)
+		fmt.Fprintf(c.out, "| %s | %s | %s | %s | p99 < %v | %s |\n", name, ms(percentile(d, 0.5)), ms(p99), ms(slices.Max(d)), target, yesNo(p99 < target))
+	}
+	row("hover", hover, 2*time.Millisecond)
+	row("codeLens", lens, 2*time.Millisecond)
+	row("didChange → publishDiagnostics", change, 10*time.Millisecond)
+	fmt.Fprintf(c.out, "| peak RSS of the server | %.0f MB | | | < 200 MB | %s |\n\n", rss, yesNo(rss < 200))
+	fmt.Fprintf(c.out, "(peak RSS when the first answer came: %.0f MB; resident at the end: %.0f MB)\n\n", loadRSS, nowRSS)
+	return nil
+}
+
+// shadowedNote is a note of the project's task whose key other dimensions
+// have too (a topics/ note), so hover and code lens have a chain to show;
+// else any note of that task; else (a small tree) any note.
+func shadowedNote(t *synth.Tree) (string, error) {
+	var first, task, topic string
+	taskDir := filepath.Join(t.ProjectDir, ".magicfrog", "memory", t.Task) + string(filepath.Separator)
+	for _, r := range t.Roots() {
+		filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+				return nil
+			}
+			first = cmp.Or(first, p)
+			if strings.HasPrefix(p, taskDir) {
+				task = cmp.Or(task, p)
+				if strings.Contains(p, "/topics/") {
+					topic = cmp.Or(topic, p)
+				}
+			}
+			return nil
+		})
+	}
+	if note := cmp.Or(topic, task, first); note != "" {
+		return note, nil
+	}
+	return "", fmt.Errorf("no notes in %s", t.Root)
+}
+
+// loadAverage is the 1-minute load average (Linux), "?" elsewhere: on a
+// shared machine it says how far to trust the wall-clock figures; the CPU
+// columns are steadier there.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(data)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}
+
+func median(s []sample) time.Duration {
+	d := make([]time.Duration, len(s))
+	for i := range s {
+		d[i] = s[i].wall
+	}
+	return percentile(d, 0.5)
+}
+
+func medianCPU(s []sample) time.Duration {
+	d := make([]time.Duration, len(s))
+	for i := range s {
+		d[i] = s[i].cpu
+	}
+	return percentile(d, 0.5)
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	d = slices.Clone(d)
+	slices.Sort(d)
+	i := int(p*float64(len(d)) + 0.5)
+	if i >= len(d) {
+		i = len(d) - 1
+	}
+	if p == 0.5 {
+		i = len(d) / 2
+	}
+	return d[i]
+}
+
+func span(s []sample) string {
+	lo, hi := s[0].wall, s[0].wall
+	for _, x := range s {
+		lo, hi = min(lo, x.wall), max(hi, x.wall)
+	}
+	return fmt.Sprintf("%s (%s–%s)", ms(median(s)), ms(lo), ms(hi))
+}
+
+func maxRSS(s []sample) float64 {
+	m := 0.0
+	for _, x := range s {
+		m = max(m, x.rss)
+	}
+	return m
+}
+
+func ms(d time.Duration) string {
+	if d < 10*time.Millisecond {
+		return fmt.Sprintf("%.2f ms", float64(d)/1e6)
+	}
+	if d < time.Second {
+		return fmt.Sprintf("%.0f ms", float64(d)/1e6)
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "**no**"
+}
+
+func fileName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+func tail(s string) string {
+	if len(s) > 2000 {
+		return "…" + s[len(s)-2000:]
+	}
+	return s
+}

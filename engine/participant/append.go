@@ -1,0 +1,129 @@
+package participant
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/journal"
+	"github.com/magicfrog/mf-lsp/engine/rollup"
+)
+
+// AppendResult is where an append landed.
+type AppendResult struct {
+	Note
+	Path     string `json:"path" jsonschema:"the daily note's file"`
+	Created  bool   `json:"created" jsonschema:"true: this append made today's daily note"`
+	Attempts int    `json:"attempts" jsonschema:"writes tried: more than 1 when other writers appended at the same moment"`
+}
+
+// AppendTimeout bounds how long Append keeps retrying while other writers
+// win the revision check. Each retry reads the note again; under contention a
+// retry is a few milliseconds, so only a stuck writer (a file that keeps
+// changing) reaches it.
+const AppendTimeout = 30 * time.Second
+
+// ErrBusy is an append that gave up: the note kept changing under it.
+var ErrBusy = errors.New("busy")
+
+// DefaultJournal is the journal an append without a dimension goes to: the
+// project's (task) when the participant has a project with a .magicfrog
+// folder, else its own agent's, else the user's.
+func (p *Participant) DefaultJournal() string {
+	if p.m.Paths.ProjectDir != "" && p.rootExists(engine.Task) == nil {
+		return engine.Task.String()
+	}
+	if a := p.Agent(); a != "" {
+		return engine.Agent.String() + "/" + a
+	}
+	return engine.User.String()
+}
+
+// Day is the journal's today for the participant.
+func (p *Participant) Day() (journal.Day, error) { return engine.Today(p.today) }
+
+// Append adds text as a block at the end of today's daily note in the journal
+// of place ("" is DefaultJournal), making the note (frontmatter and a dated
+// title) when it is missing. Each try reads the note and writes it with the
+// revision and hash it read; when another writer got there first the try is
+// repeated on the new note, so concurrent appends all land, in the order they
+// won, each once. day zero is the participant's today.
+func (p *Participant) Append(place, text string, day journal.Day) (*AppendResult, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, refuse("text is empty: nothing to append")
+	}
+	if err := checkBody("text", text); err != nil {
+		return nil, err
+	}
+	if place == "" {
+		place = p.DefaultJournal()
+	}
+	pl, err := p.ParsePlace(place)
+	if err != nil {
+		return nil, err
+	}
+	if day.IsZero() {
+		if day, err = p.Day(); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.rootExists(pl.Dimension); err != nil {
+		return nil, err
+	}
+	j, err := rollup.JournalFor(p.m, pl.Dimension, pl.ID)
+	if err != nil {
+		return nil, err
+	}
+	key := j.Key(journal.Path(journal.Daily, day, journal.Week{}, journal.Month{}))
+	path, err := p.target(pl, key)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(AppendTimeout)
+	for attempt := 1; ; attempt++ {
+		p.m.Refresh(path)
+		e := p.m.Entry(path)
+		req := engine.WriteRequest{Dimension: pl.Dimension, Scope: pl.ID, Key: key}
+		if e == nil {
+			req.Body = joinBlock([]byte(rollup.DailyTitle(day)), text)
+		} else {
+			req.Body = joinBlock(e.Body(), text)
+			req.ExpectRevision, req.ExpectHash = e.Revision(), e.Hash
+			if e.Doc.Present && (!e.Doc.Has() || len(e.Doc.Errors) > 0) {
+				return nil, fmt.Errorf("%s: its frontmatter does not parse; fix it before appending (nothing was written)", path)
+			}
+		}
+		if head := headLen(e); len(req.Body)+head > engine.MaxNoteSize {
+			return nil, refuse("today's daily note %s would grow past %d MiB with this append; nothing was written", path, engine.MaxNoteSize>>20)
+		}
+		res, err := p.m.Write(req)
+		if err == nil {
+			r := &AppendResult{Path: path, Created: e == nil, Attempts: attempt}
+			r.Note = Note{Dimension: pl.String(), Key: key, URI: URIScheme + "://" + refOf(pl, key), Revision: res.Revision, Hash: res.Hash}
+			if now := p.m.Entry(path); now != nil && now.Hash == res.Hash {
+				r.Note = NoteOf(now)
+			}
+			return r, nil
+		}
+		if _, stale := engine.IsStale(err); !stale {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w: %s kept changing for %v (%d tries): nothing was appended; try again", ErrBusy, path, AppendTimeout, attempt)
+		}
+		// Back off a little, with jitter, so that writers that collided do not
+		// collide again in lockstep.
+		time.Sleep(time.Duration(rand.IntN(1+min(attempt, 20))) * time.Millisecond)
+	}
+}
+
+// headLen is the size of a note's frontmatter, 0 for no note.
+func headLen(e *engine.Entry) int {
+	if e == nil {
+		return 0
+	}
+	return len(e.Src) - len(e.Body())
+}

@@ -1,0 +1,107 @@
+//go:build unix
+
+package participant_test
+
+// Search must answer in under 50 ms at 10,000 notes in scope (issue 10):
+//
+//	go test -bench Search -run NONE ./engine/participant
+//
+// Every note of the tree is in the participant's scope (the worst case: a
+// scan reads them all); bodies are about 1 KB of words drawn from a 2,000-word
+// vocabulary with a Zipf-like spread, as prose is.
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/participant"
+)
+
+func searchTree(b *testing.B, n int) (*participant.Participant, []string) {
+	b.Helper()
+	root := b.TempDir()
+	data, project := filepath.Join(root, "data"), filepath.Join(root, "project")
+	r := rand.New(rand.NewPCG(1, 2))
+	vocab := make([]string, 2000)
+	for i := range vocab {
+		w := make([]byte, 3+r.IntN(8))
+		for j := range w {
+			w[j] = byte('a' + r.IntN(26))
+		}
+		vocab[i] = string(w)
+	}
+	zipf := rand.NewZipf(r, 1.1, 1, uint64(len(vocab)-1))
+	dims := []string{"user", "account", "agent/larry", "agent"}
+	for i := 0; i < n; i++ {
+		var body strings.Builder
+		for body.Len() < 1000 {
+			body.WriteString(vocab[zipf.Uint64()])
+			body.WriteByte(' ')
+		}
+		dir := filepath.Join(data, "memory", filepath.FromSlash(dims[i%len(dims)]), "notes", fmt.Sprint(i%50))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		note := fmt.Sprintf("---\nrevision: 1\nupdated: 2026-11-30T09:00:00.000Z\n---\n%s\n", body.String())
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%d.md", i)), []byte(note), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(data, "magicfrog.json"), []byte(`{"agents": ["larry"], "shared": ["notes"]}`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	m, err := engine.Open(engine.Options{DataDir: data, ProjectDir: project})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if got := len(p.Notes()); got != n {
+		b.Fatalf("%d notes in scope, want %d", got, n)
+	}
+	return p, vocab
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func BenchmarkSearch(b *testing.B) {
+	p, vocab := searchTree(b, 10_000)
+	// A common word, a common and a rare one, a phrase, and a miss.
+	queries := []string{vocab[1], vocab[3] + " " + vocab[150], `"` + vocab[1] + " " + vocab[2] + `"`, vocab[1999] + " nothing-matches-this"}
+	for _, q := range queries {
+		b.Run(strings.ReplaceAll(strings.ReplaceAll(q, " ", "+"), `"`, "'"), func(b *testing.B) {
+			if _, err := p.Search(q, 10); err != nil { // the first search lowers every note
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			cpu := cpuTime()
+			for i := 0; i < b.N; i++ {
+				if _, err := p.Search(q, 10); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// CPU time is reported beside the wall time: on a loaded machine
+			// the wall time measures the neighbours.
+			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+		})
+	}
+}

@@ -1,0 +1,132 @@
+package mcpserver
+
+import (
+	"context"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/magicfrog/mf-lsp/engine/participant"
+	"github.com/magicfrog/mf-lsp/engine/watch"
+)
+
+// Watch keeps the server in step with the disk: changed notes are re-read,
+// the resource list follows notes that come and go, and subscribers of a
+// changed note (and of memory://context, when the block changed) are told.
+// It returns a function that stops watching.
+func (s *Server) Watch() (stop func(), err error) {
+	w, err := watch.Start(s.p.Memory(), s.changed, s.logf)
+	if err != nil {
+		return func() {}, err
+	}
+	s.mu.Lock()
+	s.watcher = w
+	s.mu.Unlock()
+	return func() { w.Close() }, nil
+}
+
+// changed is the watcher's batch: the tree is already refreshed.
+func (s *Server) changed(paths []string, _ bool) {
+	s.syncResources()
+	ctx := context.Background()
+	m := s.p.Memory()
+	for _, p := range paths {
+		loc, ok := m.Locate(p)
+		if !ok || loc.Key == "" {
+			continue
+		}
+		ref := loc.Dimension.String() + "/"
+		if loc.Scope != "" {
+			ref += loc.Scope + "/"
+		}
+		_ = s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: participant.URIScheme + "://" + ref + loc.Key})
+	}
+	if c, err := s.p.Context(0, ""); err == nil {
+		s.mu.Lock()
+		moved := c.Generation != s.generation
+		s.generation = c.Generation
+		s.mu.Unlock()
+		if moved {
+			_ = s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: participant.ContextURI})
+		}
+	}
+}
+
+// syncResources lists every note in scope as a resource, adding new notes and
+// removing gone ones.
+func (s *Server) syncResources() {
+	now := map[string]*mcp.Resource{}
+	for _, e := range s.p.Notes() {
+		uri := participant.URIOf(e)
+		now[uri] = &mcp.Resource{URI: uri, Name: e.Ref(), MIMEType: "text/markdown",
+			Description: "MagicFrog note " + e.Key + " in " + e.Dimension.String() + " (" + e.Layer.Name + " layer)"}
+	}
+	s.mu.Lock()
+	var gone []string
+	for uri := range s.resources {
+		if now[uri] == nil {
+			gone = append(gone, uri)
+			delete(s.resources, uri)
+		}
+	}
+	var added []*mcp.Resource
+	for uri, r := range now {
+		if !s.resources[uri] {
+			s.resources[uri] = true
+			added = append(added, r)
+		}
+	}
+	if s.generation == "" {
+		if c, err := s.p.Context(0, ""); err == nil {
+			s.generation = c.Generation
+		}
+	}
+	s.mu.Unlock()
+	if len(gone) > 0 {
+		s.mcp.RemoveResources(gone...)
+	}
+	for _, r := range added {
+		s.mcp.AddResource(r, s.readNote)
+	}
+}
+
+// readNote is resources/read of a note: the whole file, frontmatter and body.
+func (s *Server) readNote(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	ref, ok := strings.CutPrefix(uri, participant.URIScheme+"://")
+	if !ok {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	e, err := s.p.NoteAt(ref)
+	if err != nil {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: string(e.Src)}}}, nil
+}
+
+// readContext is resources/read of memory://context: the <memory> block.
+func (s *Server) readContext(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	c, err := s.p.Context(0, "")
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: participant.ContextURI, MIMEType: "text/plain", Text: c.Block}}}, nil
+}
+
+// subscribe accepts subscriptions to memory://context and to any note in
+// scope, existing or not yet (an agent may wait for a note to appear).
+func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
+	uri := req.Params.URI
+	if uri == participant.ContextURI {
+		return nil
+	}
+	ref, ok := strings.CutPrefix(uri, participant.URIScheme+"://")
+	if !ok {
+		return mcp.ResourceNotFoundError(uri)
+	}
+	_, err := s.p.NoteAt(ref)
+	if err != nil && participant.IsRefusal(err) {
+		return err
+	}
+	return nil
+}
