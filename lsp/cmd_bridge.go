@@ -56,7 +56,7 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 		if err != nil {
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
-		return map[string]any{"path": path, "uri": string(PathToURI(path)), "outcome": outcome, "generation": b.Generation, "tokens": b.Tokens}, nil
+		return map[string]any{"path": path, "uri": string(PathToURI(path)), "outcome": outcome, "generation": b.Generation, "tokens": b.CountTokens()}, nil
 	}), nil
 }
 

@@ -16,9 +16,12 @@ func TestCommandRenderInto(t *testing.T) {
 	if err := os.WriteFile(host, []byte(mine), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var res struct{ Path, URI, Outcome, Generation string }
+	var res struct {
+		Path, URI, Outcome, Generation string
+		Tokens                         int
+	}
 	mustExec(t, c, "magicfrog.renderInto", map[string]any{}, &res)
-	if res.Path != host || res.Outcome != "appended" || len(res.Generation) != 8 {
+	if res.Path != host || res.Outcome != "appended" || len(res.Generation) != 8 || res.Tokens == 0 {
 		t.Fatalf("renderInto: %+v", res)
 	}
 	b, _ := os.ReadFile(host)
@@ -49,6 +52,11 @@ func TestCommandRenderDetails(t *testing.T) {
 			Ref, Reason  string
 			Tokens, Line int
 		}
+	}
+	var plain struct{ Tokens int }
+	mustExec(t, c, "magicfrog.render", map[string]any{"details": true}, &plain)
+	if plain.Tokens == 0 {
+		t.Errorf("details without a budget: 0 tokens (the block was not counted)")
 	}
 	mustExec(t, c, "magicfrog.render", map[string]any{"details": true, "budget": 120}, &d)
 	lines := strings.Split(d.Text, "\n")

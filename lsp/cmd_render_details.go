@@ -49,7 +49,7 @@ var groupClose = map[string]bool{"</task>": true, "</agent>": true, "</user>": t
 
 // detailsOf describes a rendered block for a preview.
 func detailsOf(b *engine.Block, sc engine.Scope, budget int) renderDetails {
-	d := renderDetails{Text: b.Text, Generation: b.Generation, Tokens: b.Tokens, Budget: budget, Scope: sc, Groups: []renderGroup{}, Omitted: []renderOmitted{}}
+	d := renderDetails{Text: b.Text, Generation: b.Generation, Tokens: b.CountTokens(), Budget: budget, Scope: sc, Groups: []renderGroup{}, Omitted: []renderOmitted{}}
 	if d.Scope.Agents == nil {
 		d.Scope.Agents = []string{}
 	}
@@ -73,9 +73,9 @@ func detailsOf(b *engine.Block, sc engine.Scope, budget int) renderDetails {
 	}
 	var parts []string
 	if budget > 0 {
-		parts = append(parts, fmt.Sprintf("%d tokens of a %d budget", b.Tokens, budget))
+		parts = append(parts, fmt.Sprintf("%d tokens of a %d budget", d.Tokens, budget))
 	} else {
-		parts = append(parts, fmt.Sprintf("%d tokens, no budget", b.Tokens))
+		parts = append(parts, fmt.Sprintf("%d tokens, no budget", d.Tokens))
 	}
 	for _, g := range d.Groups {
 		parts = append(parts, fmt.Sprintf("%s %d", strings.ReplaceAll(g.Name, `"`, ""), g.Tokens))

@@ -114,7 +114,7 @@ func renderInto(c *cli, m *engine.Memory, file string, blk *engine.Block) int {
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	fmt.Fprintf(c.stdout, "%s: %s (generation %s, %d tokens)\n", file, outcome, blk.Generation, blk.Tokens)
+	fmt.Fprintf(c.stdout, "%s: %s (generation %s, %d tokens)\n", file, outcome, blk.Generation, blk.CountTokens())
 	return exitOK
 }
 

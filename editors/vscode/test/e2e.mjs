@@ -454,7 +454,7 @@ await step('command palette renders the memory block', async () => {
     throw new Error(`the block does not name the demo note ${DEMO_KEY}`);
   }
   const [first, second] = full.split('\n');
-  if (!/^<!-- MagicFrog preview for task T-7 · agent larry · machine \S+/.test(first) || !/\d+ tokens, no budget · task id=T-7 \d+/.test(second)) {
+  if (!/^<!-- MagicFrog preview for task T-7 · agent larry · machine \S+/.test(first) || !/[1-9]\d* tokens, no budget · task id=T-7 \d+/.test(second)) {
     throw new Error(`the preview does not say for whom it answers and its tokens: "${first}" / "${second}"`);
   }
   blockText = full;
@@ -612,7 +612,7 @@ await step('write the memory block into CLAUDE.md', async () => {
   await pick('CLAUDE.md');
   const msg = await waitOrError('the write result', async () => {
     const texts = await page.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent.trim()));
-    return texts.find((t) => /^MagicFrog: CLAUDE\.md: appended \(generation [0-9a-f]{8}, \d+ tokens\)/.test(t));
+    return texts.find((t) => /^MagicFrog: CLAUDE\.md: appended \(generation [0-9a-f]{8}, [1-9]\d* tokens\)/.test(t));
   });
   const text = fs.readFileSync(host, 'utf8');
   if (!text.startsWith(mine + '\n<!-- mf-lsp:begin') || !text.includes('task="T-7"') || !text.trimEnd().endsWith('<!-- mf-lsp:end -->')) {
