@@ -12,6 +12,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // The token-count cache remembers, across processes, how many o200k tokens a
@@ -128,12 +130,15 @@ func countTokens(text string) int {
 	return n
 }
 
+// maxTokenCacheRead bounds the cache file read: far above any real cache.
+const maxTokenCacheRead = 256 << 20
+
 func (c *tokenCache) path() string { return filepath.Join(c.dir, TokenCacheFile) }
 
 // read returns the records of the file, or nil when it is missing or not a
 // cache of this format and tokenizer.
 func (c *tokenCache) read() []byte {
-	data, err := os.ReadFile(c.path())
+	data, err := safefs.ReadFile(c.path(), maxTokenCacheRead) // never a FIFO, never a sparse giant
 	if err != nil {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -196,7 +197,7 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 	written, err := store.Update(m.Paths.LockRoot(p), p, expect,
 		func(current []byte, exists bool) ([]byte, error) {
 			if legacy != nil {
-				if now, err := os.ReadFile(legacy.Path); err != nil || store.Hash(now) != legacy.Hash {
+				if now, err := safefs.ReadFile(legacy.Path, store.MaxRead); err != nil || store.Hash(now) != legacy.Hash {
 					return nil, &StaleError{Path: legacy.Path, Expected: store.Expect{Revision: req.ExpectRevision, Hash: req.ExpectHash}, Exists: err == nil,
 						Reason: "the legacy file changed since it was read"}
 				}

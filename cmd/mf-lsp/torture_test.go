@@ -341,6 +341,7 @@ func tortureSteps(work string) []tortureStep {
 		cmd("today", "", "today", "--today", "2026-11-30"),
 		cmd("rollup", "", "rollup", "due", "--today", "2026-11-30"),
 		cmd("promote", "", "promote", "--from", "user", "--key", "style.md", "--to", "account", "--copy"),
+		cmd("append", "A line for today.\n", "append", "--today", "2026-11-30"),
 	}
 	steps = append(steps, tortureStep{name: "language-server", run: lspSession})
 	return steps

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/magicfrog/mf-lsp/engine/journal"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // TranscriptPrefix starts the `sources:` key of a transcript: "transcripts/"
@@ -113,7 +114,7 @@ var dateInName = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})`)
 
 // readTranscript returns a file's text by day, or why it was skipped.
 func readTranscript(path, ext string, loc *time.Location) (map[journal.Day]string, string) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|safefs.ONonblock, 0) // a FIFO must not block
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -121,6 +122,9 @@ func readTranscript(path, ext string, loc *time.Location) (map[journal.Day]strin
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err.Error()
+	}
+	if !info.Mode().IsRegular() {
+		return nil, safefs.Kind(info.Mode()) + ", not a transcript: never read"
 	}
 	if info.Size() > maxTranscriptBytes {
 		return nil, fmt.Sprintf("%d bytes, more than the %d MiB a transcript may have", info.Size(), maxTranscriptBytes>>20)

@@ -26,7 +26,8 @@
 // # 2. Writers are serialized, across goroutines and processes
 //
 // A check-then-write is only correct if nobody writes in between. Each memory
-// root has an advisory lock file, <root>/.mf-lsp/lock (a .gitignore of "*" beside it), taken with flock(2)
+// root has an advisory lock file, <root>/.mf-lsp/lock (with a .gitignore of
+// "*" beside it, so git never shows it), taken with flock(2)
 // (LockFileEx on Windows) through gofrs/flock, and an in-process mutex per
 // root, because some platforms' file locks do not exclude two holders in one
 // process. Waiting for the lock is bounded (10 s by default): a stuck holder
