@@ -11,6 +11,10 @@ import (
 	"sync"
 )
 
+// Unbound is what a block rendered with no task and no agent says on its first
+// line: notes under a task or agent ID are not in it.
+const Unbound = "no task and no agent: notes under a task or agent ID are left out"
+
 // RenderOptions say what to render.
 type RenderOptions struct {
 	Scope Scope
@@ -116,6 +120,10 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 		}
 		if s.Machine != "" {
 			b.WriteString(` machine="` + attr(s.Machine) + `"`)
+		}
+		if s.Task == "" && len(s.Agents) == 0 {
+			// The view of nobody in particular says so in its first line (Unbound).
+			b.WriteString(` unbound="` + Unbound + `"`)
 		}
 		b.WriteString(">\n")
 		return b.String()

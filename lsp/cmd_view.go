@@ -157,50 +157,88 @@ func decodeNoteArg(command string, arg json.RawMessage, a interface{ noteURI() s
 	return argURI(command, a.noteURI())
 }
 
+// renderArg is the argument of magicfrog.render and magicfrog.renderInto.
+type renderArg struct {
+	scopeArg
+	Budget   *int   `json:"budget"`
+	Previous string `json:"previous"`
+	Today    string `json:"today"`
+	Earlier  *int   `json:"earlier"`
+	// Details asks for a preview's answer (renderDetails) instead of the text.
+	Details bool `json:"details"`
+}
+
+// check refuses a negative budget or earlier and a malformed today.
+func (a renderArg) check(cmd string) error {
+	if a.Earlier != nil && *a.Earlier < 0 {
+		return Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"earlier\" must be a number of days ≥ 0, got %d", cmd, *a.Earlier)
+	}
+	if a.Budget != nil && *a.Budget < 0 {
+		return Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"budget\" must be a token count ≥ 0 (0: no limit), got %d", cmd, *a.Budget)
+	}
+	if a.Today != "" {
+		if _, err := engine.Today(a.Today); err != nil {
+			return Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"today\": %v", cmd, err)
+		}
+	}
+	return nil
+}
+
+// render renders the block the argument asks for: the session's scope, budget
+// and today unless the argument names them.
+func (s *Server) render(m *engine.Memory, a renderArg) (*engine.Block, error) {
+	b, _, err := s.renderScoped(m, a)
+	return b, err
+}
+
+// renderScoped is render, with the options it rendered with.
+func (s *Server) renderScoped(m *engine.Memory, a renderArg) (*engine.Block, engine.RenderOptions, error) {
+	st := s.Settings()
+	opts := engine.RenderOptions{Scope: a.scope(s, m), Budget: st.Budget, Previous: a.Previous, Today: st.Today, Earlier: st.Earlier}
+	if a.Earlier != nil {
+		opts.Earlier = *a.Earlier
+	}
+	if a.Budget != nil {
+		opts.Budget = *a.Budget
+	}
+	if a.Today != "" {
+		opts.Today = a.Today
+	}
+	if opts.Scope.Machine == "" {
+		opts.Scope.Machine = m.MachineID()
+	}
+	b, err := m.Render(opts)
+	return b, opts, err
+}
+
+// renderFailed names the participant argument when a render refused several
+// agents in one block.
+func renderFailed(cmd string, err error) error {
+	var several *engine.SeveralAgentsError
+	if errors.As(err, &several) {
+		return Errorf(CodeRequestFailed, "%s: %v (argument \"participant\")", cmd, err)
+	}
+	return err
+}
+
 // renderCommand: magicfrog.render {task, agents, machine, budget, previous} → the
 // <memory> block.
 func (s *Server) renderCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.render"
-	var a struct {
-		scopeArg
-		Budget   *int   `json:"budget"`
-		Previous string `json:"previous"`
-		Today    string `json:"today"`
-		Earlier  *int   `json:"earlier"`
-	}
+	var a renderArg
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
 	}
-	if a.Earlier != nil && *a.Earlier < 0 {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"earlier\" must be a number of days ≥ 0, got %d", cmd, *a.Earlier)
-	}
-	if a.Budget != nil && *a.Budget < 0 {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"budget\" must be a token count ≥ 0 (0: no limit), got %d", cmd, *a.Budget)
-	}
-	if a.Today != "" {
-		if _, err := engine.Today(a.Today); err != nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"today\": %v", cmd, err)
-		}
+	if err := a.check(cmd); err != nil {
+		return nil, err
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		st := s.Settings()
-		opts := engine.RenderOptions{Scope: a.scope(s, m), Budget: st.Budget, Previous: a.Previous, Today: st.Today, Earlier: st.Earlier}
-		if a.Earlier != nil {
-			opts.Earlier = *a.Earlier
-		}
-		if a.Budget != nil {
-			opts.Budget = *a.Budget
-		}
-		if a.Today != "" {
-			opts.Today = a.Today
-		}
-		b, err := m.Render(opts)
-		var several *engine.SeveralAgentsError
-		if errors.As(err, &several) {
-			return nil, Errorf(CodeRequestFailed, "%s: %v (argument \"participant\")", cmd, err)
-		}
+		b, opts, err := s.renderScoped(m, a)
 		if err != nil {
-			return nil, err
+			return nil, renderFailed(cmd, err)
+		}
+		if a.Details {
+			return detailsOf(b, opts.Scope, opts.Budget), nil
 		}
 		return b.Text, nil
 	}), nil

@@ -335,9 +335,10 @@ func (s *Server) resolveConflictCommand(_ *glsp.Context, arg json.RawMessage) (a
 	if _, open := s.Docs.Get(a.URI); !open {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not open", cmd, a.URI)
 	}
-	resolve := map[string]func(string){"takeDisk": s.resolveTakeDisk, "keepMine": s.resolveKeepMine}[a.Choice]
+	resolve := map[string]func(string){"takeDisk": s.resolveTakeDisk, "keepMine": s.resolveKeepMine, "merge": s.resolveMerge,
+		"compare": func(uri string) { s.sendCompare(uri) }}[a.Choice]
 	if resolve == nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: choice must be \"takeDisk\" or \"keepMine\", got %q", cmd, a.Choice)
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: choice must be \"takeDisk\", \"keepMine\", \"merge\" or \"compare\", got %q", cmd, a.Choice)
 	}
 	// Off the read loop: the edit is a request to the client, whose reply that
 	// loop reads.

@@ -311,8 +311,8 @@ func TestCodeActionStaleRevision(t *testing.T) {
 	// Bad arguments are refused clearly.
 	var resp any
 	if err := c.Call("workspace/executeCommand", map[string]any{"command": "magicfrog.resolveConflict",
-		"arguments": []any{map[string]any{"uri": uri, "choice": "merge"}}}, &resp); rpcCode(err) != -32602 {
-		t.Errorf("choice merge: %v", err)
+		"arguments": []any{map[string]any{"uri": uri, "choice": "rebase"}}}, &resp); rpcCode(err) != -32602 {
+		t.Errorf("choice rebase: %v", err)
 	}
 }
 

@@ -20,6 +20,7 @@ type CommandFunc func(ctx *glsp.Context, arg json.RawMessage) (any, error)
 func (s *Server) registerCommands() map[string]CommandFunc {
 	return map[string]CommandFunc{
 		"magicfrog.render":          s.renderCommand,          // cmd_view.go
+		"magicfrog.renderInto":      s.renderIntoCommand,      // cmd_bridge.go
 		"magicfrog.effectiveView":   s.effectiveViewCommand,   // cmd_view.go
 		"magicfrog.describe":        s.describeCommand,        // cmd_view.go
 		"magicfrog.showEntry":       s.showEntryCommand,       // cmd_view.go

@@ -56,6 +56,7 @@ func (s *Server) describeNote(md *strings.Builder, n *Note) {
 	st := ns.Status
 
 	fmt.Fprintf(md, "**%s** · %s\n\n", mdEscape(e.Ref()), mdEscape(ns.Lens))
+	fmt.Fprintf(md, "_Seen as %s._\n\n", scopeSentence(ns.Scope, ns.Machine))
 	fmt.Fprintf(md, "- dimension: `%s`", e.Dimension)
 	if e.Legacy {
 		md.WriteString(" (read from a legacy folder)")

@@ -176,7 +176,8 @@ func TestHoverEffectiveAndScopes(t *testing.T) {
 	larry := openFile(t, c, filepath.Join(data, "memory/agent/larry/notes/style.md"))
 	v := hoverAt(t, c, larry, 0, 0).Contents.Value
 	mustContain(t, "larry hover", v, "effective · shadows agent", "scope: `larry`", "revision: 5",
-		"(effective, this note)", "agent · rev 1")
+		"(effective, this note)", "agent · rev 1",
+		"_Seen as task `T-7` · agent `larry` · machine `3f9c2a7e5b10d4c8`._")
 
 	moe := openFile(t, c, filepath.Join(data, "memory/agent/moe/notes/focus.md"))
 	v = hoverAt(t, c, moe, 1, 0).Contents.Value
@@ -191,6 +192,17 @@ func TestHoverEffectiveAndScopes(t *testing.T) {
 	if h := hoverAt(t, c, readme, 0, 0); h != nil {
 		t.Errorf("hover on a file that is not memory: %+v", h)
 	}
+}
+
+// A session with no task and no agent (the data directory as workspace) says
+// so in every hover: the view of nobody in particular.
+func TestHoverSaysUnbound(t *testing.T) {
+	data, _ := demo(t)
+	c := start(t)
+	c.Initialize(string(lsp.PathToURI(data)), map[string]any{"dataDir": data, "today": "2026-11-30"})
+	u := openFile(t, c, filepath.Join(data, "memory/user/editor.md"))
+	v := hoverAt(t, c, u, 0, 0).Contents.Value
+	mustContain(t, "unbound hover", v, "_Seen as no task · no agent · machine `3f9c2a7e5b10d4c8` (unbound: notes under a task or agent ID are not in this view)._")
 }
 
 func TestHoverLinkShowsTargetSummary(t *testing.T) {

@@ -61,6 +61,9 @@ type saveState struct {
 	// the buffer the conflicting save wrote over it.
 	disk    []byte
 	written string
+	// base is the version the buffer was based on when the conflict was seen
+	// (nil when unknown): the common ancestor of a Merge.
+	base []byte
 }
 
 // saveTrackers holds one tracker per Server (this file owns no Server field).
@@ -202,7 +205,7 @@ func (s *Server) saveConflict(n *Note, d *Document, base engineBase, disk []byte
 		st.floor = max(st.floor, diskRev)
 		if !st.asking {
 			st.asking, ask = true, true
-			st.disk, st.written = disk, store.Hash(d.Text)
+			st.disk, st.written, st.base = disk, store.Hash(d.Text), base.Text
 		}
 	})
 	if !ask {
@@ -220,19 +223,30 @@ func (s *Server) saveConflict(n *Note, d *Document, base engineBase, disk []byte
 	}
 	msg = "mf-lsp: " + msg + " The save was not merged with it and the revision was not bumped. " +
 		fmt.Sprintf("Take the disk version into the buffer, or keep yours as revision %d?", diskRev+1)
-	s.ShowMessageRequest(protocol.MessageTypeWarning, msg, []string{ActionTakeDisk, ActionKeepMine}, func(choice string, err error) {
-		s.saves().with(d.URI, func(st *saveState) { st.asking = false })
-		if err != nil {
-			s.log.Printf("save conflict question for %s: %v", d.URI, err)
-			return
-		}
-		switch choice {
-		case ActionTakeDisk:
-			s.resolveTakeDisk(d.URI)
-		case ActionKeepMine:
-			s.resolveKeepMine(d.URI)
-		}
-	})
+	actions := conflictActions(base.Text, disk, d.Text)
+	var question func()
+	question = func() {
+		s.ShowMessageRequest(protocol.MessageTypeWarning, msg, actions, func(choice string, err error) {
+			if err == nil && choice == ActionCompare && s.sendCompare(d.URI) {
+				question() // compared: now choose
+				return
+			}
+			s.saves().with(d.URI, func(st *saveState) { st.asking = false })
+			if err != nil {
+				s.log.Printf("save conflict question for %s: %v", d.URI, err)
+				return
+			}
+			switch choice {
+			case ActionTakeDisk:
+				s.resolveTakeDisk(d.URI)
+			case ActionKeepMine:
+				s.resolveKeepMine(d.URI)
+			case ActionMerge:
+				s.resolveMerge(d.URI)
+			}
+		})
+	}
+	question()
 }
 
 // rebaseOnDisk makes the buffer's base whatever the disk holds now. The disk is read
@@ -246,6 +260,7 @@ func (s *Server) rebaseOnDisk(uri protocol.DocumentUri, path string) (disk []byt
 		disk, exists = data, true
 		b.Revision, _ = store.RevisionOf(data)
 		b.Hash = store.Hash(data)
+		b.Text = data
 	}
 	s.ws.bases[uri] = b
 	return disk, exists

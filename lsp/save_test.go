@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -232,8 +233,8 @@ func TestSaveConflictKeepMine(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg, actions := messageRequest(t, c)
-	if strings.Join(actions, "|") != "Take disk version|Keep mine as next revision" {
-		t.Errorf("actions %q", actions)
+	if strings.Join(actions, "|") != "Take disk version|Keep mine as next revision|Compare" {
+		t.Errorf("actions %q (the agent rewrote the line the buffer appended after: no Merge)", actions)
 	}
 	mustContain(t, "conflict message", msg, "revision 2 on disk", "read revision 1")
 
@@ -276,7 +277,7 @@ func TestSaveConflictTakeDisk(t *testing.T) {
 		t.Fatalf("conflicting save got edits %+v", edits)
 	}
 	_, actions := messageRequest(t, c)
-	if len(actions) != 2 {
+	if len(actions) != 3 {
 		t.Fatalf("actions %q", actions)
 	}
 	editorSave(t, c, uri, path, mine) // the editor writes the buffer as it is
@@ -334,5 +335,54 @@ func TestSaveConflictPlainEditorAndDeleted(t *testing.T) {
 		return strings.Contains(string(p), "deleted on disk")
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Compare, then Merge: the agent appended a line, the buffer changed another;
+// the question offers Merge, Compare sends the disk version and asks again, and
+// Merge comes as one edit holding both changes at the next revision.
+func TestSaveConflictCompareThenMerge(t *testing.T) {
+	c, data, project := startDemo(t)
+	var asked atomic.Int32
+	c.Reply("window/showMessageRequest", func(json.RawMessage) (any, error) {
+		if asked.Add(1) == 1 {
+			return map[string]any{"title": "Compare"}, nil
+		}
+		return map[string]any{"title": "Merge"}, nil
+	})
+	path := filepath.Join(data, "memory/account/tone.md")
+	disk, _ := os.ReadFile(path)
+	uri := openSettled(t, c, path)
+	body := string(disk[strings.Index(string(disk), "\n---\n")+5:])
+	mine := strings.Replace(string(disk), body, "Mine first.\n"+body, 1)
+	setText(t, c, uri, 2, mine)
+	agentWrite(t, data, project, "account", "tone.md", "1", body+"The agent's line.\n")
+	agents, _ := os.ReadFile(path)
+	if edits := willSave(t, c, uri); len(edits) != 0 {
+		t.Fatalf("conflicting save got edits %+v", edits)
+	}
+	_, actions := messageRequest(t, c)
+	if strings.Join(actions, "|") != "Take disk version|Keep mine as next revision|Compare|Merge" {
+		t.Fatalf("actions %q", actions)
+	}
+	editorSave(t, c, uri, path, mine)
+	n, err := c.WaitNotification("magicfrog/compare", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmp struct {
+		URI, Title, Disk string
+		Revision         int
+	}
+	_ = json.Unmarshal(n.Params, &cmp)
+	if cmp.URI != uri || cmp.Disk != string(agents) || cmp.Revision != 2 || !strings.Contains(cmp.Title, "revision 2") {
+		t.Errorf("magicfrog/compare %+v; want the agent's version at revision 2", cmp)
+	}
+	got := applyLSPEdits(t, mine, appliedEdit(t, c, uri))
+	if asked.Load() != 2 {
+		t.Errorf("asked %d times; want the question again after Compare", asked.Load())
+	}
+	if !strings.Contains(got, "revision: 3\n") || !strings.Contains(got, "Mine first.\n") || !strings.HasSuffix(got, "The agent's line.\n") {
+		t.Errorf("Merge gave:\n%s\nwant both changes at revision 3", got)
 	}
 }

@@ -38,6 +38,7 @@ type workspace struct {
 type engineBase struct {
 	Revision int
 	Hash     string // "" when the buffer never matched the disk
+	Text     []byte // the disk's bytes when Hash is set: a merge's common ancestor
 }
 
 func newWorkspace() *workspace {
@@ -302,6 +303,7 @@ func (s *Server) setBase(uri protocol.DocumentUri, text []byte) {
 	if disk, err := safefs.ReadFile(path, engine.MaxNoteSize); err == nil && string(disk) == string(text) {
 		b.Revision, _ = store.RevisionOf(disk)
 		b.Hash = store.Hash(disk)
+		b.Text = disk
 	} else {
 		b.Revision, _ = store.RevisionOf(text)
 	}

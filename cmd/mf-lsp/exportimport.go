@@ -48,13 +48,16 @@ Prints "exported N notes to DIR", then a "skipped: ..." line per note left out
 }
 
 func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if hasFromFlag(args) { // another host's memory: CLAUDE.md, AGENTS.md, … (importfrom.go)
+		return runImportFrom(args, stdin, stdout, stderr)
+	}
 	for _, a := range args {
 		if a == "--journal" || a == "-journal" || strings.HasPrefix(a, "--journal=") || strings.HasPrefix(a, "-journal=") {
 			// An agent workspace's journal, not a portable tree (docs/journal.md).
 			return runImportJournal(args, stdin, stdout, stderr)
 		}
 	}
-	c := newCLI("import", "mf-lsp import DIR | mf-lsp import --journal DIR [--dimension DIM] [--scope ID]", `
+	c := newCLI("import", "mf-lsp import DIR | mf-lsp import --journal DIR [--dimension DIM] [--scope ID] | mf-lsp import --from SOURCE PATH... [--apply]", `
 Read a portable tree (as export writes it) into memory: machine/ lands in
 device, project/ in task; revisions and machine bindings travel as they are. A
 note never replaces a newer revision: a destination at a higher revision, or at

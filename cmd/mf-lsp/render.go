@@ -6,10 +6,11 @@ import (
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/managed"
 )
 
 func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("render", "mf-lsp render [--task ID] [--agent ID | --each-agent] [--machine ID] [--budget TOKENS] [--previous GEN] [--today YYYY-MM-DD] [--earlier N]", `
+	c := newCLI("render", "mf-lsp render [--task ID] [--agent ID | --each-agent] [--machine ID] [--budget TOKENS] [--previous GEN] [--today YYYY-MM-DD] [--earlier N] [--into FILE]", `
 Print the <memory> block an agent reads: the effective view of the scope, most
 specific dimension first, skills listed, journal files outside the boot set left
 out. A journal's boot set is, in this order: today's daily, yesterday's daily,
@@ -27,12 +28,23 @@ after the other. Notes under a folder that is neither a registered ID nor
 shared (agent/<folder>/ not on the roster, a task-root folder shaped like a task
 ID that is not the project's) are in no block: each block lists them as
 <omitted path=… reason="unregistered-scope"/> without their bodies, and render
-warns about each such folder on stderr.`, stdout, stderr)
+warns about each such folder on stderr.
+
+With --into FILE the block goes into a managed section of FILE (a CLAUDE.md,
+an AGENTS.md, any Markdown file) between the marker comments
+"<!-- mf-lsp:begin ... -->" and "<!-- mf-lsp:end -->", instead of stdout: the
+section is replaced, or appended when FILE has no markers yet (FILE is created
+when missing); every byte outside the markers stays as it was. When the section
+already holds this block nothing is written. Two marker pairs, a marker
+without its pair, and a FILE that is a symbolic link are refused (exit 1).
+Prints "FILE: OUTCOME (generation GEN, N tokens)". --into takes one block:
+not with --each-agent.`, stdout, stderr)
 	var sf scopeFlags
 	sf.register(c)
 	budget := c.fs.Int("budget", 0, "the most `TOKENS` (o200k) the block may take; what does not fit is listed as <omitted/> (0: no limit)")
 	previous := c.fs.String("previous", "", "the generation `GEN` of the block the agent holds; a changed view says replaces=\"GEN\"")
 	today := c.fs.String("today", "", "the journal's today, `YYYY-MM-DD` (default: the local date)")
+	into := c.fs.String("into", "", "write the block into the managed section of `FILE` instead of stdout")
 	each := c.fs.Bool("each-agent", false, "print one block per agent of the binding (or of --agent)")
 	earlier := c.fs.Int("earlier", 0, "add the journal's refined days of the `N` days before yesterday")
 	if _, code, done := c.parse(args, 0, 0); done {
@@ -72,6 +84,9 @@ warns about each such folder on stderr.`, stdout, stderr)
 		return c.usageError("a block is for one agent, and %s names %d: %s; pick one with --agent ID, or print one block each with --each-agent",
 			from, len(scope.Agents), strings.Join(scope.Agents, ", "))
 	}
+	if *into != "" && *each {
+		return c.usageError("--into writes one block into the file: pick the agent with --agent, not --each-agent")
+	}
 	warned := false
 	for _, p := range participants {
 		blk, err := m.Render(engine.RenderOptions{Scope: p, Budget: *budget, Previous: *previous, Today: *today, Earlier: *earlier})
@@ -82,8 +97,24 @@ warns about each such folder on stderr.`, stdout, stderr)
 			warnUnregistered(c, blk)
 			warned = true
 		}
+		if *into != "" {
+			return renderInto(c, m, *into, blk)
+		}
 		fmt.Fprint(stdout, blk.Text)
 	}
+	return exitOK
+}
+
+// renderInto writes blk into the managed section of file (render --into).
+func renderInto(c *cli, m *engine.Memory, file string, blk *engine.Block) int {
+	if err := c.requireDataDir(m); err != nil {
+		return c.fail("%v", err)
+	}
+	outcome, err := managed.WriteInto(m.Paths.MemoryDir(), file, blk.Text)
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	fmt.Fprintf(c.stdout, "%s: %s (generation %s, %d tokens)\n", file, outcome, blk.Generation, blk.CountTokens())
 	return exitOK
 }
 

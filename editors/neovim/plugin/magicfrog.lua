@@ -38,6 +38,9 @@ cmd("MagicFrogRender", function(o)
   mf().render(next(opts) and opts or nil)
 end, { nargs = "*", desc = "Show the <memory> block mf-lsp renders [for agent] [N: add the refined days of the N days before yesterday]" })
 
+cmd("MagicFrogRenderInto", function(o) mf().render_into(o.fargs[1]) end,
+  { nargs = "?", complete = "file", desc = "Write the <memory> block into the managed section of a file (default CLAUDE.md, else AGENTS.md)" })
+
 cmd("MagicFrogView", function() mf().view() end,
   { nargs = 0, desc = "Show the effective view: winners and shadowed entries" })
 

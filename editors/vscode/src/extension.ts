@@ -13,6 +13,8 @@ import {
 } from 'vscode-languageclient/node';
 import {
   Commands,
+  CompareNotification,
+  CompareParams,
   DIMENSION_ORDER,
   Described,
   EffectiveView,
@@ -20,6 +22,8 @@ import {
   MemoryChangedParams,
   PROMOTION_TARGETS,
   SyncReport,
+  RenderDetails,
+  RenderIntoResult,
 } from './protocol';
 import { INSTALL_COMMAND, findServer, initializationOptions } from './server';
 import { MemoryTreeProvider, groupByDimension } from './tree';
@@ -33,6 +37,9 @@ let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
 let memoryChanged: vscode.EventEmitter<MemoryChangedParams>;
 let startError: string | undefined;
+// The disk versions magicfrog/compare sent, by the path of their virtual document.
+const compared = new Map<string, string>();
+let onCompared: vscode.EventEmitter<vscode.Uri>;
 
 function config(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration(SECTION);
@@ -72,6 +79,9 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   const c = new LanguageClient(SECTION, 'MagicFrog Memory', serverOptions, clientOptions);
   c.onNotification(MemoryChangedNotification, (params: MemoryChangedParams) => {
     memoryChanged.fire(params ?? {});
+  });
+  c.onNotification(CompareNotification, (params: CompareParams) => {
+    void showCompare(params).catch((e) => output.warn(`magicfrog/compare: ${message(e)}`));
   });
   client = c;
   try {
@@ -155,8 +165,29 @@ function knownAgents(): string[] {
   }
 }
 
+/** Opens VS Code's diff editor: the disk version a save conflict found ↔ the buffer. */
+async function showCompare(p: CompareParams): Promise<void> {
+  const note = vscode.Uri.parse(p.uri);
+  const disk = vscode.Uri.from({ scheme: SCHEME, path: `/disk${note.path}`, query: `revision=${p.revision}` });
+  compared.set(disk.path, p.disk);
+  onCompared.fire(disk);
+  await vscode.commands.executeCommand('vscode.diff', disk, note, p.title || `${path.basename(note.path)}: disk ↔ buffer`, { preview: false });
+}
+
+/** "task T-7 · agent larry · machine 3f9c…", or that nothing is bound. */
+function scopeLine(view: EffectiveView): string {
+  const sc = view.scope ?? {};
+  const agents = (sc.agents ?? []).filter((a) => a);
+  const parts = [sc.task ? `task \`${sc.task}\`` : 'no task', agents.length === 0 ? 'no agent' : `agent${agents.length > 1 ? 's' : ''} \`${agents.join('`, `')}\``];
+  if (sc.machine) {
+    parts.push(`machine \`${sc.machine}\``);
+  }
+  const unbound = !sc.task && agents.length === 0 ? ' (unbound: notes under a task or agent ID are not in this view)' : '';
+  return `Seen as ${parts.join(' · ')}${unbound}.`;
+}
+
 function effectiveViewMarkdown(view: EffectiveView): string {
-  const lines = ['# MagicFrog effective view', ''];
+  const lines = ['# MagicFrog effective view', '', scopeLine(view), ''];
   const groups = groupByDimension(view);
   if (groups.size === 0) {
     lines.push('No memory in scope.');
@@ -164,11 +195,11 @@ function effectiveViewMarkdown(view: EffectiveView): string {
   const order = [...DIMENSION_ORDER, 'skills'];
   const rank = (d: string): number => (order.includes(d) ? order.indexOf(d) : order.length);
   for (const [dimension, rows] of [...groups].sort((a, b) => rank(a[0]) - rank(b[0]))) {
-    lines.push(`## ${dimension}`, '', '| key | scope | revision | state | file |', '| --- | --- | --- | --- | --- |');
+    lines.push(`## ${dimension}`, '', '| key | scope | revision | tokens | state | file |', '| --- | --- | --- | --- | --- | --- |');
     for (const r of rows) {
       const state = r.effective ? 'effective' : `shadowed${r.shadowedBy ? ` by ${r.shadowedBy.dimension}${r.shadowedBy.scope ? ' ' + r.shadowedBy.scope : ''}` : ''}`;
       const file = r.entry.path ?? r.entry.uri ?? '';
-      lines.push(`| ${r.entry.key} | ${r.entry.scope ?? ''} | ${r.entry.revision ?? ''} | ${state} | ${file} |`);
+      lines.push(`| ${r.entry.key} | ${r.entry.scope ?? ''} | ${r.entry.revision ?? ''} | ${r.entry.tokens ?? ''} | ${state} | ${file} |`);
     }
     lines.push('');
   }
@@ -195,6 +226,14 @@ function participantArg(): Record<string, unknown> {
 class MemoryDocuments implements vscode.TextDocumentContentProvider {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
+  /** The last render preview's details, and how many header lines precede its block. */
+  details: RenderDetails | undefined;
+  headerLines = 0;
+  readonly rendered = new vscode.EventEmitter<void>();
+
+  fire(uri: vscode.Uri): void {
+    this.changed.fire(uri);
+  }
 
   refresh(): void {
     for (const doc of vscode.workspace.textDocuments) {
@@ -209,8 +248,20 @@ class MemoryDocuments implements vscode.TextDocumentContentProvider {
       if (uri.path === VIEW_URI.path) {
         return effectiveViewMarkdown(await execute<EffectiveView>(Commands.effectiveView, participantArg()));
       }
-      const block = await execute<string>(Commands.render, participantArg());
-      return typeof block === 'string' ? block : JSON.stringify(block, null, 2);
+      if (uri.path.startsWith('/disk/')) {
+        return compared.get(uri.path) ?? '';
+      }
+      const d = await execute<RenderDetails | string>(Commands.render, { ...participantArg(), details: true });
+      if (typeof d === 'string') {
+        return d;
+      }
+      // Two comment lines say for whom the block answers and its tokens against
+      // the budget; decorations mark the groups' tokens and what the budget leaves out.
+      const header = d.header ?? [];
+      this.details = d;
+      this.headerLines = header.length;
+      setTimeout(() => this.rendered.fire(), 0);
+      return [...header, d.text].join('\n');
     } catch (e) {
       return `<!-- MagicFrog: could not render: ${message(e)} -->\n`;
     }
@@ -337,10 +388,51 @@ async function openUri(uri: string | undefined): Promise<void> {
   await vscode.window.showTextDocument(doc, { preview: false });
 }
 
+const budgetMarks = vscode.window.createTextEditorDecorationType({
+  after: { margin: '0 0 0 2em', color: new vscode.ThemeColor('editorCodeLens.foreground') },
+});
+const cutMarks = vscode.window.createTextEditorDecorationType({
+  after: { margin: '0 0 0 2em', color: new vscode.ThemeColor('editorWarning.foreground') },
+  isWholeLine: true,
+});
+
+/** Marks the render preview: each group's tokens, ✂ on each note the budget leaves out. */
+function markBudget(documents: MemoryDocuments): void {
+  const d = documents.details;
+  for (const editor of vscode.window.visibleTextEditors) {
+    if (editor.document.uri.toString() !== BLOCK_URI.toString() || !d) {
+      continue;
+    }
+    const at = (line: number, text: string): vscode.DecorationOptions | undefined => {
+      const l = line + documents.headerLines;
+      if (l >= editor.document.lineCount) {
+        return undefined;
+      }
+      const end = editor.document.lineAt(l).range.end;
+      return { range: new vscode.Range(end, end), renderOptions: { after: { contentText: text } } };
+    };
+    const groups = (d.groups ?? []).map((g) => at(g.line, `${g.tokens} tokens, ${plural(g.notes, 'note')}${g.omitted ? `, ✂ ${g.omitted} left out` : ''}`)).filter((x): x is vscode.DecorationOptions => !!x);
+    const cuts = (d.omitted ?? []).map((o) =>
+      at(o.line, o.reason === 'unregistered-scope' ? "unregistered folder: in no one's view" : `✂ left out by the budget: ${o.tokens} tokens`)).filter((x): x is vscode.DecorationOptions => !!x);
+    editor.setDecorations(budgetMarks, groups);
+    editor.setDecorations(cutMarks, cuts);
+  }
+}
+
+/** The agent-host files a project may have, for magicfrog.renderInto. */
+function hostFileChoices(): vscode.QuickPickItem[] {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  return ['CLAUDE.md', 'AGENTS.md'].map((name) => {
+    const exists = folder ? fs.existsSync(path.join(folder, name)) : false;
+    return { label: name, description: exists ? 'exists: its managed section is updated' : 'new file' };
+  });
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel('MagicFrog Memory', { log: true });
   memoryChanged = new vscode.EventEmitter<MemoryChangedParams>();
   const documents = new MemoryDocuments();
+  onCompared = new vscode.EventEmitter<vscode.Uri>();
   const tree = new MemoryTreeProvider(() => (client ? execute<EffectiveView>(Commands.effectiveView, participantArg()) : Promise.resolve(undefined)));
   const status = new StatusItem();
   const syncStatus = new SyncStatusItem();
@@ -350,6 +442,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     syncStatus,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, documents),
+    budgetMarks,
+    onCompared,
+    onCompared.event((uri) => documents.fire(uri)),
+    documents.rendered.event(() => markBudget(documents)),
+    vscode.window.onDidChangeVisibleTextEditors(() => markBudget(documents)),
     vscode.window.createTreeView('magicfrog.memoryTree', { treeDataProvider: tree, showCollapseAll: true }),
   );
 
@@ -417,6 +514,29 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         const doc = await vscode.workspace.openTextDocument(BLOCK_URI);
         documents.refresh();
         await vscode.window.showTextDocument(doc, { preview: false });
+      }),
+    ),
+
+    vscode.commands.registerCommand('magicfrog.writeMemoryBlockInto', (file?: string) =>
+      reportErrors('writing the memory block into a file', async () => {
+        let target = typeof file === 'string' ? file : undefined;
+        if (!target) {
+          const picked = await vscode.window.showQuickPick(hostFileChoices(), {
+            title: 'Write the <memory> block into the managed section of…',
+            placeHolder: 'Only the text between the mf-lsp marker comments changes',
+          });
+          if (!picked) {
+            return;
+          }
+          target = picked.label;
+        }
+        const r = await execute<RenderIntoResult>(Commands.renderInto, { ...participantArg(), file: target });
+        const open = 'Open';
+        const choice = await vscode.window.showInformationMessage(
+          `MagicFrog: ${path.basename(r.path)}: ${r.outcome} (generation ${r.generation}, ${r.tokens} tokens).`, open);
+        if (choice === open) {
+          await vscode.window.showTextDocument(vscode.Uri.file(r.path));
+        }
       }),
     ),
 

@@ -25,7 +25,14 @@ export interface EffectiveKey {
   shadowed?: Entry[] | null;
 }
 
+export interface Scope {
+  task?: string;
+  agents?: string[] | null;
+  machine?: string;
+}
+
 export interface EffectiveView {
+  scope?: Scope | null;
   keys?: EffectiveKey[] | null;
   device?: Entry[] | null;
   skills?: Entry[] | null;
@@ -35,6 +42,7 @@ export interface EffectiveView {
 
 export const Commands = {
   render: 'magicfrog.render',
+  renderInto: 'magicfrog.renderInto',
   effectiveView: 'magicfrog.effectiveView',
   describe: 'magicfrog.describe',
   promote: 'magicfrog.promote',
@@ -59,6 +67,36 @@ export interface SyncReport {
 }
 
 export const MemoryChangedNotification = 'magicfrog/memoryChanged';
+
+/** magicfrog/compare: show the disk version a save conflict found beside the buffer. */
+export const CompareNotification = 'magicfrog/compare';
+
+export interface CompareParams {
+  uri: string;
+  title: string;
+  disk: string;
+  revision: number;
+}
+
+/** magicfrog.render {details: true} (docs/protocol.md). */
+export interface RenderDetails {
+  text: string;
+  generation: string;
+  tokens: number;
+  budget: number;
+  header?: string[] | null;
+  groups?: { name: string; line: number; tokens: number; notes: number; omitted?: number }[] | null;
+  omitted?: { ref: string; tokens: number; reason: string; line: number }[] | null;
+}
+
+/** magicfrog.renderInto's answer. */
+export interface RenderIntoResult {
+  path: string;
+  uri: string;
+  outcome: 'created' | 'appended' | 'replaced' | 'unchanged';
+  generation: string;
+  tokens: number;
+}
 
 export interface MemoryChangedParams {
   generation?: string;

@@ -186,6 +186,9 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
     if (typeof entry.revision === 'number') {
       parts.push(`r${entry.revision}`);
     }
+    if (typeof entry.tokens === 'number') {
+      parts.push(`${entry.tokens} tok`);
+    }
     // The icon marks effective notes; the words say who shadows the others.
     if (!effective) {
       parts.push(shadowedBy ? `shadowed by ${where(shadowedBy)}` : 'shadowed');

@@ -425,6 +425,9 @@ await step('explorer view lists the effective view', async () => {
   if (!rows.some((r) => r.includes(base) && !r.includes('shadowed'))) {
     throw new Error(`the demo note is not listed as effective: ${JSON.stringify(rows)}`);
   }
+  if (!rows.some((r) => r.includes(base) && /\b\d+ tok\b/.test(r))) {
+    throw new Error(`the memory view does not show the note's tokens: ${JSON.stringify(rows.filter((r) => r.includes(base)))}`);
+  }
   await shot('vscode-memory-tree');
   const shadowed = rows.filter((r) => r.includes('shadowed by')).length;
   return `${rows.length} rows, ${shadowed} notes marked shadowed`;
@@ -449,6 +452,10 @@ await step('command palette renders the memory block', async () => {
   }
   if (!full.includes(DEMO_KEY)) {
     throw new Error(`the block does not name the demo note ${DEMO_KEY}`);
+  }
+  const [first, second] = full.split('\n');
+  if (!/^<!-- MagicFrog preview for task T-7 · agent larry · machine \S+/.test(first) || !/[1-9]\d* tokens, no budget · task id=T-7 \d+/.test(second)) {
+    throw new Error(`the preview does not say for whom it answers and its tokens: "${first}" / "${second}"`);
   }
   blockText = full;
   return `${full.split('\n').length} lines, first: "${full.split('\n')[0].slice(0, 100)}"`;
@@ -500,7 +507,7 @@ async function notificationWithActions(actions) {
   }, actions);
 }
 
-await step('save-time revision conflict offers the two fixes', async () => {
+await step('save-time revision conflict offers its choices, and Compare shows the diff', async () => {
   await clearNotifications();
   await openFile(DEMO_NOTE);
   // Make the buffer dirty, then let an "agent" move the disk past its revision.
@@ -516,15 +523,33 @@ await step('save-time revision conflict offers the two fixes', async () => {
   await page.keyboard.down('Control');
   await page.keyboard.press('KeyS');
   await page.keyboard.up('Control');
-  const actions = ['Take disk version', 'Keep mine as next revision'];
-  try {
-    const n = await waitFor('the conflict message with its two actions', () => notificationWithActions(actions), 15000);
-    await shot('vscode-conflict');
-    const button = await page.evaluateHandle((label) =>
-      [...document.querySelectorAll('.notification-list-item .monaco-button')].find((b) => b.textContent.trim() === label), actions[0]);
+  const actions = ['Take disk version', 'Keep mine as next revision', 'Compare'];
+  // Click `label` in mf-lsp's question (VS Code's own "file is newer" message
+  // has a Compare button too).
+  const click = async (label) => {
+    const button = await page.evaluateHandle((label) => {
+      const item = [...document.querySelectorAll('.notification-list-item')].find((it) =>
+        [...it.querySelectorAll('.monaco-button')].some((b) => b.textContent.trim() === 'Keep mine as next revision'));
+      return item && [...item.querySelectorAll('.monaco-button')].find((b) => b.textContent.trim() === label);
+    }, label);
     await button.asElement().click();
+  };
+  try {
+    const n = await waitFor('the conflict message with its actions', () => notificationWithActions(actions), 15000);
+    await shot('vscode-conflict');
+    // Compare: the diff editor shows the agent's version beside the buffer, and
+    // the question comes again.
+    await click('Compare');
+    await waitFor("mf-lsp's diff editor: the disk version ↔ your buffer", async () =>
+      /disk \(revision \d+\) ↔ your buffer/.test(await activeTabTitle()) &&
+      page.$$eval('.editor-group-container.active .monaco-diff-editor .editor.original .view-lines', (els) =>
+        els.some((e) => e.textContent.includes('agent-wrote-'))), 15000);
+    await shot('vscode-compare');
+    await waitFor('the question again after Compare', () => notificationWithActions(actions), 15000);
+    await click('Take disk version');
+    await openFile(DEMO_NOTE);
     await waitFor('the disk version in the editor', async () => (await fullEditorText()).includes(agentMarker), 15000);
-    return `"${n.message.slice(0, 100)}" [${n.buttons.join(' | ')}]`;
+    return `"${n.message.slice(0, 100)}" [${n.buttons.join(' | ')}]; Compare opened the diff editor`;
   } catch (e) {
     await shot('fail-conflict-before-revert');
     throw e;
@@ -567,11 +592,75 @@ await step('show effective view', async () => {
   await runCommand('MagicFrog: Show Effective View');
   await waitOrError('the effective view document', () => activeTabTitle().then((t) => t === 'effective-view.md'));
   const text = await fullEditorText();
+  // The participant picked earlier (a step above picks moe) is the agent it answers for.
+  if (!/Seen as task `T-7` · agent `[\w-]+` · machine `\S+`\./.test(text)) {
+    throw new Error(`the effective view does not say for whom it answers: "${text.slice(0, 200)}"`);
+  }
   if (!text.includes('# MagicFrog effective view') || !text.includes(`| ${DEMO_KEY} |`)) {
     throw new Error(`the effective view does not list ${DEMO_KEY}: "${text.slice(0, 200)}"`);
   }
   await shot('vscode-effective-view');
   return `${text.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| key') && !l.startsWith('| ---')).length} rows`;
+});
+
+await step('write the memory block into CLAUDE.md', async () => {
+  await clearNotifications();
+  const host = path.join(PROJECT, 'CLAUDE.md');
+  const mine = '# Notes for agents\n\nHand-written: keep me.\n';
+  fs.writeFileSync(host, mine);
+  await runCommand('MagicFrog: Write Memory Block into CLAUDE.md');
+  await pick('CLAUDE.md');
+  const msg = await waitOrError('the write result', async () => {
+    const texts = await page.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent.trim()));
+    return texts.find((t) => /^MagicFrog: CLAUDE\.md: appended \(generation [0-9a-f]{8}, [1-9]\d* tokens\)/.test(t));
+  });
+  const text = fs.readFileSync(host, 'utf8');
+  if (!text.startsWith(mine + '\n<!-- mf-lsp:begin') || !text.includes('task="T-7"') || !text.trimEnd().endsWith('<!-- mf-lsp:end -->')) {
+    throw new Error(`CLAUDE.md is not the user's text followed by the managed section: "${text.slice(0, 300)}"`);
+  }
+  await clearNotifications();
+  return `"${msg}"`;
+});
+
+await step('render preview under a budget marks what it leaves out', async () => {
+  const wsSettings = path.join(PROJECT, '.vscode', 'settings.json');
+  const good = JSON.parse(fs.readFileSync(USER_SETTINGS, 'utf8'))['magicfrog.serverPath'];
+  const starts = () => extensionLog().filter((l) => l.includes(`Starting ${good} `)).length;
+  const before = starts();
+  try {
+    fs.mkdirSync(path.dirname(wsSettings), { recursive: true });
+    fs.writeFileSync(wsSettings, JSON.stringify({ 'magicfrog.budget': 60 }, null, 2));
+    await waitFor('the server restarted with the budget', () => starts() > before, 15000);
+    await sleep(500);
+    await runCommand('MagicFrog: Render Memory Block');
+    await waitFor('the memory block editor', () => activeTabTitle().then((t) => t === 'memory-block.xml'));
+    const full = await waitFor('the preview under the budget', async () => {
+      const t = await fullEditorText();
+      return /of a 60 budget/.test(t) ? t : null;
+    }, 15000);
+    const second = full.split('\n')[1];
+    if (!/left out by the budget \(✂\)/.test(second) || !/<omitted path=/.test(full)) {
+      throw new Error(`the budget line does not count what it leaves out: "${second}"`);
+    }
+    // The ✂ marks are decorations after each <omitted> line: injected text or a ::after.
+    const marks = await waitFor('✂ marks on the <omitted> lines', () =>
+      page.$$eval('.editor-group-container.active .monaco-editor .view-line', (lines) => {
+        let n = 0;
+        for (const l of lines) {
+          const line = l.textContent.replace(/\u00a0/g, ' ');
+          if (!line.includes('<omitted ')) continue;
+          const spans = [...l.querySelectorAll('span')];
+          const text = line + spans.map((s) => getComputedStyle(s, '::after').content).join('').replace(/\u00a0/g, ' ');
+          if (text.includes('✂ left out by the budget')) n++;
+        }
+        return n > 0 ? n : null;
+      }), 10000);
+    await shot('vscode-budget');
+    return `${marks} <omitted> line(s) marked; "${second.slice(0, 120)}"`;
+  } finally {
+    fs.writeFileSync(wsSettings, '{}\n');
+    await waitFor('the server restarted without the budget', () => starts() > before + 1, 15000).catch(() => {});
+  }
 });
 
 /** Answers VS Code's simple folder dialog (code-server has no native one) with `dir`. */

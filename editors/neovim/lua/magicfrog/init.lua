@@ -96,29 +96,54 @@ function M.data_dir()
   return normalize(home .. "/.local/share/magicfrog")
 end
 
---- The root directory (workspace folder) for a file: the nearest ancestor holding
---- `.magicfrog`, else the data dir when the file is inside it, else the file's
---- directory. If both apply, the nearer one wins (a data dir below a folder that
---- happens to hold `.magicfrog` is still its own root).
-function M.root_for(fname)
-  local path = normalize(fname)
-  if not path then return nil end
-  local dir = isdir(path) and path or dirname(path)
-  local project
+-- The nearest ancestor of `dir` (or `dir`) holding `.magicfrog`, or nil.
+local function project_of(dir)
   local cur = dir
   while cur and cur ~= "" do
-    if exists(cur .. "/.magicfrog") then project = cur break end
+    if exists(cur .. "/.magicfrog") then return cur end
     local parent = dirname(cur)
     if parent == cur then break end
     cur = parent
   end
+  return nil
+end
+
+-- The project of the last project buffer a client was attached for.
+local last_project
+
+-- Remember `root` when it is a project: data-directory notes opened later are
+-- viewed in its scope.
+local function note_root(root)
+  if root and exists(root .. "/.magicfrog") then last_project = root end
+  return root
+end
+
+--- The project the user is working in: that of the current working directory,
+--- else that of the last project buffer; nil when there is none. A note opened
+--- from the data directory is viewed in this project's scope (one client).
+function M.current_project()
+  local data = M.data_dir()
+  local p = project_of(normalize(vim.fn.getcwd()))
+  if p and not (data and inside(p, data)) then return p end
+  if last_project and exists(last_project .. "/.magicfrog") then return last_project end
+  return nil
+end
+
+--- The root directory (workspace folder) for a file: the nearest ancestor holding
+--- `.magicfrog`, else — for a file in the data dir — the project the user is
+--- working in (M.current_project), else the data dir, else the file's directory.
+--- If a project and the data dir both hold the file, the nearer one wins (a data
+--- dir below a folder that happens to hold `.magicfrog` is still its own root).
+function M.root_for(fname)
+  local path = normalize(fname)
+  if not path then return nil end
+  local dir = isdir(path) and path or dirname(path)
+  local project = project_of(dir)
   local data = M.data_dir()
   local in_data = data and inside(path, data)
-  if project and in_data then
-    return (#data > #project) and data or project
-  end
+  if project and in_data and #data > #project then project = nil end
   if project then return project end
-  if in_data then return data end
+  if in_data then return M.current_project() or data end
   return dir
 end
 
@@ -238,7 +263,13 @@ end
 local conflict_choices = {
   ["Take disk version"] = "takeDisk",
   ["Keep mine as next revision"] = "keepMine",
+  ["Compare"] = "compare",
+  ["Merge"] = "merge",
 }
+
+-- uri -> the question to ask again once magicfrog/compare has shown the diff (a
+-- late "Compare" from the deferred question: the server does not ask again then).
+local reask_after_compare = {}
 
 local function apply_late_choice(client_id, title, uri)
   local choice = conflict_choices[title]
@@ -274,7 +305,10 @@ function M.show_message_request(_, params, ctx)
       format_item = function(a) return a.title end,
     }, function(item)
       answered, choice = true, item
-      if replied and item then apply_late_choice(ctx.client_id, item.title, uri) end
+      if replied and item then
+        if item.title == "Compare" then reask_after_compare[uri] = ask end
+        apply_late_choice(ctx.client_id, item.title, uri)
+      end
     end)
   end
   if in_will_save > 0 and conflict_choices[actions[1].title] then
@@ -360,8 +394,53 @@ function M.show_message(_, params)
   return vim.NIL
 end
 
+--- magicfrog/compare {uri, title, disk, revision}: the disk version a save
+--- conflict found, in a scratch buffer beside the note, both windows in diff
+--- mode (as :diffsplit does; the file on disk already holds the buffer's save).
+function M.on_compare(_, params)
+  if type(params) ~= "table" or type(params.uri) ~= "string" then return end
+  local fname = vim.uri_to_fname(params.uri)
+  local note = vim.fn.bufnr(fname)
+  local win = note ~= -1 and vim.fn.bufwinid(note) or -1
+  if win == -1 then
+    vim.cmd("edit " .. vim.fn.fnameescape(fname))
+    win = vim.api.nvim_get_current_win()
+  end
+  local name = "magicfrog://disk/" .. vim.fn.fnamemodify(fname, ":t")
+  local buf = find_buf(name)
+  if not buf then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, name)
+    vim.bo[buf].bufhidden = "wipe"
+    vim.bo[buf].swapfile = false
+  end
+  local lines = vim.split((tostring(params.disk or ""):gsub("\r\n", "\n")), "\n", { plain = true })
+  if lines[#lines] == "" then table.remove(lines) end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+  vim.bo[buf].filetype = "markdown"
+  vim.b[buf].magicfrog_compare = params.uri
+  vim.api.nvim_set_current_win(win)
+  local dwin = vim.fn.bufwinid(buf)
+  if dwin == -1 then
+    vim.cmd("vertical rightbelow split")
+    vim.api.nvim_win_set_buf(0, buf)
+    dwin = vim.api.nvim_get_current_win()
+  end
+  vim.api.nvim_win_call(dwin, function() vim.cmd("diffthis") end)
+  vim.api.nvim_win_call(win, function() vim.cmd("diffthis") end)
+  vim.api.nvim_set_current_win(win)
+  notify(tostring(params.title or "disk version") .. " (:diffoff! ends the comparison)")
+  local again = reask_after_compare[params.uri]
+  reask_after_compare[params.uri] = nil
+  if again then vim.schedule(again) end
+end
+
 function M.handlers()
   local h = {
+    ["magicfrog/compare"] = M.on_compare,
     ["magicfrog/memoryChanged"] = M.on_memory_changed,
     ["window/showMessageRequest"] = M.show_message_request,
     ["window/showMessage"] = M.show_message,
@@ -411,7 +490,7 @@ function M.lsp_config()
     root_dir = function(bufnr, on_dir)
       local name = vim.api.nvim_buf_get_name(bufnr)
       if name == "" or vim.bo[bufnr].buftype ~= "" then return end
-      on_dir(M.root_for(name))
+      on_dir(note_root(M.root_for(name)))
     end,
     init_options = M.init_options(),
     capabilities = M.capabilities(),
@@ -446,7 +525,7 @@ function M.attach(bufnr)
   if vim.bo[bufnr].buftype ~= "" then return nil end
   local name = vim.api.nvim_buf_get_name(bufnr)
   if name == "" or name:match("^%a[%w+.-]*://") then return nil end
-  local root = M.root_for(name)
+  local root = note_root(M.root_for(name))
   if not root then return nil end
   if vim.lsp.start and not has("nvim-0.11") then
     return vim.lsp.start(M.client_config(root), { bufnr = bufnr })
@@ -547,13 +626,38 @@ local function split_lines(s)
   return vim.split((s or ""):gsub("\r\n", "\n"), "\n", { plain = true })
 end
 
+M.ns = vim.api.nvim_create_namespace("magicfrog")
+
+--- Mark a render preview: tokens at each group's line, ✂ at each note the
+--- budget leaves out. `offset` is how many header lines precede the block.
+local function mark_render(buf, d, offset)
+  vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
+  for _, g in ipairs(type(d.groups) == "table" and d.groups or {}) do
+    pcall(vim.api.nvim_buf_set_extmark, buf, M.ns, g.line + offset, 0, {
+      virt_text = { { string.format("%d tokens, %d notes", g.tokens or 0, g.notes or 0)
+        .. ((g.omitted or 0) > 0 and string.format(", ✂ %d left out", g.omitted) or ""), "Comment" } },
+    })
+  end
+  for _, o in ipairs(type(d.omitted) == "table" and d.omitted or {}) do
+    local text = string.format("✂ left out by the budget: %d tokens", o.tokens or 0)
+    if o.reason == "unregistered-scope" then text = "unregistered folder: in no one's view" end
+    pcall(vim.api.nvim_buf_set_extmark, buf, M.ns, o.line + offset, 0, {
+      virt_text = { { text, "WarningMsg" } },
+      sign_text = "✂",
+    })
+  end
+end
+
 -- The arguments of the last :MagicFrogRender, kept for its refreshes.
 local render_args = {}
 
 --- :MagicFrogRender [agent] [N]: the <memory> block in a scratch buffer
 --- (filetype xml), for one participant: opts.participant (remembered for
 --- refreshes), else the last one picked, else the server's; N (opts.earlier)
---- adds the journal's refined days of the N days before yesterday.
+--- adds the journal's refined days of the N days before yesterday. Two comment
+--- lines above the block say for whom it answers and its tokens (per group, in
+--- total, against the budget); group lines show their tokens and notes the
+--- budget leaves out are marked ✂.
 function M.render(opts)
   opts = opts or {}
   if type(opts.participant) == "string" and opts.participant ~= "" then M.participant = opts.participant end
@@ -567,18 +671,52 @@ function M.render(opts)
     render_args = vim.deepcopy(args)
   end
   if M.participant and args.agents == nil then args.participant = M.participant end
+  args.details = true -- the header lines and the marks
   local bufnr = vim.api.nvim_get_current_buf()
   if opts.refresh then bufnr = find_buf(RENDER) or bufnr end
-  M.execute("magicfrog.render", next(args) and args or vim.empty_dict(), function(err, result, client)
-    if err or type(result) ~= "string" then
-      if not err then notify("magicfrog.render returned no block", vim.log.levels.ERROR) end
+  M.execute("magicfrog.render", args, function(err, result, client)
+    if err then return end
+    local text, header = result, {}
+    if type(result) == "table" then
+      text = result.text
+      header = type(result.header) == "table" and result.header or {}
+    end
+    if type(text) ~= "string" then
+      notify("magicfrog.render returned no block", vim.log.levels.ERROR)
       return
     end
-    show_scratch(RENDER, "xml", split_lines(result), client.id, not opts.refresh)
+    local lines = vim.list_extend(vim.deepcopy(header), split_lines(text))
+    local buf = show_scratch(RENDER, "xml", lines, client.id, not opts.refresh)
+    if type(result) == "table" then mark_render(buf, result, #header) end
   end, bufnr)
 end
 
 local function present(x) return x ~= nil and x ~= vim.NIL and x ~= "" end
+
+--- :MagicFrogRenderInto [file]: write the <memory> block into the managed section
+--- of `file` (default: the project's CLAUDE.md, else AGENTS.md), between the
+--- mf-lsp marker comments; everything outside them stays as it was.
+function M.render_into(file, cb)
+  local args = vim.empty_dict()
+  if file and file ~= "" then args = { file = normalize(file) or file } end
+  if M.participant then
+    if type(args) ~= "table" or next(args) == nil then args = {} end
+    args.participant = M.participant
+  end
+  M.execute("magicfrog.renderInto", args, function(err, result)
+    if not err and type(result) == "table" then
+      local where = vim.fn.fnamemodify(tostring(result.path), ":~:.")
+      notify(string.format("%s: %s (generation %s, %s tokens)", where, tostring(result.outcome),
+        tostring(result.generation), tostring(result.tokens)))
+      -- A buffer showing the file picks up the new section.
+      local b = vim.fn.bufnr(tostring(result.path))
+      if b ~= -1 and not vim.bo[b].modified then
+        vim.api.nvim_buf_call(b, function() vim.cmd("checktime") end)
+      end
+    end
+    if cb then cb(err, result) end
+  end)
+end
 
 -- "task/T-7 r3", "user r4", "device r0 (legacy)".
 local function entry_label(e)

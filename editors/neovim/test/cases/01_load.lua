@@ -44,7 +44,7 @@ T.run(function()
   local loose = fx.root .. "/loose/readme.md"
   T.write(loose, "# loose\n")
   T.check("root: project with .magicfrog", mf.root_for(task_note) == fx.project, mf.root_for(task_note))
-  T.check("root: data dir", mf.root_for(user_note) == fx.data, mf.root_for(user_note))
+  T.check("root: data dir (no project worked in yet)", mf.root_for(user_note) == fx.data, mf.root_for(user_note))
   T.check("root: else the file's directory", mf.root_for(loose) == fx.root .. "/loose", mf.root_for(loose))
 
   -- The 0.11 config (lsp/mf_lsp.lua) resolves the same roots.
@@ -72,14 +72,16 @@ T.run(function()
   T.check("second buffer in the same root reuses the client", c2 and c2.id == c1.id,
     c2 and ("client " .. c2.id .. " vs " .. c1.id) or "no client")
 
+  -- Working in the project, a data-dir note is viewed in the project's scope by
+  -- the project's client (14_scope.lua has the details).
   local b3 = T.open(user_note)
   local c3 = T.wait_client(b3)
-  T.check("a data-dir note gets its own client", c3 and c3.id ~= c1.id and c3.config.root_dir == fx.data,
-    c3 and c3.config.root_dir or "no client")
+  T.check("a data-dir note opened while working in the project gets the project's client",
+    c3 and c3.id == c1.id and c3.config.root_dir == fx.project, c3 and c3.config.root_dir or "no client")
   local b4 = T.open(user_note2)
   local c4 = T.wait_client(b4)
-  T.check("data-dir client reused", c4 and c3 and c4.id == c3.id)
-  T.check("exactly two mf_lsp clients", #mf.clients() == 2, tostring(#mf.clients()))
+  T.check("project client reused for the next data-dir note", c4 and c3 and c4.id == c3.id)
+  T.check("exactly one mf_lsp client", #mf.clients() == 1, tostring(#mf.clients()))
 
   local scratch = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_option(scratch, "filetype", "markdown")

@@ -48,8 +48,8 @@ T.run(function()
   T.check("no bump over the disk version: the buffer was written as it was (revision 1)",
     revision(disk) == 1 and disk:find("my edit from neovim", 1, true) ~= nil, disk)
   if not q then return end
-  T.check("the question offers Take disk version, Keep mine as next revision", #q.items == 2
-    and q.items[1].title == "Take disk version" and q.items[2].title == "Keep mine as next revision",
+  T.check("the question offers Take disk version, Keep mine as next revision, Compare (both changed the body line: no Merge)", #q.items == 3
+    and q.items[1].title == "Take disk version" and q.items[2].title == "Keep mine as next revision" and q.items[3].title == "Compare",
     vim.inspect(q.items))
   T.check("the question names the revision on disk", q.prompt:find("revision 5", 1, true) ~= nil, q.prompt)
 

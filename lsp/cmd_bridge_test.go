@@ -1,0 +1,86 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// magicfrog.renderInto keeps the managed section of the project's CLAUDE.md:
+// appended, then unchanged, every byte outside the markers kept.
+func TestCommandRenderInto(t *testing.T) {
+	c, _, project := startDemo(t)
+	host := filepath.Join(project, "CLAUDE.md")
+	mine := "# For agents\r\n\r\nRun make.\r\n"
+	if err := os.WriteFile(host, []byte(mine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Path, URI, Outcome, Generation string
+		Tokens                         int
+	}
+	mustExec(t, c, "magicfrog.renderInto", map[string]any{}, &res)
+	if res.Path != host || res.Outcome != "appended" || len(res.Generation) != 8 || res.Tokens == 0 {
+		t.Fatalf("renderInto: %+v", res)
+	}
+	b, _ := os.ReadFile(host)
+	if !strings.HasPrefix(string(b), mine+"\r\n<!-- mf-lsp:begin") || !strings.Contains(string(b), `task="T-7"`) {
+		t.Errorf("CLAUDE.md:\n%q", b)
+	}
+	mustExec(t, c, "magicfrog.renderInto", map[string]any{"file": "CLAUDE.md"}, &res)
+	if res.Outcome != "unchanged" {
+		t.Errorf("second renderInto: %+v", res)
+	}
+	wantInvalidParams(t, c, "magicfrog.renderInto", map[string]any{"budget": -1}, "budget")
+}
+
+// magicfrog.render {details: true}: for whom, tokens per group and in total
+// against the budget, and where the left-out notes are.
+func TestCommandRenderDetails(t *testing.T) {
+	c, _, _ := startDemo(t)
+	var d struct {
+		Text, Generation string
+		Tokens, Budget   int
+		Header           []string
+		Groups           []struct {
+			Name         string
+			Line, Tokens int
+			Notes        int
+		}
+		Omitted []struct {
+			Ref, Reason  string
+			Tokens, Line int
+		}
+	}
+	var plain struct{ Tokens int }
+	mustExec(t, c, "magicfrog.render", map[string]any{"details": true}, &plain)
+	if plain.Tokens == 0 {
+		t.Errorf("details without a budget: 0 tokens (the block was not counted)")
+	}
+	mustExec(t, c, "magicfrog.render", map[string]any{"details": true, "budget": 120}, &d)
+	lines := strings.Split(d.Text, "\n")
+	if len(d.Header) != 2 || !strings.Contains(d.Header[0], "task T-7 · agent larry · machine 3f9c2a7e5b10d4c8") ||
+		!strings.Contains(d.Header[1], "tokens of a 120 budget") || !strings.Contains(d.Header[1], "left out by the budget") {
+		t.Errorf("header: %q", d.Header)
+	}
+	if len(d.Groups) == 0 || d.Groups[0].Name != `task id="T-7"` || lines[d.Groups[0].Line] != `<task id="T-7">` {
+		t.Errorf("groups: %+v", d.Groups)
+	}
+	sum := 0
+	for _, g := range d.Groups {
+		sum += g.Tokens
+	}
+	if sum == 0 || sum > d.Tokens {
+		t.Errorf("group tokens %d, block %d", sum, d.Tokens)
+	}
+	if len(d.Omitted) == 0 {
+		t.Fatalf("budget 120 left nothing out")
+	}
+	for _, o := range d.Omitted {
+		// The budget's lines carry tokens; an unregistered folder's do not.
+		if !strings.HasPrefix(lines[o.Line], `<omitted path="`+o.Ref+`"`) || (o.Reason == "budget") != (o.Tokens > 0) {
+			t.Errorf("omitted %+v is not at its line %q", o, lines[o.Line])
+		}
+	}
+}
