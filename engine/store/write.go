@@ -43,6 +43,12 @@ func hook(point string) {
 // An error from fn is returned as is and nothing is written. Update returns
 // the bytes written.
 func Update(root, path string, expect Expect, fn func(current []byte, exists bool) ([]byte, error)) ([]byte, error) {
+	return update(root, path, &expect, fn)
+}
+
+// update is Update, and with a nil expect UpdateConfig: no revision check,
+// and nil bytes from fn leave the file as it is.
+func update(root, path string, expect *Expect, fn func(current []byte, exists bool) ([]byte, error)) ([]byte, error) {
 	unlock, err := Lock(root)
 	if err != nil {
 		return nil, err
@@ -60,12 +66,17 @@ func Update(root, path string, expect Expect, fn func(current []byte, exists boo
 	if err != nil {
 		return nil, err
 	}
-	if err := check(t.display, expect, exists, current); err != nil {
-		return nil, err
+	if expect != nil {
+		if err := check(t.display, *expect, exists, current); err != nil {
+			return nil, err
+		}
 	}
 	next, err := fn(current, exists)
 	if err != nil {
 		return nil, err
+	}
+	if expect == nil && next == nil {
+		return nil, nil
 	}
 	if err := t.mkdirs(); err != nil {
 		return nil, err
