@@ -102,39 +102,11 @@ func nextMonth(m journal.Month) journal.Month {
 	return journal.MonthOf(m.Last().AddDays(1))
 }
 
-// Source is one entry of a rollup's `sources:` frontmatter: the layer-relative
-// key of a journal file the rollup read, its revision and its content hash.
-type Source struct {
-	Key      string
-	Revision int
-	Hash     string
-}
+// Source is one entry of a rollup's `sources:` frontmatter (journal.RecordedSource).
+type Source = journal.RecordedSource
 
-// ParseSources reads a `sources:` value (a YAML list of maps with key, revision
-// and hash). ok is false when the value has another shape.
-func ParseSources(v any) (out []Source, ok bool) {
-	list, isList := v.([]any)
-	if !isList {
-		return nil, false
-	}
-	for _, item := range list {
-		m, isMap := item.(map[string]any)
-		if !isMap {
-			return nil, false
-		}
-		key, _ := m["key"].(string)
-		rev, revOK := m["revision"].(int)
-		hash, hashOK := m["hash"].(string)
-		if m["hash"] == nil {
-			hashOK = true // the hash is optional
-		}
-		if key == "" || !revOK || rev < 0 || !hashOK {
-			return nil, false
-		}
-		out = append(out, Source{Key: key, Revision: rev, Hash: hash})
-	}
-	return out, true
-}
+// ParseSources reads a `sources:` value (journal.ParseSources).
+func ParseSources(v any) ([]Source, bool) { return journal.ParseSources(v) }
 
 func (c *checker) rollupSources(f journal.File) {
 	fld := c.doc.Field("sources")
@@ -156,18 +128,20 @@ func (c *checker) rollupSources(f journal.File) {
 		}
 		x := c.sibling(s.Key)
 		var why string
+		if x == nil {
+			why = s.Changed(false, 0, "")
+		} else {
+			why = s.Changed(true, x.Revision(), x.Hash)
+		}
 		switch {
+		case why == "":
+			continue
 		case x == nil:
-			why = fmt.Sprintf("%s was removed", s.Key)
 			related = append(related, Related{Path: c.layerPath(s.Key), Message: "removed since the rollup"})
 		case x.Revision() != s.Revision:
-			why = fmt.Sprintf("%s is at revision %d, the rollup read revision %d", s.Key, x.Revision(), s.Revision)
 			related = append(related, Related{Path: x.Path, Message: fmt.Sprintf("revision %d, was %d", x.Revision(), s.Revision)})
-		case s.Hash != "" && !strings.EqualFold(x.Hash, s.Hash):
-			why = fmt.Sprintf("%s changed since the rollup read it (same revision %d, different content)", s.Key, s.Revision)
-			related = append(related, Related{Path: x.Path, Message: "content changed since the rollup"})
 		default:
-			continue
+			related = append(related, Related{Path: x.Path, Message: "content changed since the rollup"})
 		}
 		if first == "" {
 			first = why

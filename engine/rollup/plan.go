@@ -11,14 +11,8 @@ import (
 	"github.com/magicfrog/mf-lsp/engine/journal"
 )
 
-// Source is one entry of a rollup's `sources:` frontmatter: the layer-relative
-// key of a journal file it read, that file's revision and the hex sha256 of its
-// bytes (engine.Entry.Hash).
-type Source struct {
-	Key      string
-	Revision int
-	Hash     string
-}
+// Source is one entry of a rollup's `sources:` frontmatter (journal.RecordedSource).
+type Source = journal.RecordedSource
 
 // sourceOf records an entry as a source.
 func sourceOf(rel string, e *engine.Entry) Source {
@@ -35,32 +29,15 @@ func sourcesValue(srcs []Source) []any {
 	return out
 }
 
-// RecordedSources reads the `sources:` of a rollup's frontmatter. ok is false
-// when the key is missing or is not a list of {key, revision, hash} maps.
+// RecordedSources reads the `sources:` of a rollup's frontmatter
+// (journal.ParseSources). ok is false when the key is missing or is not a list
+// of {key, revision, hash} maps.
 func RecordedSources(e *engine.Entry) (out []Source, ok bool) {
 	f := e.Doc.Field("sources")
 	if f == nil {
 		return nil, false
 	}
-	list, isList := f.Value.([]any)
-	if !isList {
-		return nil, false
-	}
-	out = []Source{}
-	for _, item := range list {
-		mp, isMap := item.(map[string]any)
-		if !isMap {
-			return nil, false
-		}
-		key, _ := mp["key"].(string)
-		rev, revOK := mp["revision"].(int)
-		hash := fmt.Sprint(mp["hash"])
-		if key == "" || !revOK || rev < 0 {
-			return nil, false
-		}
-		out = append(out, Source{Key: key, Revision: rev, Hash: hash})
-	}
-	return out, true
+	return journal.ParseSources(f.Value)
 }
 
 // diffSources says how the sources recorded by a rollup differ from the current
@@ -75,13 +52,11 @@ func diffSources(recorded, current []Source) string {
 	for _, s := range current {
 		cur[s.Key] = true
 		r, ok := rec[s.Key]
-		switch {
-		case !ok:
+		if !ok {
 			return s.Key + " was added"
-		case r.Revision != s.Revision:
-			return fmt.Sprintf("%s is at revision %d, the rollup read revision %d", s.Key, s.Revision, r.Revision)
-		case !strings.EqualFold(r.Hash, s.Hash):
-			return fmt.Sprintf("%s changed (same revision %d, different content)", s.Key, s.Revision)
+		}
+		if why := r.Changed(true, s.Revision, s.Hash); why != "" {
+			return why
 		}
 	}
 	for _, s := range recorded {

@@ -213,7 +213,7 @@ func TestStaleness(t *testing.T) {
 	must(t, os.WriteFile(p, append(b, "- Built a hash-only edit\n"...), 0o644))
 	got := due()
 	want := []string{
-		"day 2026-11-10: stale: 2026-11-10.md changed (same revision 1, different content)",
+		"day 2026-11-10: stale: 2026-11-10.md changed since the rollup read it (same revision 1, different content)",
 		"week 2026-W46: its source refined/2026-11-10.md is rolled up first",
 		"month 2026-11: its source weekly/2026-W46.md is rolled up first",
 	}
