@@ -12,7 +12,7 @@ import (
 
 // UpdatedLayout is how the engine writes `updated` (RFC 3339, UTC, milliseconds);
 // quick fixes that rewrite a value use it.
-const UpdatedLayout = "2006-01-02T15:04:05.000Z"
+const UpdatedLayout = engine.UpdatedLayout
 
 // frontmatter checks the block itself and the keys the engine owns.
 func (c *checker) frontmatter() {

@@ -315,10 +315,14 @@ func compose(current []byte, exists bool, sets []frontmatter.Set, body []byte) [
 	return frontmatter.Compose(sets, body)
 }
 
-// FormatTime writes the `updated` value: RFC 3339 in UTC with milliseconds, as
-// the spec's examples do.
+// UpdatedLayout is how `updated` is written: RFC 3339 in UTC with
+// milliseconds, as the spec's examples do. Everything that writes or checks
+// `updated` uses this one layout.
+const UpdatedLayout = "2006-01-02T15:04:05.000Z"
+
+// FormatTime writes the `updated` value (UpdatedLayout).
 func FormatTime(t time.Time) string {
-	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+	return t.UTC().Format(UpdatedLayout)
 }
 
 // Delete removes a note if the disk still holds the expected revision and hash.

@@ -121,7 +121,7 @@ func (s *Server) findingsFor(n *Note) []diagnostics.Finding {
 	return diagnostics.Check(in)
 }
 
-func nowUpdated() string { return time.Now().UTC().Format(diagnostics.UpdatedLayout) }
+func nowUpdated() string { return engine.FormatTime(time.Now()) }
 
 // quickFixes returns the fixes of one finding (docs/diagnostics.md), without kind
 // and diagnostics (the caller sets them).

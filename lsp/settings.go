@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/magicfrog/mf-lsp/engine"
 	"os"
 	"path/filepath"
 	"slices"
@@ -201,7 +202,9 @@ func jsonString(v json.RawMessage) (string, bool) {
 }
 
 // checkID accepts a task, agent or machine id: it becomes a folder name, so it must be
-// one non-empty path element.
+// one non-empty path element that the engine would write under
+// (engine.CheckScopeID: no hidden name, no ":", no control character). A
+// setting with spaces at either end is refused too: it is almost always a typo.
 func checkID(id string) error {
 	switch {
 	case id == "":
@@ -210,8 +213,9 @@ func checkID(id string) error {
 		return fmt.Errorf("must be a plain name, not a path: %q", id)
 	case strings.TrimSpace(id) != id:
 		return fmt.Errorf("must not start or end with spaces: %q", id)
-	case strings.IndexFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
-		return fmt.Errorf("must not contain control characters: %q", id)
+	}
+	if err := engine.CheckScopeID(id); err != nil {
+		return fmt.Errorf("is not a usable ID: %v", err)
 	}
 	return nil
 }

@@ -31,6 +31,8 @@ func TestParseSettings(t *testing.T) {
 			DefaultSettings(), []string{
 				"agents[1] must be a string", "autoRevision must be true or false", "budget must be a non-negative whole number",
 				"dataDir must be an absolute path", "task must be a plain name", "today must be a date", "typo is not a known option"}},
+		{"IDs the engine would refuse", `{"task":".hidden","agents":["a:b"]}`, DefaultSettings(),
+			[]string{"agents[0] is not a usable ID", "task is not a usable ID"}},
 		{"fractional budget", `{"budget":1.5}`, DefaultSettings(), []string{"budget"}},
 		{"negative budget", `{"budget":-1}`, DefaultSettings(), []string{"budget"}},
 		{"open loop days", `{"openLoopDays":14}`, Settings{AutoRevision: true, OpenLoopDays: 14}, nil},
