@@ -61,14 +61,20 @@ for secrets.`, stdout, stderr)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	rep, err := roam.Sync(context.Background(), roam.Options{Memory: m, Remote: *remote})
+	return reportSync(c, stdout, roam.Options{Memory: m, Remote: *remote}, *asJSON)
+}
+
+// reportSync runs a sync (or, with opts.Status, its dry run) and prints the
+// report as text or JSON; the exit code says what it found.
+func reportSync(c *cli, stdout io.Writer, opts roam.Options, asJSON bool) int {
+	rep, err := roam.Sync(context.Background(), opts)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	if *asJSON {
+	if asJSON {
 		printJSON(stdout, rep)
 	} else {
-		printSyncReport(stdout, rep, false)
+		printSyncReport(stdout, rep, opts.Status)
 	}
 	return syncExit(rep)
 }
@@ -177,16 +183,7 @@ conflicts, else 5 with notes held back for secrets.`, stdout, stderr)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	rep, err := roam.Sync(context.Background(), roam.Options{Memory: m, Status: true, Offline: *offline})
-	if err != nil {
-		return c.fail("%v", err)
-	}
-	if *asJSON {
-		printJSON(stdout, rep)
-	} else {
-		printSyncReport(stdout, rep, true)
-	}
-	return syncExit(rep)
+	return reportSync(c, stdout, roam.Options{Memory: m, Status: true, Offline: *offline}, *asJSON)
 }
 
 func runSyncResolve(args []string, stdout, stderr io.Writer) int {

@@ -102,11 +102,7 @@ func ReadFile(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := checkOpened(f, path, max)
-	if err != nil {
-		return nil, err
-	}
-	return readAll(f, path, info.Size(), max)
+	return readOpened(f, path, max)
 }
 
 // ReadIn reads name inside root when it is a regular file of at most max
@@ -174,11 +170,7 @@ func ReadInFollow(root *os.Root, name string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := checkOpened(f, name, max)
-	if err != nil {
-		return nil, err
-	}
-	return readAll(f, name, info.Size(), max)
+	return readOpened(f, name, max)
 }
 
 // ReadNoFollow is ReadFile for a path whose last element must not be a
@@ -193,9 +185,15 @@ func ReadNoFollow(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := checkOpened(f, path, max)
+	return readOpened(f, path, max)
+}
+
+// readOpened reads an opened file whole once its own Stat shows a regular
+// file of at most max bytes: the one check every reader here ends with.
+func readOpened(f *os.File, name string, max int64) ([]byte, error) {
+	info, err := checkOpened(f, name, max)
 	if err != nil {
 		return nil, err
 	}
-	return readAll(f, path, info.Size(), max)
+	return readAll(f, name, info.Size(), max)
 }
