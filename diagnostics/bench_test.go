@@ -137,13 +137,13 @@ func BenchmarkCheck(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			path := filepath.Join(dir, filepath.FromSlash(c.rel))
-			e := m.Entry(path)
+			e := m.Note(path)
 			if e == nil {
 				b.Fatalf("%s not loaded", c.rel)
 			}
-			in := Input{Memory: m, Entry: e, Scope: m.DefaultScope(), Today: c.today}
+			in := Input{Memory: m, Note: e, Scope: m.DefaultScope(), Today: c.today}
 			if c.buffer {
-				in.Entry, _, _ = m.Parse(path, append(append([]byte(nil), e.Src...), "More text [x](y.md).\n"...))
+				in.Note, _, _ = m.Parse(path, append(append([]byte(nil), e.Src...), "More text [x](y.md).\n"...))
 				in.Base = &Base{Revision: e.Revision(), Hash: e.Hash}
 			}
 			if (len(Check(in)) == 0) != c.none {

@@ -86,11 +86,11 @@ func TestSpans(t *testing.T) {
 				path:                      c.src,
 				"data/memory/layers.json": `{"layers": [{"name": "journal", "prefix": "journal/", "kind": "fractal"}]}`,
 			})
-			e := m.Entry(filepath.Join(dir, filepath.FromSlash(path)))
+			e := m.Note(filepath.Join(dir, filepath.FromSlash(path)))
 			if e == nil {
 				t.Fatalf("%s not loaded: %v", path, m.Problems())
 			}
-			fs := Check(Input{Memory: m, Entry: e, Today: journal.Day{Year: 2026, Month: 11, Day: 30}})
+			fs := Check(Input{Memory: m, Note: e, Today: journal.Day{Year: 2026, Month: 11, Day: 30}})
 			f := find(fs, c.code)
 			if f == nil {
 				t.Fatalf("no %s; got %v", c.code, codes(fs))
@@ -138,11 +138,11 @@ func TestData(t *testing.T) {
 	})
 	p := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
 	check := func(rel string) []Finding {
-		e := m.Entry(p(rel))
+		e := m.Note(p(rel))
 		if e == nil {
 			t.Fatalf("%s not loaded", rel)
 		}
-		return Check(Input{Memory: m, Entry: e, Scope: m.DefaultScope()})
+		return Check(Input{Memory: m, Note: e, Scope: m.DefaultScope()})
 	}
 	want := func(fs []Finding, code string) *Finding {
 		t.Helper()
@@ -187,7 +187,7 @@ func TestData(t *testing.T) {
 func TestBuffer(t *testing.T) {
 	m, dir := tree(t, map[string]string{"data/memory/user/a.md": "---\nrevision: 3\nupdated: 2026-10-20T09:12:00.000Z\n---\nDisk.\n"})
 	path := filepath.Join(dir, "data/memory/user/a.md")
-	disk := m.Entry(path)
+	disk := m.Note(path)
 	buf := []byte("No frontmatter in the buffer.\n")
 	e, _, ok := m.Parse(path, buf)
 	if !ok {
@@ -205,7 +205,7 @@ func TestBuffer(t *testing.T) {
 		{&Base{Revision: 2}, Error, true},
 		{&Base{Revision: 4, Hash: disk.Hash}, Error, true},
 	} {
-		fs := Check(Input{Memory: m, Entry: e, Base: tc.base})
+		fs := Check(Input{Memory: m, Note: e, Base: tc.base})
 		if !slices.Contains(codes(fs), CodeFrontmatterMissing) {
 			t.Errorf("buffer not checked: %v", codes(fs))
 		}
@@ -225,7 +225,7 @@ func TestOpenLoopDays(t *testing.T) {
 		"data/memory/layers.json":                        `{"layers": [{"name": "journal", "prefix": "journal/", "kind": "fractal"}]}`,
 		"data/memory/user/journal/refined/2026-11-20.md": fm + "## Next Steps\n- Write the exporter manual page\n",
 	})
-	e := m.Entry(filepath.Join(dir, "data/memory/user/journal/refined/2026-11-20.md"))
+	e := m.Note(filepath.Join(dir, "data/memory/user/journal/refined/2026-11-20.md"))
 	today := journal.Day{Year: 2026, Month: 11, Day: 30}
 	for _, tc := range []struct {
 		today   journal.Day
@@ -240,7 +240,7 @@ func TestOpenLoopDays(t *testing.T) {
 		{journal.Day{Year: 2027, Month: 2, Day: 19}, 0, -1, true},
 		{today, 0, 9, false},
 	} {
-		got := find(Check(Input{Memory: m, Entry: e, Today: tc.today, OpenLoopDays: tc.days, OpenLoopHorizon: tc.horizon}), CodeOpenLoop) != nil
+		got := find(Check(Input{Memory: m, Note: e, Today: tc.today, OpenLoopDays: tc.days, OpenLoopHorizon: tc.horizon}), CodeOpenLoop) != nil
 		if got != tc.want {
 			t.Errorf("today %v days %d horizon %d: open loop %v, want %v", tc.today, tc.days, tc.horizon, got, tc.want)
 		}
@@ -283,7 +283,7 @@ func TestDemo(t *testing.T) {
 		if !doc[f.Code] {
 			t.Errorf("undocumented code %s", f.Code)
 		}
-		if e := m.Entry(f.Path); e != nil && (f.Span.End > len(e.Src) || f.Span.Start > f.Span.End) {
+		if e := m.Note(f.Path); e != nil && (f.Span.End > len(e.Src) || f.Span.Start > f.Span.End) {
 			t.Errorf("%s %s: span %v outside the note", f.Path, f.Code, f.Span)
 		}
 	}

@@ -117,9 +117,9 @@ const DefaultOpenLoopHorizon = 90
 // Input is one note to check.
 type Input struct {
 	Memory *engine.Memory
-	// Entry is the note as parsed: the loaded entry, or an unsaved buffer parsed
+	// Note is the note as parsed: the loaded note, or an unsaved buffer parsed
 	// with Memory.Parse(path, buffer).
-	Entry *engine.Entry
+	Note *engine.Note
 	// Scope is the session scope, for shadowing and out-of-scope notes.
 	Scope engine.Scope
 	// Base, when set, is what the buffer was based on (stale-revision).
@@ -135,7 +135,7 @@ type Input struct {
 
 // Check returns every finding for one note, sorted by position.
 func Check(in Input) []Finding {
-	e := in.Entry
+	e := in.Note
 	if e == nil || e.Doc == nil {
 		return nil
 	}
@@ -154,7 +154,7 @@ func Check(in Input) []Finding {
 
 type checker struct {
 	in  Input
-	e   *engine.Entry
+	e   *engine.Note
 	src []byte
 	doc *frontmatter.Document
 	out []Finding

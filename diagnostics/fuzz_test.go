@@ -53,7 +53,7 @@ func FuzzCheck(f *testing.F) {
 		if !ok || e == nil {
 			return // not a note (binary, not UTF-8): the engine says so itself
 		}
-		for _, fd := range Check(Input{Memory: m, Entry: e, Scope: scope, Today: journal.Day{Year: 2026, Month: 11, Day: 30},
+		for _, fd := range Check(Input{Memory: m, Note: e, Scope: scope, Today: journal.Day{Year: 2026, Month: 11, Day: 30},
 			Base: &Base{Revision: 1, Hash: "x"}}) {
 			if fd.Span.Start < 0 || fd.Span.Start > fd.Span.End || fd.Span.End > len(src) {
 				t.Fatalf("%s: finding %s at %v outside the note (%d bytes): %q", path, fd.Code, fd.Span, len(src), src)

@@ -36,14 +36,14 @@ func (c *checker) journal() {
 // layerPath is the absolute path of a layer-relative journal path in the
 // note's own root and scope.
 func (c *checker) layerPath(rel string) string {
-	return filepath.Join(c.e.Root, filepath.FromSlash(pathJoin(c.e.Scope, c.e.Layer.Prefix+rel)))
+	return filepath.Join(c.e.Root, filepath.FromSlash(pathJoin(c.e.Owner, c.e.Layer.Prefix+rel)))
 }
 
 // sibling returns the note at a layer-relative path in the same root and scope
 // as the checked note, or nil.
-func (c *checker) sibling(rel string) *engine.Entry {
+func (c *checker) sibling(rel string) *engine.Note {
 	for _, x := range c.in.Memory.Versions(c.e.Layer.Prefix + rel) {
-		if x.Root == c.e.Root && x.Scope == c.e.Scope && x.Dimension == c.e.Dimension {
+		if x.Root == c.e.Root && x.Owner == c.e.Owner && x.Dimension == c.e.Dimension {
 			return x
 		}
 	}
@@ -102,7 +102,7 @@ func nextMonth(m journal.Month) journal.Month {
 	return journal.MonthOf(m.Last().AddDays(1))
 }
 
-// Source is one entry of a rollup's `sources:` frontmatter (journal.RecordedSource).
+// Source is one note of a rollup's `sources:` frontmatter (journal.RecordedSource).
 type Source = journal.RecordedSource
 
 // ParseSources reads a `sources:` value (journal.ParseSources).

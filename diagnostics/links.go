@@ -30,7 +30,7 @@ func (c *checker) links() {
 // exists asks the loaded tree first and the disk second (the target may be a
 // note of another root, or not loaded yet).
 func (c *checker) exists(path string) bool {
-	if c.in.Memory != nil && c.in.Memory.Entry(path) != nil {
+	if c.in.Memory != nil && c.in.Memory.Note(path) != nil {
 		return true
 	}
 	_, err := os.Stat(path)

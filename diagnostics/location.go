@@ -21,7 +21,7 @@ func (c *checker) location() {
 		canonical := ""
 		if m != nil {
 			if root := m.Paths.CanonicalRoot(e.Dimension); root != "" {
-				canonical = filepath.Join(root, filepath.FromSlash(pathJoin(e.Scope, e.Key)))
+				canonical = filepath.Join(root, filepath.FromSlash(pathJoin(e.Owner, e.Key)))
 			}
 		}
 		msg := fmt.Sprintf("legacy %s tree, read as %s; new writes land in the canonical %s tree", legacy, e.Dimension, e.Dimension)
@@ -33,13 +33,13 @@ func (c *checker) location() {
 	}
 	if e.Unregistered && e.Dimension == engine.Agent {
 		c.add(Finding{Span: c.head(), Severity: Warning, Code: CodeUnregisteredAgentFolder,
-			Message: fmt.Sprintf("agent/%s/ is neither an agent ID on the roster nor a shared folder, so this note is in no agent's <memory> block (it is listed as omitted); register %q as an agent ID if it belongs to one agent, or keep it shared (magicfrog.json \"shared\")", e.Scope, e.Scope),
-			Data:    map[string]any{"folder": e.Scope}})
+			Message: fmt.Sprintf("agent/%s/ is neither an agent ID on the roster nor a shared folder, so this note is in no agent's <memory> block (it is listed as omitted); register %q as an agent ID if it belongs to one agent, or keep it shared (magicfrog.json \"shared\")", e.Owner, e.Owner),
+			Data:    map[string]any{"folder": e.Owner}})
 	}
 	if e.Unregistered && e.Dimension == engine.Task {
 		c.add(Finding{Span: c.head(), Severity: Warning, Code: CodeUnregisteredTaskFolder,
-			Message: fmt.Sprintf("%s/ is shaped like a task ID but is not one of this project's tasks, so this note is in no task's <memory> block (it is listed as omitted); register %q in .magicfrog/config.json \"tasks\" if it is a task", e.Scope, e.Scope),
-			Data:    map[string]any{"folder": e.Scope}})
+			Message: fmt.Sprintf("%s/ is shaped like a task ID but is not one of this project's tasks, so this note is in no task's <memory> block (it is listed as omitted); register %q in .magicfrog/config.json \"tasks\" if it is a task", e.Owner, e.Owner),
+			Data:    map[string]any{"folder": e.Owner}})
 	}
 }
 
@@ -55,17 +55,17 @@ func pathJoin(scope, key string) string {
 func (c *checker) scope() {
 	e, s, m := c.e, c.in.Scope, c.in.Memory
 	switch {
-	case e.Unregistered && !(e.Dimension == engine.Agent && slices.Contains(s.Agents, e.Scope)) && !(e.Dimension == engine.Task && e.Scope == s.Task):
+	case e.Unregistered && !(e.Dimension == engine.Agent && slices.Contains(s.Agents, e.Owner)) && !(e.Dimension == engine.Task && e.Owner == s.Task):
 		return // location() says why it is in no one's view
-	case e.Dimension == engine.Agent && e.Scope != "" && !slices.Contains(s.Agents, e.Scope):
+	case e.Dimension == engine.Agent && e.Owner != "" && !slices.Contains(s.Agents, e.Owner):
 		c.add(Finding{Span: c.head(), Severity: Information, Code: CodeOutOfScope,
-			Message: fmt.Sprintf("agent %s's note: not in this session's scope (agents: %s)", e.Scope, listOrNone(s.Agents)),
-			Data:    map[string]any{"dimension": e.Dimension.String(), "scope": e.Scope}})
+			Message: fmt.Sprintf("agent %s's note: not in this session's scope (agents: %s)", e.Owner, listOrNone(s.Agents)),
+			Data:    map[string]any{"dimension": e.Dimension.String(), "scope": e.Owner}})
 		return
-	case e.Dimension == engine.Task && e.Scope != "" && e.Scope != s.Task:
+	case e.Dimension == engine.Task && e.Owner != "" && e.Owner != s.Task:
 		c.add(Finding{Span: c.head(), Severity: Information, Code: CodeOutOfScope,
-			Message: fmt.Sprintf("task %s's note: not in this session's scope (task: %s)", e.Scope, orNone(s.Task)),
-			Data:    map[string]any{"dimension": e.Dimension.String(), "scope": e.Scope}})
+			Message: fmt.Sprintf("task %s's note: not in this session's scope (task: %s)", e.Owner, orNone(s.Task)),
+			Data:    map[string]any{"dimension": e.Dimension.String(), "scope": e.Owner}})
 		return
 	}
 	if m == nil || e.Dimension == engine.Device {
@@ -77,13 +77,13 @@ func (c *checker) scope() {
 	}
 	w := st.Winner
 	where := w.Dimension.String()
-	if w.Scope != "" {
-		where += " " + w.Scope
+	if w.Owner != "" {
+		where += " " + w.Owner
 	}
 	c.add(Finding{Span: c.head(), Severity: Hint, Code: CodeShadowed,
 		Message: fmt.Sprintf("shadowed by the %s version of %s (revision %d): the <memory> block shows that one", where, e.Key, w.Revision()),
 		Related: []Related{{Path: w.Path, Message: fmt.Sprintf("the %s version (revision %d) wins", where, w.Revision())}},
-		Data: map[string]any{"winner": w.Path, "dimension": w.Dimension.String(), "scope": w.Scope,
+		Data: map[string]any{"winner": w.Path, "dimension": w.Dimension.String(), "scope": w.Owner,
 			"revision": w.Revision()}})
 }
 

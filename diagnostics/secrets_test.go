@@ -17,18 +17,18 @@ func TestSecret(t *testing.T) {
 		"data/memory/device/keys.md":                "---\nrevision: 1\nupdated: 2026-10-20T09:12:00.000Z\nmachine: m1\n---\n" + testToken + "\n",
 	})
 	check := func(rel string) []Finding {
-		e := m.Entry(filepath.Join(dir, filepath.FromSlash(rel)))
+		e := m.Note(filepath.Join(dir, filepath.FromSlash(rel)))
 		if e == nil {
 			t.Fatalf("%s not loaded", rel)
 		}
-		return Check(Input{Memory: m, Entry: e, Scope: m.DefaultScope()})
+		return Check(Input{Memory: m, Note: e, Scope: m.DefaultScope()})
 	}
 	fs := check("data/memory/user/sticky-notes/accounts.md")
 	f := find(fs, CodeSecret)
 	if f == nil {
 		t.Fatalf("no secret finding: %v", codes(fs))
 	}
-	e := m.Entry(filepath.Join(dir, "data/memory/user/sticky-notes/accounts.md"))
+	e := m.Note(filepath.Join(dir, "data/memory/user/sticky-notes/accounts.md"))
 	if got := string(e.Src[f.Span.Start:f.Span.End]); got != testToken || f.Severity != Error || f.Data["rule"] != "github-pat" {
 		t.Errorf("finding %+v on %q", f, got)
 	}

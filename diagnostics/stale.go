@@ -16,7 +16,7 @@ func (c *checker) stale() {
 	if b == nil || m == nil {
 		return
 	}
-	disk := m.Entry(c.e.Path)
+	disk := m.Note(c.e.Path)
 	data := map[string]any{"baseRevision": b.Revision, "exists": disk != nil}
 	switch {
 	case disk == nil && (b.Revision != 0 || b.Hash != ""):

@@ -13,7 +13,7 @@ import (
 // and the open-loop age (its Memory, Entry and Base are not used). Findings are
 // sorted by path and position.
 func CheckTree(m *engine.Memory, in Input) []Finding {
-	entries := m.Entries()
+	entries := m.Notes()
 	results := make([][]Finding, len(entries))
 	var wg sync.WaitGroup
 	next := make(chan int, len(entries))
@@ -27,7 +27,7 @@ func CheckTree(m *engine.Memory, in Input) []Finding {
 			defer wg.Done()
 			for i := range next {
 				one := in
-				one.Memory, one.Entry, one.Base = m, entries[i], nil
+				one.Memory, one.Note, one.Base = m, entries[i], nil
 				results[i] = Check(one)
 			}
 		}()

@@ -148,7 +148,7 @@ func runTxtar(t *testing.T, file string) {
 	}
 	got := CheckTree(m, Input{Scope: s, Today: today})
 	sources := map[string][]byte{}
-	for _, e := range m.Entries() {
+	for _, e := range m.Notes() {
 		sources[e.Path] = e.Src
 	}
 	for rel, buf := range buffers {
@@ -163,7 +163,7 @@ func runTxtar(t *testing.T, file string) {
 				kept = append(kept, f)
 			}
 		}
-		got = append(kept, Check(Input{Memory: m, Entry: e, Scope: s, Base: bases[rel], Today: today})...)
+		got = append(kept, Check(Input{Memory: m, Note: e, Scope: s, Base: bases[rel], Today: today})...)
 		sources[path] = buf
 	}
 	var gotKeys []string

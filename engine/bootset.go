@@ -29,13 +29,13 @@ func newBootSet(today string, earlier int) (bootSet, error) {
 	return bootSet{today: day, earlier: earlier}, nil
 }
 
-func (b bootSet) rank(e *Entry) (int, bool) {
+func (b bootSet) rank(e *Note) (int, bool) {
 	f, _ := journal.Classify(e.LayerKey())
 	return journal.BootRank(f, b.today, b.earlier)
 }
 
 // keep reports whether a note of a fractal layer is in the boot set.
-func (b bootSet) keep(e *Entry) bool {
+func (b bootSet) keep(e *Note) bool {
 	_, ok := b.rank(e)
 	return ok
 }
@@ -43,8 +43,8 @@ func (b bootSet) keep(e *Entry) bool {
 // order puts the journal notes of one block element (sorted by key) in the
 // boot set's order. Each journal layer's notes stay where its first note was
 // among the element's other notes; inside it, by rank, then by key.
-func (b bootSet) order(notes []*Entry) []*Entry {
-	var out []*Entry
+func (b bootSet) order(notes []*Note) []*Note {
+	var out []*Note
 	placed := map[string]bool{}
 	for _, e := range notes {
 		if e.Layer.Kind != KindFractal {
@@ -55,7 +55,7 @@ func (b bootSet) order(notes []*Entry) []*Entry {
 			continue
 		}
 		placed[e.Layer.Name] = true
-		var js []*Entry
+		var js []*Note
 		for _, f := range notes {
 			if f.Layer.Kind == KindFractal && f.Layer.Name == e.Layer.Name {
 				js = append(js, f)
@@ -73,7 +73,7 @@ func (b bootSet) order(notes []*Entry) []*Entry {
 
 // BootSet returns the journal notes the <memory> block of opts takes, in the
 // block's order (opts.Budget aside): what an agent boots with from its journals.
-func (m *Memory) BootSet(opts RenderOptions) ([]*Entry, error) {
+func (m *Memory) BootSet(opts RenderOptions) ([]*Note, error) {
 	boot, err := newBootSet(opts.Today, opts.Earlier)
 	if err != nil {
 		return nil, err
@@ -83,7 +83,7 @@ func (m *Memory) BootSet(opts RenderOptions) ([]*Entry, error) {
 		s.Machine = m.MachineID()
 	}
 	groups, _ := arrange(m.View(s), boot)
-	var out []*Entry
+	var out []*Note
 	for _, g := range groups {
 		for _, e := range g.notes {
 			if e.Layer.Kind == KindFractal {

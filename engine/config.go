@@ -52,7 +52,7 @@ func (ls Layers) ByName(name string) (Layer, bool) {
 	return Layer{}, false
 }
 
-// IsSkills reports whether entries of l are a skill source.
+// IsSkills reports whether notes of l are a skill source.
 func (l Layer) IsSkills() bool { return l.Name == "skills" }
 
 // MaxConfigSize is the largest configuration file read (layers.json,

@@ -55,8 +55,8 @@ func (d Dimension) Specificity() int {
 // InChain reports whether d takes part in the override chain.
 func (d Dimension) InChain() bool { return d.Specificity() > 0 }
 
-// Scoped reports whether entries of d may carry an ID prefix (agent and task).
-func (d Dimension) Scoped() bool { return d == Agent || d == Task }
+// HasOwners reports whether notes of d may carry an ID prefix (agent and task).
+func (d Dimension) HasOwners() bool { return d == Agent || d == Task }
 
 // ParseDimension reads a dimension name. The legacy names "machine" and
 // "project" read as device and task, as the legacy trees do.

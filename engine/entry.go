@@ -11,12 +11,12 @@ import (
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 )
 
-// Entry is one note: a .md file in a dimension root (SPEC §2).
-type Entry struct {
+// Note is one note: a .md file in a dimension root (SPEC §2).
+type Note struct {
 	Path      string // absolute, OS separators
 	Root      string // the dimension root it was found under
 	Dimension Dimension
-	Scope     string // agent or task ID prefix; "" applies to every agent or task
+	Owner     string // agent or task ID prefix; "" applies to every agent or task
 	Key       string // slash-separated path inside the dimension root, ID prefix removed
 	Layer     Layer
 	Legacy    bool // read from machine/ or project/ in place
@@ -35,10 +35,10 @@ type Entry struct {
 }
 
 // Body is the note without its frontmatter.
-func (e *Entry) Body() []byte { return e.Src[e.Doc.Body:] }
+func (e *Note) Body() []byte { return e.Src[e.Doc.Body:] }
 
 // Revision is the frontmatter revision; 0 for a note the engine never wrote.
-func (e *Entry) Revision() int {
+func (e *Note) Revision() int {
 	n, ok := e.Doc.Int("revision")
 	if !ok || n < 0 {
 		return 0
@@ -47,40 +47,40 @@ func (e *Entry) Revision() int {
 }
 
 // Updated is the raw `updated` value ("" when missing).
-func (e *Entry) Updated() string {
+func (e *Note) Updated() string {
 	s, _ := e.Doc.String("updated")
 	return s
 }
 
 // UpdatedTime parses Updated as RFC 3339.
-func (e *Entry) UpdatedTime() (time.Time, bool) {
+func (e *Note) UpdatedTime() (time.Time, bool) {
 	t, err := time.Parse(time.RFC3339Nano, e.Updated())
 	return t, err == nil
 }
 
 // Machine is the device binding (SPEC §2); "" when unbound.
-func (e *Entry) Machine() string {
+func (e *Note) Machine() string {
 	s, _ := e.Doc.String("machine")
 	return s
 }
 
 // Meta returns a string frontmatter value such as a skill's name.
-func (e *Entry) Meta(key string) string {
+func (e *Note) Meta(key string) string {
 	s, _ := e.Doc.String(key)
 	return s
 }
 
-// Ref is the entry's portable path: dimension, ID prefix and key, as export
+// Ref is the note's portable path: dimension, ID prefix and key, as export
 // writes it and the <memory> block names skills ("agent/larry/notes/style.md").
-func (e *Entry) Ref() string {
-	if e.Scope != "" {
-		return e.Dimension.String() + "/" + e.Scope + "/" + e.Key
+func (e *Note) Ref() string {
+	if e.Owner != "" {
+		return e.Dimension.String() + "/" + e.Owner + "/" + e.Key
 	}
 	return e.Dimension.String() + "/" + e.Key
 }
 
 // LayerKey is the key inside its layer ("journal/2026-11-30.md" → "2026-11-30.md").
-func (e *Entry) LayerKey() string { return strings.TrimPrefix(e.Key, e.Layer.Prefix) }
+func (e *Note) LayerKey() string { return strings.TrimPrefix(e.Key, e.Layer.Prefix) }
 
 func hashBytes(b []byte) string {
 	sum := sha256.Sum256(b)
@@ -92,7 +92,7 @@ func hashBytes(b []byte) string {
 type Location struct {
 	Root      Root
 	Dimension Dimension
-	Scope     string
+	Owner     string
 	Key       string
 	Layer     Layer
 	Legacy    bool
@@ -100,9 +100,9 @@ type Location struct {
 	Unregistered bool
 }
 
-// scopeIDs are what a first folder under agent/ or the task root can be: an
+// ownerIDs are what a first folder under agent/ or the task root can be: an
 // ID, a shared folder, or neither (unregistered; SPEC §2).
-type scopeIDs struct {
+type ownerIDs struct {
 	agents map[string]bool // the roster, and agents the session's scope names
 	tasks  map[string]bool // the project's task, its tasks list, and the scope's task
 	shared map[string]bool // magicfrog.json "shared": first folders under agent/ for every agent
@@ -117,7 +117,7 @@ type scopeIDs struct {
 // any first folder not on the roster, not shared and not a layer's; in the task
 // root only one shaped like a task ID (letters, dash, digits): notes/, style/
 // and journal/ there are the shared task notes they always were.
-func (ids scopeIDs) classify(d Dimension, rel string) (scope, key string, unregistered bool) {
+func (ids ownerIDs) classify(d Dimension, rel string) (scope, key string, unregistered bool) {
 	first, rest, ok := strings.Cut(rel, "/")
 	if !ok {
 		return "", rel, false

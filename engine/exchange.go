@@ -90,7 +90,7 @@ func (m *Memory) ExportWith(dir string, opts ExportOptions) (*ExportResult, erro
 	from := map[string]string{}
 	here := Scope{Machine: m.MachineID()}
 	withDevice := opts.WithDevice || opts.AllMachines
-	for _, e := range m.Entries() { // canonical before legacy
+	for _, e := range m.Notes() { // canonical before legacy
 		if e.Dimension == Device {
 			if !withDevice {
 				continue // only when asked
@@ -149,9 +149,9 @@ func (m *Memory) ExportWith(dir string, opts ExportOptions) (*ExportResult, erro
 }
 
 // portablePath is where e goes in a portable tree.
-func portablePath(e *Entry) string {
-	if e.Scope != "" {
-		return exportDir(e.Dimension) + "/" + e.Scope + "/" + e.Key
+func portablePath(e *Note) string {
+	if e.Owner != "" {
+		return exportDir(e.Dimension) + "/" + e.Owner + "/" + e.Key
 	}
 	return exportDir(e.Dimension) + "/" + e.Key
 }
@@ -511,14 +511,14 @@ func revisionReason(src []byte) string {
 	return "revision appears more than once; fix it and import again"
 }
 
-// bindToMachine returns a copy of a device entry whose frontmatter names machine.
-func bindToMachine(e *Entry, machine string) *Entry {
+// bindToMachine returns a copy of a device note whose frontmatter names machine.
+func bindToMachine(e *Note, machine string) *Note {
 	sets := []frontmatter.Set{{Key: "machine", Value: machine}}
 	edits, ok := frontmatter.SetFields(e.Src, e.Doc, sets)
 	if !ok {
 		return e
 	}
-	c := &Entry{Path: e.Path, Root: e.Root, Dimension: e.Dimension, Key: e.Key, Layer: e.Layer, Legacy: e.Legacy}
+	c := &Note{Path: e.Path, Root: e.Root, Dimension: e.Dimension, Key: e.Key, Layer: e.Layer, Legacy: e.Legacy}
 	c.Src = frontmatter.Apply(e.Src, edits)
 	c.Doc = frontmatter.Parse(c.Src)
 	c.Hash = hashBytes(c.Src)

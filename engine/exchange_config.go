@@ -24,7 +24,7 @@ func (m *Memory) importConfig(cfg *PortableConfig, layers []byte, res *ImportRes
 		valid := func(key string, ids []string) []string {
 			var ok []string
 			for _, id := range ids {
-				if err := CheckScopeID(id); err != nil || id == "" {
+				if err := CheckOwnerID(id); err != nil || id == "" {
 					res.Skipped = append(res.Skipped, ImportSkip{From: PortableConfigFile, Reason: fmt.Sprintf("%s %q: not an ID (%v)", key, id, err)})
 					continue
 				}

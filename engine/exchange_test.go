@@ -289,7 +289,7 @@ func TestWriteAndNameLimits(t *testing.T) {
 		t.Error("the 5 MB note was written")
 	}
 	for _, scope := range []string{" ", "\t", "a\nb", "x\u2028y"} {
-		if _, err := m.Write(WriteRequest{Dimension: Agent, Scope: scope, Key: "n.md", Body: []byte("x\n")}); err == nil {
+		if _, err := m.Write(WriteRequest{Dimension: Agent, Owner: scope, Key: "n.md", Body: []byte("x\n")}); err == nil {
 			t.Errorf("scope %q accepted", scope)
 		}
 	}
@@ -304,7 +304,7 @@ func TestWriteAndNameLimits(t *testing.T) {
 	mustDo(t, os.MkdirAll(filepath.Dir(bad), 0o755))
 	mustDo(t, os.WriteFile(bad, []byte("x\n"), 0o644))
 	m.Reload()
-	if m.Entry(bad) != nil {
+	if m.Note(bad) != nil {
 		t.Error("a name with a newline loaded as a note")
 	}
 	found := false

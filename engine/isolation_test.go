@@ -361,7 +361,7 @@ func isolationProperty(t *rapid.T) {
 		}
 	}
 	// Hover, code lens and the effective view ask StatusOf: the same rule.
-	for _, e := range m.Entries() {
+	for _, e := range m.Notes() {
 		id := idOf(e)
 		if id < 0 {
 			continue
@@ -373,7 +373,7 @@ func isolationProperty(t *rapid.T) {
 	}
 }
 
-func idOf(e *engine.Entry) int {
+func idOf(e *engine.Note) int {
 	sm := bodyRE.FindSubmatch(e.Body())
 	if sm == nil {
 		return -1

@@ -51,7 +51,7 @@ func (p Problem) Error() string {
 }
 
 // Memory is a loaded memory tree: the data directory, the project's task memory,
-// their configuration, and every note. It is safe for concurrent use; entries are
+// their configuration, and every note. It is safe for concurrent use; notes are
 // immutable and replaced whole when their file changes.
 type Memory struct {
 	Paths Paths
@@ -64,15 +64,15 @@ type Memory struct {
 	machine    string
 	machineErr error
 	named      Scope // IDs the session's scope names (Options.Named)
-	ids        scopeIDs
-	config     []Problem                   // configuration files that did not parse
-	entries    map[string]*Entry           // by absolute path
-	byKey      map[string][]*Entry         // every entry of a key, any dimension
-	keys       []string                    // sorted keys of byKey
-	groups     map[group]map[string]*Entry // entries by where they apply, by path
-	problems   map[string]Problem          // files that could not be read, by path
-	version    uint64                      // bumped on every change
-	onDir      func(dir string)            // Options.OnDir
+	ids        ownerIDs
+	config     []Problem                  // configuration files that did not parse
+	entries    map[string]*Note           // by absolute path
+	byKey      map[string][]*Note         // every note of a key, any dimension
+	keys       []string                   // sorted keys of byKey
+	groups     map[group]map[string]*Note // notes by where they apply, by path
+	problems   map[string]Problem         // files that could not be read, by path
+	version    uint64                     // bumped on every change
+	onDir      func(dir string)           // Options.OnDir
 }
 
 // Open resolves the locations, reads the configuration and loads every note.
@@ -112,10 +112,10 @@ func (m *Memory) reload() {
 
 func (m *Memory) reloadLocked() {
 	m.readConfig()
-	m.entries = make(map[string]*Entry)
-	m.byKey = make(map[string][]*Entry)
+	m.entries = make(map[string]*Note)
+	m.byKey = make(map[string][]*Note)
 	m.keys = nil // rebuilt once below; inserting into the old one is quadratic
-	m.groups = make(map[group]map[string]*Entry)
+	m.groups = make(map[group]map[string]*Note)
 	m.problems = make(map[string]Problem)
 	for _, r := range m.Paths.Roots() {
 		m.loadRoot(r, r.Dir)
@@ -143,7 +143,7 @@ func (m *Memory) readConfig() {
 	// agent a project is bound to is an agent, registered or not.
 	m.roster = unique(append(append([]string(nil), roster.Agents...), m.binding.Agents...))
 	m.shared = unique(append([]string(nil), roster.Shared...))
-	m.ids = scopeIDs{
+	m.ids = ownerIDs{
 		agents: set(append(append([]string(nil), m.roster...), m.named.Agents...)),
 		tasks:  set(append([]string{m.binding.Task, m.named.Task}, m.binding.Tasks...)),
 		shared: set(m.shared),
@@ -228,7 +228,7 @@ func (m *Memory) loadRoot(r Root, dir string) {
 	if rerr == nil {
 		defer root.Close()
 	}
-	entries := make([]*Entry, len(paths))
+	entries := make([]*Note, len(paths))
 	probs := make([]*Problem, len(paths))
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
@@ -246,7 +246,7 @@ func (m *Memory) loadRoot(r Root, dir string) {
 					probs[i] = &Problem{Path: paths[i], Kind: ProblemLink, Message: "not read: " + rerr.Error()}
 					continue
 				}
-				entries[i], probs[i] = m.readEntry(r, root, memRoot, paths[i])
+				entries[i], probs[i] = m.readNote(r, root, memRoot, paths[i])
 			}
 		}()
 	}
@@ -261,10 +261,10 @@ func (m *Memory) loadRoot(r Root, dir string) {
 	}
 }
 
-// readEntry reads and parses one note through root (the memory root at
+// readNote reads and parses one note through root (the memory root at
 // rootDir). Files that are not notes (too large, binary, not UTF-8, not a
-// regular file, a link leaving the root) are Problems and no entry.
-func (m *Memory) readEntry(r Root, root *os.Root, rootDir, p string) (*Entry, *Problem) {
+// regular file, a link leaving the root) are Problems and no note.
+func (m *Memory) readNote(r Root, root *os.Root, rootDir, p string) (*Note, *Problem) {
 	rel, err := filepath.Rel(rootDir, p)
 	if err != nil {
 		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: err.Error()}
@@ -273,7 +273,7 @@ func (m *Memory) readEntry(r Root, root *os.Root, rootDir, p string) (*Entry, *P
 	if err != nil {
 		return nil, noteProblem(p, err)
 	}
-	return m.makeEntry(r, p, src)
+	return m.makeNote(r, p, src)
 }
 
 // readNote reads a note inside root, following links that stay inside it.
@@ -301,8 +301,8 @@ func noteProblem(p string, err error) *Problem {
 	return &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
 }
 
-// makeEntry classifies and parses src as the note at p.
-func (m *Memory) makeEntry(r Root, p string, src []byte) (*Entry, *Problem) {
+// makeNote classifies and parses src as the note at p.
+func (m *Memory) makeNote(r Root, p string, src []byte) (*Note, *Problem) {
 	if i := bytes.IndexByte(src, 0); i >= 0 {
 		return nil, &Problem{Path: p, Kind: ProblemBinary, Message: fmt.Sprintf("binary file (NUL byte at offset %d): not a note", i)}
 	}
@@ -322,22 +322,22 @@ func (m *Memory) makeEntry(r Root, p string, src []byte) (*Entry, *Problem) {
 		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: err.Error()}
 	}
 	scope, key, unregistered := m.ids.classify(r.Dimension, filepath.ToSlash(rel))
-	e := &Entry{
-		Path: p, Root: r.Dir, Dimension: r.Dimension, Scope: scope, Key: key, Unregistered: unregistered,
+	e := &Note{
+		Path: p, Root: r.Dir, Dimension: r.Dimension, Owner: scope, Key: key, Unregistered: unregistered,
 		Layer: m.layers.Match(key), Legacy: r.Legacy,
 		Src: src, Doc: frontmatter.Parse(src), Hash: hashBytes(src),
 	}
 	return e, nil
 }
 
-func (m *Memory) putLocked(e *Entry) {
+func (m *Memory) putLocked(e *Note) {
 	if old := m.entries[e.Path]; old != nil {
 		m.dropLocked(old)
 	}
 	m.entries[e.Path] = e
 	g := groupOf(e)
 	if m.groups[g] == nil {
-		m.groups[g] = map[string]*Entry{}
+		m.groups[g] = map[string]*Note{}
 	}
 	m.groups[g][e.Path] = e
 	list := m.byKey[e.Key]
@@ -350,7 +350,7 @@ func (m *Memory) putLocked(e *Entry) {
 	m.byKey[e.Key] = append(list, e)
 }
 
-func (m *Memory) dropLocked(e *Entry) {
+func (m *Memory) dropLocked(e *Note) {
 	delete(m.entries, e.Path)
 	if g := m.groups[groupOf(e)]; g != nil {
 		delete(g, e.Path)
@@ -399,7 +399,7 @@ func (m *Memory) Refresh(path string) bool {
 	changed := false
 	info, err := os.Lstat(path)
 	// Whatever was at or below path goes; whatever is there now comes back. A
-	// note's own path is looked up directly: scanning every entry for a prefix
+	// note's own path is looked up directly: scanning every note for a prefix
 	// costs milliseconds at 100,000 notes, and most events are about one note.
 	if e, ok := m.entries[path]; ok || (err == nil && !info.IsDir()) {
 		if ok {
@@ -474,35 +474,35 @@ func (m *Memory) locateLocked(path string) (Location, bool) {
 			rel = ""
 		}
 		scope, key, unregistered := m.ids.classify(r.Dimension, rel)
-		return Location{Root: r, Dimension: r.Dimension, Scope: scope, Key: key, Layer: m.layers.Match(key), Legacy: r.Legacy, Unregistered: unregistered}, true
+		return Location{Root: r, Dimension: r.Dimension, Owner: scope, Key: key, Layer: m.layers.Match(key), Legacy: r.Legacy, Unregistered: unregistered}, true
 	}
 	return Location{}, false
 }
 
 // Parse classifies and parses src as if it were the note at path (an editor
 // buffer that may differ from the disk). ok is false outside every root.
-func (m *Memory) Parse(path string, src []byte) (*Entry, *Problem, bool) {
+func (m *Memory) Parse(path string, src []byte) (*Note, *Problem, bool) {
 	loc, ok := m.Locate(path)
 	if !ok {
 		return nil, nil, false
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	e, p := m.makeEntry(loc.Root, filepath.Clean(path), src)
+	e, p := m.makeNote(loc.Root, filepath.Clean(path), src)
 	return e, p, true
 }
 
-// Entry returns the loaded note at path, or nil.
-func (m *Memory) Entry(path string) *Entry {
+// Note returns the loaded note at path, or nil.
+func (m *Memory) Note(path string) *Note {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.entries[filepath.Clean(path)]
 }
 
-// Entries returns every loaded note, sorted by dimension, scope and key.
-func (m *Memory) Entries() []*Entry {
+// Notes returns every loaded note, sorted by dimension, scope and key.
+func (m *Memory) Notes() []*Note {
 	m.mu.RLock()
-	out := make([]*Entry, 0, len(m.entries))
+	out := make([]*Note, 0, len(m.entries))
 	for _, e := range m.entries {
 		out = append(out, e)
 	}
@@ -511,12 +511,12 @@ func (m *Memory) Entries() []*Entry {
 	return out
 }
 
-func entryLess(a, b *Entry) bool {
+func entryLess(a, b *Note) bool {
 	if a.Dimension != b.Dimension {
 		return a.Dimension < b.Dimension
 	}
-	if a.Scope != b.Scope {
-		return a.Scope < b.Scope
+	if a.Owner != b.Owner {
+		return a.Owner < b.Owner
 	}
 	if a.Key != b.Key {
 		return a.Key < b.Key
@@ -528,10 +528,10 @@ func entryLess(a, b *Entry) bool {
 }
 
 // Versions returns every note with key, in any dimension or scope.
-func (m *Memory) Versions(key string) []*Entry {
+func (m *Memory) Versions(key string) []*Note {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return append([]*Entry(nil), m.byKey[key]...)
+	return append([]*Note(nil), m.byKey[key]...)
 }
 
 // Len is the number of loaded notes.

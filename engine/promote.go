@@ -13,9 +13,9 @@ import (
 // ExpectDestRevision, 0 meaning it must not exist. An existing destination is
 // never overwritten blind.
 type PromoteRequest struct {
-	From    *Entry // the note as read; its Hash is the source's expectation
+	From    *Note // the note as read; its Hash is the source's expectation
 	To      Dimension
-	ToScope string // ID prefix at the destination (agent or task)
+	ToOwner string // ID prefix at the destination (agent or task)
 	// ToLayer names the destination layer ("skills"); "" keeps the note's layer.
 	ToLayer string
 	Copy    bool // keep the source
@@ -59,7 +59,7 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 		}
 		key = l.Prefix + strings.TrimPrefix(src.Key, src.Layer.Prefix)
 	}
-	dest, err := m.PathOf(req.To, req.ToScope, key)
+	dest, err := m.PathOf(req.To, req.ToOwner, key)
 	if err != nil {
 		return nil, fmt.Errorf("promote: %w", err)
 	}
@@ -67,7 +67,7 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 		return nil, fmt.Errorf("promote: %s is already there", src.Ref())
 	}
 	// The source must not have moved since the caller read it.
-	cur := m.Entry(src.Path)
+	cur := m.Note(src.Path)
 	if cur == nil || cur.Hash != src.Hash || (req.ExpectSourceRevision != nil && cur.Revision() != *req.ExpectSourceRevision) {
 		want := src.Revision()
 		if req.ExpectSourceRevision != nil {
@@ -88,7 +88,7 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 	// Moving a legacy note to its own canonical place continues it: the
 	// canonical note takes its revision + 1 and the legacy file goes (Write).
 	if l := m.legacyPredecessor(dest); l != nil && l.Path == src.Path {
-		res, err := m.Write(WriteRequest{Dimension: req.To, Scope: req.ToScope, Key: key, Body: src.Body(), KeepFrom: src.Src,
+		res, err := m.Write(WriteRequest{Dimension: req.To, Owner: req.ToOwner, Key: key, Body: src.Body(), KeepFrom: src.Src,
 			ExpectRevision: l.Revision(), ExpectHash: l.Hash, Register: req.Register})
 		if st, ok := IsStale(err); ok {
 			return nil, &EndError{End: "source", Err: st}
@@ -102,7 +102,7 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 		}
 		return out, nil
 	}
-	if d := m.Entry(dest); d != nil {
+	if d := m.Note(dest); d != nil {
 		destRev, destHash = d.Revision(), d.Hash
 		if d.Revision() != req.ExpectDestRevision {
 			return nil, &EndError{End: "destination", Err: &StaleError{Path: d.Path, Expected: store.Expect{Revision: req.ExpectDestRevision},
@@ -117,7 +117,7 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 		destRev = l.Revision()
 	}
 	res, err := m.Write(WriteRequest{
-		Dimension: req.To, Scope: req.ToScope, Key: key, Body: src.Body(), KeepFrom: src.Src,
+		Dimension: req.To, Owner: req.ToOwner, Key: key, Body: src.Body(), KeepFrom: src.Src,
 		ExpectRevision: destRev, ExpectHash: destHash, Register: req.Register,
 	})
 	if st, ok := IsStale(err); ok {
@@ -144,7 +144,7 @@ func (m *Memory) CurrentRevision(d Dimension, scope, key string) int {
 	if err != nil {
 		return 0
 	}
-	if e := m.Entry(p); e != nil {
+	if e := m.Note(p); e != nil {
 		return e.Revision()
 	}
 	if l := m.legacyPredecessor(p); l != nil {

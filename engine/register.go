@@ -43,7 +43,7 @@ func (m *Memory) RegisterFile(d Dimension) string {
 // concurrent registrations all land. It reports the file and whether it
 // changed, and reloads the tree when it did.
 func (m *Memory) Register(d Dimension, id string, shared bool) (file string, changed bool, err error) {
-	if !d.Scoped() {
+	if !d.HasOwners() {
 		return "", false, fmt.Errorf("%s notes have no ID", d)
 	}
 	if err := checkName(id); err != nil {

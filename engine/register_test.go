@@ -59,7 +59,7 @@ func TestWriteRefusesUnregistered(t *testing.T) {
 		"data/magicfrog.json":            `{"agents": ["larry"]}`,
 		"project/.magicfrog/config.json": `{"task": "T-1"}`,
 	})
-	_, err := m.Write(WriteRequest{Dimension: Agent, Scope: "moe", Key: "x.md", Body: []byte("x\n")})
+	_, err := m.Write(WriteRequest{Dimension: Agent, Owner: "moe", Key: "x.md", Body: []byte("x\n")})
 	var u *UnregisteredError
 	if !errors.As(err, &u) || u.ID != "moe" {
 		t.Fatalf("write under an unregistered agent: %v", err)
@@ -71,11 +71,11 @@ func TestWriteRefusesUnregistered(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "data/memory/agent/moe")); !os.IsNotExist(err) {
 		t.Fatalf("agent/moe/ was made: %v", err)
 	}
-	res, err := m.Write(WriteRequest{Dimension: Agent, Scope: "moe", Key: "x.md", Body: []byte("x\n"), Register: true})
+	res, err := m.Write(WriteRequest{Dimension: Agent, Owner: "moe", Key: "x.md", Body: []byte("x\n"), Register: true})
 	if err != nil || res.Registered == "" {
 		t.Fatalf("write with Register: %+v %v", res, err)
 	}
-	if e := m.Entry(res.Path); e == nil || e.Scope != "moe" || e.Unregistered {
+	if e := m.Note(res.Path); e == nil || e.Owner != "moe" || e.Unregistered {
 		t.Errorf("the note is not moe's: %+v", e)
 	}
 }
@@ -93,8 +93,8 @@ func TestBindKeepsEarlierTask(t *testing.T) {
 	if b := m.Binding(); b.Task != "T-2" || len(b.Tasks) != 1 || b.Tasks[0] != "T-1" || len(b.Agents) != 1 {
 		t.Errorf("binding after Bind: %+v", b)
 	}
-	e := m.Entry(filepath.Join(dir, "project/.magicfrog/memory/T-1/a.md"))
-	if e == nil || e.Scope != "T-1" || e.Unregistered {
+	e := m.Note(filepath.Join(dir, "project/.magicfrog/memory/T-1/a.md"))
+	if e == nil || e.Owner != "T-1" || e.Unregistered {
 		t.Errorf("T-1's note after rebinding: %+v", e)
 	}
 	if _, changed, _ := m.Bind("T-2"); changed {

@@ -39,8 +39,8 @@ type Block struct {
 	// Tokens is the block's size under a budget, exact. Without a budget
 	// nothing is counted and it stays 0 until CountTokens is called.
 	Tokens   int
-	Included []*Entry  // notes whose bodies are in the block
-	Skills   []*Entry  // skills listed
+	Included []*Note   // notes whose bodies are in the block
+	Skills   []*Note   // skills listed
 	Omitted  []Omitted // notes left out, and why
 
 	count     func() int // counts an unbudgeted block's parts
@@ -63,7 +63,7 @@ func (b *Block) CountTokens() int {
 
 // Omitted is a note the block leaves out.
 type Omitted struct {
-	Entry  *Entry
+	Note   *Note
 	Tokens int
 	Reason string // "budget", or "unregistered-scope" (Tokens 0: never counted)
 }
@@ -84,7 +84,7 @@ func (e *SeveralAgentsError) Error() string {
 type blockGroup struct {
 	dim   Dimension
 	id    string // scope ID; "" for the shared notes of agent and task
-	notes []*Entry
+	notes []*Note
 }
 
 // Render renders the <memory> block for a scope (SPEC §5): most specific
@@ -206,7 +206,7 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 					continue
 				}
 				body.WriteString(sl.e.omittedLine())
-				blk.Omitted = append(blk.Omitted, Omitted{Entry: sl.e, Tokens: sl.tokens, Reason: "budget"})
+				blk.Omitted = append(blk.Omitted, Omitted{Note: sl.e, Tokens: sl.tokens, Reason: "budget"})
 			}
 			body.WriteString(closeTag)
 		}
@@ -219,13 +219,13 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 					continue
 				}
 				body.WriteString(sl.e.omittedLine())
-				blk.Omitted = append(blk.Omitted, Omitted{Entry: sl.e, Tokens: sl.tokens, Reason: "budget"})
+				blk.Omitted = append(blk.Omitted, Omitted{Note: sl.e, Tokens: sl.tokens, Reason: "budget"})
 			}
 			body.WriteString("</skills>\n")
 		}
 		for _, e := range v.Unregistered {
 			body.WriteString(unregisteredLine(e))
-			blk.Omitted = append(blk.Omitted, Omitted{Entry: e, Reason: ReasonUnregistered})
+			blk.Omitted = append(blk.Omitted, Omitted{Note: e, Reason: ReasonUnregistered})
 		}
 		body.WriteString("</memory>\n")
 		// The generation hashes everything the agent would read except the
@@ -276,7 +276,7 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 // element (or skill line) and omitted line, and the lines naming unregistered
 // notes. It returns the overhead (all but the slots) and the header's
 // estimate. Counting is spread over the CPUs.
-func countParts(groups []blockGroup, skills []*Entry, slots [][]slot, unregistered []*Entry, s Scope, header string) (overhead, headerEstimate int) {
+func countParts(groups []blockGroup, skills []*Note, slots [][]slot, unregistered []*Note, s Scope, header string) (overhead, headerEstimate int) {
 	headerEstimate = countTokens(header) + 8
 	overhead = headerEstimate + countTokens("</memory>\n")
 	for _, e := range unregistered {
@@ -309,7 +309,7 @@ func countParts(groups []blockGroup, skills []*Entry, slots [][]slot, unregister
 
 // slot is one note's place in a rendered block.
 type slot struct {
-	e        *Entry
+	e        *Note
 	skill    bool
 	included bool
 	tokens   int // of its element (note or skill line)
@@ -317,10 +317,10 @@ type slot struct {
 }
 
 // arrange sorts the view's winners into the block's elements and its skill list.
-func arrange(v *View, boot bootSet) ([]blockGroup, []*Entry) {
-	var skills []*Entry
-	byGroup := map[Dimension]map[string][]*Entry{}
-	add := func(e *Entry) {
+func arrange(v *View, boot bootSet) ([]blockGroup, []*Note) {
+	var skills []*Note
+	byGroup := map[Dimension]map[string][]*Note{}
+	add := func(e *Note) {
 		if e.Layer.Kind == KindFractal && !boot.keep(e) {
 			return
 		}
@@ -329,9 +329,9 @@ func arrange(v *View, boot bootSet) ([]blockGroup, []*Entry) {
 			return
 		}
 		if byGroup[e.Dimension] == nil {
-			byGroup[e.Dimension] = map[string][]*Entry{}
+			byGroup[e.Dimension] = map[string][]*Note{}
 		}
-		byGroup[e.Dimension][e.Scope] = append(byGroup[e.Dimension][e.Scope], e)
+		byGroup[e.Dimension][e.Owner] = append(byGroup[e.Dimension][e.Owner], e)
 	}
 	for _, kv := range v.Keys {
 		add(kv.Winner)
@@ -377,7 +377,7 @@ func groupTags(g blockGroup, s Scope) (string, string) {
 	return "<" + name + ">\n", "</" + name + ">\n"
 }
 
-func noteElement(e *Entry) string {
+func noteElement(e *Note) string {
 	var b strings.Builder
 	b.WriteString(`<note path="` + attr(e.Key) + `"`)
 	if r := e.Revision(); r > 0 {
@@ -396,7 +396,7 @@ func noteElement(e *Entry) string {
 	return b.String()
 }
 
-func skillLine(e *Entry) string {
+func skillLine(e *Note) string {
 	name := e.Meta("name")
 	if name == "" {
 		name = strings.TrimSuffix(path.Base(e.Key), path.Ext(e.Key))
@@ -408,13 +408,13 @@ func skillLine(e *Entry) string {
 	return line + "/>\n"
 }
 
-func omittedLine(e *Entry, tokens int, reason string) string {
+func omittedLine(e *Note, tokens int, reason string) string {
 	return fmt.Sprintf("<omitted path=\"%s\" tokens=\"%d\" reason=\"%s\"/>\n", attr(e.Ref()), tokens, reason)
 }
 
 // unregisteredLine is the omitted line of a note under an unregistered first
 // folder: its path and why, never its body or size.
-func unregisteredLine(e *Entry) string {
+func unregisteredLine(e *Note) string {
 	return `<omitted path="` + attr(e.Ref()) + `" reason="` + ReasonUnregistered + "\"/>\n"
 }
 

@@ -213,9 +213,9 @@ func runSpecCase(t *testing.T, file string) {
 	}
 }
 
-// refOf is where an entry lives, as a path a reader recognizes: its Ref, or for
-// a legacy entry the legacy root it was read from in place.
-func refOf(e *engine.Entry) string {
+// refOf is where a note lives, as a path a reader recognizes: its Ref, or for
+// a legacy note the legacy root it was read from in place.
+func refOf(e *engine.Note) string {
 	if !e.Legacy {
 		return e.Ref()
 	}
@@ -223,8 +223,8 @@ func refOf(e *engine.Entry) string {
 	if e.Dimension == engine.Task {
 		legacy = "project"
 	}
-	if e.Scope != "" {
-		return legacy + "/" + e.Scope + "/" + e.Key
+	if e.Owner != "" {
+		return legacy + "/" + e.Owner + "/" + e.Key
 	}
 	return legacy + "/" + e.Key
 }
@@ -249,8 +249,8 @@ func viewListing(v *engine.View) string {
 // entryListing is every loaded note: `ref dimension scope key layer revision`.
 func entryListing(m *engine.Memory) string {
 	var b strings.Builder
-	for _, e := range m.Entries() {
-		scope := e.Scope
+	for _, e := range m.Notes() {
+		scope := e.Owner
 		if scope == "" {
 			scope = "-"
 		}
@@ -290,13 +290,13 @@ func checkBlockInvariants(t *testing.T, m *engine.Memory, blk *engine.Block) {
 		}
 	}
 	for _, o := range blk.Omitted {
-		line := fmt.Sprintf(`<omitted path="%s" tokens="%d" reason="%s"/>`, o.Entry.Ref(), o.Tokens, o.Reason)
+		line := fmt.Sprintf(`<omitted path="%s" tokens="%d" reason="%s"/>`, o.Note.Ref(), o.Tokens, o.Reason)
 		if o.Reason == engine.ReasonUnregistered {
 			// No size either: an unregistered note is no one's to know about.
-			line = fmt.Sprintf(`<omitted path="%s" reason="%s"/>`, o.Entry.Ref(), o.Reason)
+			line = fmt.Sprintf(`<omitted path="%s" reason="%s"/>`, o.Note.Ref(), o.Reason)
 		}
 		if !strings.Contains(blk.Text, line) {
-			t.Errorf("omitted %s has no visible line %s", o.Entry.Ref(), line)
+			t.Errorf("omitted %s has no visible line %s", o.Note.Ref(), line)
 		}
 	}
 }
@@ -435,7 +435,7 @@ func TestRobustLoad(t *testing.T) {
 		} else if !strings.Contains(msg, want) {
 			t.Errorf("%s: problem %q; want it to say %q", name, msg, want)
 		}
-		if m.Entry(filepath.Join(user, name)) != nil {
+		if m.Note(filepath.Join(user, name)) != nil {
 			t.Errorf("%s: loaded as a note", name)
 		}
 	}
@@ -452,7 +452,7 @@ func TestRobustLoad(t *testing.T) {
 
 	// Notes whose frontmatter is wrong are still notes, flagged with where.
 	for name, kind := range map[string]string{"broken-yaml.md": "syntax", "unterminated.md": "unterminated"} {
-		e := m.Entry(filepath.Join(user, name))
+		e := m.Note(filepath.Join(user, name))
 		if e == nil {
 			t.Errorf("%s: not loaded; a malformed frontmatter is flagged, not dropped", name)
 			continue
@@ -469,20 +469,20 @@ func TestRobustLoad(t *testing.T) {
 			t.Errorf("%s: revision %d; want 0", name, e.Revision())
 		}
 	}
-	if e := m.Entry(filepath.Join(user, "no-frontmatter.md")); e == nil || e.Revision() != 0 || e.Doc.Present || string(e.Body()) != "Just a body.\n" {
+	if e := m.Note(filepath.Join(user, "no-frontmatter.md")); e == nil || e.Revision() != 0 || e.Doc.Present || string(e.Body()) != "Just a body.\n" {
 		t.Errorf("no-frontmatter.md: want a revision-0 note whose body is the whole file; got %+v", e)
 	}
-	if e := m.Entry(filepath.Join(user, "bom.md")); e == nil || e.Revision() != 2 || !e.Doc.BOM || string(e.Body()) != "bom body\n" {
+	if e := m.Note(filepath.Join(user, "bom.md")); e == nil || e.Revision() != 2 || !e.Doc.BOM || string(e.Body()) != "bom body\n" {
 		t.Errorf("bom.md: want revision 2 and the body without the BOM; got %+v", e)
 	}
-	if e := m.Entry(filepath.Join(user, "crlf.md")); e == nil || e.Revision() != 3 || !e.Doc.CRLF || string(e.Body()) != "crlf body\r\n" {
+	if e := m.Note(filepath.Join(user, "crlf.md")); e == nil || e.Revision() != 3 || !e.Doc.CRLF || string(e.Body()) != "crlf body\r\n" {
 		t.Errorf("crlf.md: want revision 3 and the CRLF body; got %+v", e)
 	}
-	if e := m.Entry(filepath.Join(user, "linked-note.md")); e == nil {
+	if e := m.Note(filepath.Join(user, "linked-note.md")); e == nil {
 		t.Errorf("linked-note.md: a symbolic link to a note inside the memory root is read as the note")
 	}
 	for _, name := range []string{"notes.txt", ".hidden.md"} {
-		if m.Entry(filepath.Join(user, name)) != nil {
+		if m.Note(filepath.Join(user, name)) != nil {
 			t.Errorf("%s: read as a note", name)
 		}
 		if _, ok := problems[name]; ok {

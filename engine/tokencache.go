@@ -78,7 +78,7 @@ type tokenCache struct {
 
 var (
 	tokenCacheMu sync.Mutex
-	persistent   *tokenCache // nil: counts live only as long as their entries
+	persistent   *tokenCache // nil: counts live only as long as their notes
 )
 
 // UseTokenCache keeps token counts in dir across processes ("" turns it off).

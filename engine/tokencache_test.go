@@ -31,7 +31,7 @@ func TestRenderWithoutBudgetDoesNotTokenize(t *testing.T) {
 }
 
 // budgetRenders renders a fresh copy of the budget tree (no counts held by
-// its entries, as in a new process) at every budget from 1 past the full
+// its notes, as in a new process) at every budget from 1 past the full
 // block, and returns each block's text and size.
 func budgetRenders(t *testing.T) []string {
 	t.Helper()

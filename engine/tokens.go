@@ -35,7 +35,7 @@ var codec = sync.OnceValue(func() tokenizer.Codec {
 
 // Tokens is the size of the note's body in tokens, counted once (and kept in
 // the persistent cache, when there is one).
-func (e *Entry) Tokens() int {
+func (e *Note) Tokens() int {
 	if n := e.tokens.Load(); n > 0 {
 		return int(n - 1)
 	}
@@ -45,9 +45,9 @@ func (e *Entry) Tokens() int {
 }
 
 // element is the note's <note> element, built once: rendering at 100,000 notes
-// concatenates, it does not rebuild (an entry is replaced whole when its file
+// concatenates, it does not rebuild (a note is replaced whole when its file
 // changes, so the cache never goes stale).
-func (e *Entry) element() string {
+func (e *Note) element() string {
 	if p := e.elem.Load(); p != nil {
 		return *p
 	}
@@ -58,19 +58,19 @@ func (e *Entry) element() string {
 
 // elementTokens is the size of the note's <note> element in the block, counted
 // once: rendering at 100,000 notes must not run the tokenizer again.
-func (e *Entry) elementTokens() int {
+func (e *Note) elementTokens() int {
 	return cachedCount(&e.elemTokens, e.element)
 }
 
 // skillTokens is the size of the note's <skill/> line.
-func (e *Entry) skillTokens() int {
+func (e *Note) skillTokens() int {
 	return cachedCount(&e.skillLineTokens, func() string { return skillLine(e) })
 }
 
 // omittedLine is the note's <omitted/> line under a budget, built once. It names
 // the tokens of the note's element: the line would be a note or a skill line,
 // and a skill's element is its skill line.
-func (e *Entry) omittedLine() string {
+func (e *Note) omittedLine() string {
 	if p := e.omit.Load(); p != nil {
 		return *p
 	}
@@ -84,7 +84,7 @@ func (e *Entry) omittedLine() string {
 }
 
 // omittedTokens is the size of the note's <omitted/> line.
-func (e *Entry) omittedTokens() int {
+func (e *Note) omittedTokens() int {
 	return cachedCount(&e.omitTokens, e.omittedLine)
 }
 

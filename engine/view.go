@@ -12,12 +12,12 @@ type Scope struct {
 
 // inScope reports whether e can be seen at all from s: other agents' and other
 // tasks' notes, and other machines' device notes, cannot.
-func (s Scope) inScope(e *Entry, thisMachine string) bool {
+func (s Scope) inScope(e *Note, thisMachine string) bool {
 	switch e.Dimension {
 	case Agent:
-		return e.Scope == "" || contains(s.Agents, e.Scope)
+		return e.Owner == "" || contains(s.Agents, e.Owner)
 	case Task:
-		return e.Scope == "" || e.Scope == s.Task
+		return e.Owner == "" || e.Owner == s.Task
 	case Device:
 		bound := deviceMachine(e)
 		if bound == "" {
@@ -38,7 +38,7 @@ func (s Scope) machine(thisMachine string) string {
 // deviceMachine is the machine a device note is bound to. A note without the
 // binding (a legacy machine/ note predates it) lives only on this disk, so
 // inScope binds it to this machine.
-func deviceMachine(e *Entry) string {
+func deviceMachine(e *Note) string {
 	return e.Machine()
 }
 
@@ -54,9 +54,9 @@ func contains(xs []string, x string) bool {
 // rank orders competing versions of a key: a more specific dimension wins, and
 // inside a dimension an ID-scoped note beats a shared one; a canonical note beats
 // a legacy one in the same place.
-func rank(e *Entry) int {
+func rank(e *Note) int {
 	r := e.Dimension.Specificity() * 4
-	if e.Scope != "" {
+	if e.Owner != "" {
 		r += 2
 	}
 	if !e.Legacy {
@@ -69,8 +69,8 @@ func rank(e *Entry) int {
 // shadows, most specific first.
 type KeyView struct {
 	Key      string
-	Winner   *Entry
-	Shadowed []*Entry
+	Winner   *Note
+	Shadowed []*Note
 }
 
 // View is the effective view for a scope (SPEC §3).
@@ -81,14 +81,14 @@ type View struct {
 	// never shadow each other.
 	Keys []KeyView
 	// Device holds this machine's device notes, each its own row, sorted by key.
-	Device []*Entry
+	Device []*Note
 	// Unregistered holds the notes under unregistered first folders (SPEC §2)
 	// that the scope does not name, sorted by portable path: no one's notes, so
 	// in no block, but listed so that the block says what it left out.
-	Unregistered []*Entry
+	Unregistered []*Note
 }
 
-// group is where an entry applies: its dimension, its ID prefix, and for device
+// group is where a note applies: its dimension, its ID prefix, and for device
 // notes the machine they are bound to ("" unbound). A scope sees a handful of
 // groups, so the view never walks the notes it cannot see.
 type group struct {
@@ -97,15 +97,15 @@ type group struct {
 	machine string
 }
 
-func groupOf(e *Entry) group {
+func groupOf(e *Note) group {
 	if e.Dimension == Device {
 		return group{dim: Device, machine: deviceMachine(e)}
 	}
-	return group{dim: e.Dimension, id: e.Scope}
+	return group{dim: e.Dimension, id: e.Owner}
 }
 
-// visibleLocked lists the entries scope s can see, from the groups it covers.
-func (m *Memory) visibleLocked(s Scope) []*Entry {
+// visibleLocked lists the notes scope s can see, from the groups it covers.
+func (m *Memory) visibleLocked(s Scope) []*Note {
 	gs := []group{{dim: Account}, {dim: User}, {dim: Agent}, {dim: Task}, {dim: Device, machine: s.Machine}}
 	for _, a := range s.Agents {
 		if a != "" {
@@ -122,7 +122,7 @@ func (m *Memory) visibleLocked(s Scope) []*Entry {
 	for _, g := range gs {
 		n += len(m.groups[g])
 	}
-	out := make([]*Entry, 0, n)
+	out := make([]*Note, 0, n)
 	for _, g := range gs {
 		for _, e := range m.groups[g] {
 			if s.inScope(e, m.machine) {
@@ -193,13 +193,13 @@ func (m *Memory) View(s Scope) *View {
 }
 
 // resolve picks the winners among a key's in-scope versions.
-func resolve(key string, cands []*Entry) []KeyView {
-	sorted := sortByRank(append([]*Entry(nil), cands...))
+func resolve(key string, cands []*Note) []KeyView {
+	sorted := sortByRank(append([]*Note(nil), cands...))
 	top := rank(sorted[0])
 	// Several agents' own notes tie at the top: each is a winner for its agent,
 	// and all of them shadow the rest.
 	n := 1
-	for n < len(sorted) && rank(sorted[n]) == top && sorted[n].Dimension == Agent && sorted[n].Scope != sorted[0].Scope {
+	for n < len(sorted) && rank(sorted[n]) == top && sorted[n].Dimension == Agent && sorted[n].Owner != sorted[0].Owner {
 		n++
 	}
 	out := make([]KeyView, 0, n)
@@ -215,26 +215,26 @@ func resolve(key string, cands []*Entry) []KeyView {
 
 // Status is where one note stands in the effective view of a scope.
 type Status struct {
-	InScope   bool     // the scope can see this note at all
-	Effective bool     // it is (one of) the winner(s) of its key
-	Winner    *Entry   // the note that shadows it, when not effective
-	Shadows   []*Entry // what it shadows, when effective
-	Chain     []*Entry // every in-scope version of its key, most specific first
+	InScope   bool    // the scope can see this note at all
+	Effective bool    // it is (one of) the winner(s) of its key
+	Winner    *Note   // the note that shadows it, when not effective
+	Shadows   []*Note // what it shadows, when effective
+	Chain     []*Note // every in-scope version of its key, most specific first
 }
 
 // StatusOf says whether e wins its key in scope s and what it shadows or is
 // shadowed by. Device notes are never shadowed.
-func (m *Memory) StatusOf(e *Entry, s Scope) Status {
+func (m *Memory) StatusOf(e *Note, s Scope) Status {
 	m.mu.RLock()
 	thisMachine := m.machine
-	versions := append([]*Entry(nil), m.byKey[e.Key]...)
+	versions := append([]*Note(nil), m.byKey[e.Key]...)
 	m.mu.RUnlock()
 	if e.Dimension == Device {
 		in := s.inScope(e, thisMachine)
-		return Status{InScope: in, Effective: in, Chain: []*Entry{e}}
+		return Status{InScope: in, Effective: in, Chain: []*Note{e}}
 	}
 	found := false
-	var cands []*Entry
+	var cands []*Note
 	for _, x := range versions {
 		if x.Path == e.Path {
 			x, found = e, true // the caller's version may be an unsaved buffer
@@ -263,7 +263,7 @@ func (m *Memory) StatusOf(e *Entry, s Scope) Status {
 
 // sortByRank orders versions most specific first; ties (several agents' own
 // notes) by portable path, so that the order never depends on map iteration.
-func sortByRank(es []*Entry) []*Entry {
+func sortByRank(es []*Note) []*Note {
 	sort.Slice(es, func(i, j int) bool {
 		if ri, rj := rank(es[i]), rank(es[j]); ri != rj {
 			return ri > rj

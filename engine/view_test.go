@@ -179,13 +179,13 @@ func TestRefresh(t *testing.T) {
 	// Added.
 	added := p("data/memory/user/added.md")
 	writeFile(t, added, note(1, "added"))
-	if !m.Refresh(added) || m.Entry(added) == nil || !inView("user/added.md") {
+	if !m.Refresh(added) || m.Note(added) == nil || !inView("user/added.md") {
 		t.Error("added note: not loaded")
 	}
 	// Changed.
 	v := m.Version()
 	writeFile(t, added, note(2, "changed"))
-	if !m.Refresh(added) || m.Entry(added).Revision() != 2 || string(m.Entry(added).Body()) != "changed\n" || m.Version() == v {
+	if !m.Refresh(added) || m.Note(added).Revision() != 2 || string(m.Note(added).Body()) != "changed\n" || m.Version() == v {
 		t.Error("changed note: old version still loaded")
 	}
 	// Renamed: the watcher reports both paths.
@@ -193,12 +193,12 @@ func TestRefresh(t *testing.T) {
 	must(t, os.Rename(added, renamed))
 	m.Refresh(added)
 	m.Refresh(renamed)
-	if m.Entry(added) != nil || m.Entry(renamed) == nil || inView("user/added.md") || !inView("user/renamed.md") {
+	if m.Note(added) != nil || m.Note(renamed) == nil || inView("user/added.md") || !inView("user/renamed.md") {
 		t.Error("renamed note: want only the new path")
 	}
 	// Removed.
 	must(t, os.Remove(renamed))
-	if !m.Refresh(renamed) || m.Entry(renamed) != nil || inView("user/renamed.md") {
+	if !m.Refresh(renamed) || m.Note(renamed) != nil || inView("user/renamed.md") {
 		t.Error("removed note: still loaded")
 	}
 	if m.Len() != n0 {
@@ -207,7 +207,7 @@ func TestRefresh(t *testing.T) {
 	// A folder removed, then put back with other notes.
 	folder := p("data/memory/agent/larry/notes")
 	must(t, os.RemoveAll(folder))
-	if !m.Refresh(folder) || m.Entry(filepath.Join(folder, "a.md")) != nil || inView("agent/larry/notes/a.md") {
+	if !m.Refresh(folder) || m.Note(filepath.Join(folder, "a.md")) != nil || inView("agent/larry/notes/a.md") {
 		t.Error("removed folder: its notes still loaded")
 	}
 	writeFile(t, filepath.Join(folder, "sub", "c.md"), note(1, "c"))
@@ -218,18 +218,18 @@ func TestRefresh(t *testing.T) {
 	bad := p("data/memory/user/bad.md")
 	writeFile(t, bad, "\x00")
 	m.Refresh(bad)
-	if m.Entry(bad) != nil || !hasProblem(m, bad) {
+	if m.Note(bad) != nil || !hasProblem(m, bad) {
 		t.Error("note turned binary: want a problem and no entry")
 	}
 	writeFile(t, bad, note(1, "fixed"))
 	m.Refresh(bad)
-	if m.Entry(bad) == nil || hasProblem(m, bad) {
+	if m.Note(bad) == nil || hasProblem(m, bad) {
 		t.Error("note fixed: want the entry and no problem")
 	}
 	// Hidden files and paths outside every root are not notes.
 	hidden := p("data/memory/user/.draft.md")
 	writeFile(t, hidden, note(1, "hidden"))
-	if m.Refresh(hidden) || m.Entry(hidden) != nil {
+	if m.Refresh(hidden) || m.Note(hidden) != nil {
 		t.Error("hidden file: loaded")
 	}
 	if m.Refresh(p("elsewhere/x.md")) {
@@ -241,14 +241,14 @@ func TestRefresh(t *testing.T) {
 	if !m.Refresh(cfg) {
 		t.Error("config.json changed: no change")
 	}
-	if e := m.Entry(p("data/memory/agent/moe/x.md")); e == nil || e.Scope != "moe" {
+	if e := m.Note(p("data/memory/agent/moe/x.md")); e == nil || e.Owner != "moe" {
 		t.Errorf("after config change: agent/moe/x.md = %+v; want scope moe", e)
 	}
 	// The roster shrinks: moe's folder... is still moe's, as the project names moe.
 	roster := p("data/magicfrog.json")
 	writeFile(t, roster, `{"agents": []}`)
 	m.Refresh(roster)
-	if e := m.Entry(p("data/memory/agent/larry/g-good.md")); e == nil || e.Scope != "larry" {
+	if e := m.Note(p("data/memory/agent/larry/g-good.md")); e == nil || e.Owner != "larry" {
 		t.Errorf("roster emptied: larry is still named by the project; got %+v", e)
 	}
 }
@@ -297,9 +297,9 @@ func TestLocate(t *testing.T) {
 			t.Errorf("Locate(%s): not in any root", c.path)
 			continue
 		}
-		if loc.Dimension != c.dim || loc.Scope != c.scope || loc.Key != c.key || loc.Layer.Name != c.layer || loc.Legacy != c.legacy {
+		if loc.Dimension != c.dim || loc.Owner != c.scope || loc.Key != c.key || loc.Layer.Name != c.layer || loc.Legacy != c.legacy {
 			t.Errorf("Locate(%s) = %v %q %q %s legacy=%v; want %v %q %q %s legacy=%v", c.path,
-				loc.Dimension, loc.Scope, loc.Key, loc.Layer.Name, loc.Legacy, c.dim, c.scope, c.key, c.layer, c.legacy)
+				loc.Dimension, loc.Owner, loc.Key, loc.Layer.Name, loc.Legacy, c.dim, c.scope, c.key, c.layer, c.legacy)
 		}
 	}
 	for _, out := range []string{"data/memory/layers.json", "data/magicfrog.json", "data/memory/other/x.md", "project/README.md", "project/.magicfrog/config.json", "elsewhere/x.md"} {
@@ -318,8 +318,8 @@ func TestStatusOf(t *testing.T) {
 		"data/memory/device/tools.md":      "---\nrevision: 1\nmachine: m1\n---\nm1\n",
 		"data/memory/device/gpu.md":        "---\nrevision: 1\nmachine: m2\n---\nm2\n",
 	})
-	e := func(rel string) *engine.Entry {
-		x := m.Entry(filepath.Join(dir, filepath.FromSlash(rel)))
+	e := func(rel string) *engine.Note {
+		x := m.Note(filepath.Join(dir, filepath.FromSlash(rel)))
 		if x == nil {
 			t.Fatalf("%s not loaded", rel)
 		}
@@ -365,7 +365,7 @@ func TestStatusOfEffectiveHasNoWinner(t *testing.T) {
 	})
 	both := engine.Scope{Task: "T-7", Agents: []string{"larry", "moe"}, Machine: "m1"}
 	for _, a := range []string{"larry", "moe"} {
-		e := m.Entry(filepath.Join(dir, "data", "memory", "agent", a, "style.md"))
+		e := m.Note(filepath.Join(dir, "data", "memory", "agent", a, "style.md"))
 		if st := m.StatusOf(e, both); !st.Effective || st.Winner != nil {
 			t.Errorf("%s's style with larry and moe in scope: Effective=%v Winner=%v; want effective, no winner", a, st.Effective, st.Winner != nil)
 		}

@@ -18,7 +18,7 @@ import (
 // WriteRequest is one revision-checked write of a note (SPEC §7).
 type WriteRequest struct {
 	Dimension Dimension
-	Scope     string // agent or task ID prefix; "" for a shared note
+	Owner     string // agent or task ID prefix; "" for a shared note
 	Key       string // slash-separated, ends in .md
 	Body      []byte // the note without frontmatter
 	// Meta sets frontmatter keys besides revision, updated and machine (a skill's
@@ -27,7 +27,7 @@ type WriteRequest struct {
 	Meta []frontmatter.Set
 	// ExpectRevision is the revision the writer read; 0: the note must not exist.
 	ExpectRevision int
-	// ExpectHash is the content hash the writer read (Entry.Hash); "" does not
+	// ExpectHash is the content hash the writer read (Note.Hash); "" does not
 	// check it. Required to overwrite a note without a trustworthy revision.
 	ExpectHash string
 	Now        time.Time // the write's time; zero is now
@@ -71,7 +71,7 @@ func (m *Memory) PathOf(d Dimension, scope, key string) (string, error) {
 		return "", err
 	}
 	if scope != "" {
-		if !d.Scoped() {
+		if !d.HasOwners() {
 			return "", fmt.Errorf("%s notes have no ID prefix (got %q)", d, scope)
 		}
 		if err := checkName(scope); err != nil {
@@ -108,10 +108,10 @@ func CheckKey(key string) error {
 	return nil
 }
 
-// CheckScopeID refuses an agent or task ID that is not a single folder name
+// CheckOwnerID refuses an agent or task ID that is not a single folder name
 // a note could be written under: blank, hidden, "..", a path, a control
 // character. "" (shared) is allowed.
-func CheckScopeID(id string) error {
+func CheckOwnerID(id string) error {
 	if id == "" {
 		return nil
 	}
@@ -156,7 +156,7 @@ func badName(name string) bool {
 // to this machine, keeping every other frontmatter key. A stale write returns a
 // *StaleError and changes nothing.
 func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
-	p, err := m.PathOf(req.Dimension, req.Scope, req.Key)
+	p, err := m.PathOf(req.Dimension, req.Owner, req.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -247,26 +247,26 @@ func (m *Memory) checkScope(p string, req WriteRequest) (string, error) {
 	if !ok {
 		return "", nil
 	}
-	if req.Scope != "" && loc.Scope != req.Scope && !loc.Unregistered {
-		return "", fmt.Errorf("%q is a shared folder of %s notes (magicfrog.json \"shared\" or a layer), not an ID: write the key %s/%s without a scope", req.Scope, req.Dimension, req.Scope, req.Key)
+	if req.Owner != "" && loc.Owner != req.Owner && !loc.Unregistered {
+		return "", fmt.Errorf("%q is a shared folder of %s notes (magicfrog.json \"shared\" or a layer), not an ID: write the key %s/%s without a scope", req.Owner, req.Dimension, req.Owner, req.Key)
 	}
 	if !loc.Unregistered {
 		return "", nil
 	}
 	if !req.Register {
-		return "", &UnregisteredError{Dimension: loc.Dimension, ID: loc.Scope}
+		return "", &UnregisteredError{Dimension: loc.Dimension, ID: loc.Owner}
 	}
-	file, _, err := m.Register(loc.Dimension, loc.Scope, false)
+	file, _, err := m.Register(loc.Dimension, loc.Owner, false)
 	if err != nil {
-		return "", fmt.Errorf("registering %q: %w", loc.Scope, err)
+		return "", fmt.Errorf("registering %q: %w", loc.Owner, err)
 	}
 	return file, nil
 }
 
 // legacyPredecessor is the legacy note (machine/, project/) of the same
 // dimension, ID and key as the canonical path p, when p holds no note yet.
-func (m *Memory) legacyPredecessor(p string) *Entry {
-	if m.Entry(p) != nil {
+func (m *Memory) legacyPredecessor(p string) *Note {
+	if m.Note(p) != nil {
 		return nil
 	}
 	if _, err := os.Lstat(p); err == nil {
@@ -277,7 +277,7 @@ func (m *Memory) legacyPredecessor(p string) *Entry {
 		return nil
 	}
 	for _, e := range m.Versions(loc.Key) {
-		if e.Legacy && e.Dimension == loc.Dimension && e.Scope == loc.Scope {
+		if e.Legacy && e.Dimension == loc.Dimension && e.Owner == loc.Owner {
 			if e.Dimension == Device && e.Machine() != "" && e.Machine() != m.MachineID() {
 				continue // another machine's note is not this machine's predecessor
 			}

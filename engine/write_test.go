@@ -51,7 +51,7 @@ func TestWriteCreatesAndBumps(t *testing.T) {
 	if got := read(t, filepath.Join(dir, "data/memory/user/style/code.md")); got != want || res.Revision != 1 {
 		t.Fatalf("got rev %d\n%s", res.Revision, got)
 	}
-	if e := m.Entry(res.Path); e == nil || e.Revision() != 1 {
+	if e := m.Note(res.Path); e == nil || e.Revision() != 1 {
 		t.Fatal("the index does not show the write")
 	}
 	// A second writer who read revision 0 is refused and changes nothing.
@@ -103,7 +103,7 @@ func TestWriteRefusesBadKeysAndForeignDevice(t *testing.T) {
 	if _, err := m.Write(WriteRequest{Dimension: Device, Key: "gpu.md", Body: []byte("y"), ExpectRevision: 1}); err == nil || !strings.Contains(err.Error(), "m2") {
 		t.Errorf("wrote another machine's device note: %v", err)
 	}
-	if _, err := m.Write(WriteRequest{Dimension: User, Scope: "larry", Key: "x.md", Body: []byte("y")}); err == nil {
+	if _, err := m.Write(WriteRequest{Dimension: User, Owner: "larry", Key: "x.md", Body: []byte("y")}); err == nil {
 		t.Error("user note with an ID prefix accepted")
 	}
 }
@@ -114,7 +114,7 @@ func TestWriteNeedsHashForUnversionedNote(t *testing.T) {
 	if _, err := m.Write(WriteRequest{Dimension: User, Key: "plain.md", Body: []byte("x")}); err == nil {
 		t.Fatal("overwrote a note without frontmatter without its hash")
 	}
-	e := m.Entry(p)
+	e := m.Note(p)
 	if _, err := m.Write(WriteRequest{Dimension: User, Key: "plain.md", Body: []byte("plain text\n"), ExpectHash: e.Hash, Now: fixedNow}); err != nil {
 		t.Fatal(err)
 	}
@@ -131,8 +131,8 @@ func TestPromote(t *testing.T) {
 		"data/memory/user/newer.md":               "---\nrevision: 9\n---\nnewer\n",
 		"data/memory/agent/larry/newer.md":        "---\nrevision: 2\n---\nolder\n",
 	})
-	src := m.Entry(filepath.Join(dir, "project/.magicfrog/memory/T-7/lesson.md"))
-	res, err := m.Promote(PromoteRequest{From: src, To: Agent, ToScope: "larry"})
+	src := m.Note(filepath.Join(dir, "project/.magicfrog/memory/T-7/lesson.md"))
+	res, err := m.Promote(PromoteRequest{From: src, To: Agent, ToOwner: "larry"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,14 +144,14 @@ func TestPromote(t *testing.T) {
 		t.Error("the source was not removed by a move")
 	}
 	// Into the skills layer, as a copy.
-	e := m.Entry(res.Path)
+	e := m.Note(res.Path)
 	res2, err := m.Promote(PromoteRequest{From: e, To: User, ToLayer: "skills", Copy: true})
-	if err != nil || res2.Key != "skills/lesson.md" || m.Entry(res.Path) == nil {
+	if err != nil || res2.Key != "skills/lesson.md" || m.Note(res.Path) == nil {
 		t.Fatalf("skills copy: %v %+v", err, res2)
 	}
 	// An existing destination is never overwritten blind: without its
 	// revision the promotion is refused, naming the destination's revision.
-	older := m.Entry(filepath.Join(dir, "data/memory/agent/larry/newer.md"))
+	older := m.Note(filepath.Join(dir, "data/memory/agent/larry/newer.md"))
 	_, err = m.Promote(PromoteRequest{From: older, To: User})
 	var end *EndError
 	if !errors.As(err, &end) || end.End != "destination" || end.Err.Revision != 9 {

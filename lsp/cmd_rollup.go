@@ -76,7 +76,7 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 		}
 	}
 	if a.Scope != nil {
-		if err := engine.CheckScopeID(*a.Scope); err != nil {
+		if err := engine.CheckOwnerID(*a.Scope); err != nil {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
 		}
 	}
@@ -106,7 +106,7 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 			}
 		}
 		if a.Scope != nil {
-			opts.Scope, opts.ScopeSet = *a.Scope, true
+			opts.Owner, opts.OwnerSet = *a.Scope, true
 		}
 		jobs, err := rollup.Plan(m, req, opts)
 		if err != nil {

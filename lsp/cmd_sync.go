@@ -101,7 +101,7 @@ func (s *Server) syncResolveCommand(_ *glsp.Context, arg json.RawMessage) (any, 
 
 // syncConflictActions: Take theirs, Keep mine, and Merge, an edit that puts
 // both versions between conflict markers for the user to review.
-func (s *Server) syncConflictActions(n *Note, f diagnostics.Finding) []protocol.CodeAction {
+func (s *Server) syncConflictActions(n *Located, f diagnostics.Finding) []protocol.CodeAction {
 	rel, _ := f.Data["path"].(string)
 	if rel == "" {
 		return nil
@@ -115,14 +115,14 @@ func (s *Server) syncConflictActions(n *Note, f diagnostics.Finding) []protocol.
 		takeTitle = "Take theirs (delete this note)"
 	}
 	out := []protocol.CodeAction{resolve(takeTitle, "theirs"), resolve("Keep mine", "mine")}
-	if theirsFile == "" || n.Entry == nil {
+	if theirsFile == "" || n.Note == nil {
 		return out
 	}
 	theirs, err := os.ReadFile(theirsFile)
 	if err != nil {
 		return out
 	}
-	src := n.Entry.Src
+	src := n.Note.Src
 	rng, err := n.Mapper.OffsetRange(0, len(src))
 	if err != nil {
 		return out

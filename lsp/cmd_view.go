@@ -18,7 +18,7 @@ import (
 // command runs Async: memory may still be loading (Server.Memory waits for it)
 // and the read loop must never wait.
 
-// entryJSON is the Entry of docs/protocol.md.
+// entryJSON is the Entry object of docs/protocol.md.
 type entryJSON struct {
 	Ref       string `json:"ref"`
 	Dimension string `json:"dimension"`
@@ -35,15 +35,15 @@ type entryJSON struct {
 	Hash      string `json:"hash"`
 }
 
-func toEntryJSON(e *engine.Entry) entryJSON {
+func toEntryJSON(e *engine.Note) entryJSON {
 	return entryJSON{
-		Ref: e.Ref(), Dimension: e.Dimension.String(), Scope: e.Scope, Key: e.Key, Layer: e.Layer.Name,
+		Ref: e.Ref(), Dimension: e.Dimension.String(), Scope: e.Owner, Key: e.Key, Layer: e.Layer.Name,
 		Path: e.Path, URI: string(PathToURI(e.Path)), Revision: e.Revision(), Updated: e.Updated(),
 		Machine: e.Machine(), Legacy: e.Legacy, Tokens: e.Tokens(), Hash: e.Hash,
 	}
 }
 
-func toEntriesJSON(es []*engine.Entry) []entryJSON {
+func toEntriesJSON(es []*engine.Note) []entryJSON {
 	out := make([]entryJSON, 0, len(es))
 	for _, e := range es {
 		out = append(out, toEntryJSON(e))
@@ -299,14 +299,14 @@ func (s *Server) describeCommand(_ *glsp.Context, arg json.RawMessage) (any, err
 		if !ok {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
 		}
-		st := n.Memory.StatusOf(n.Entry, s.Participant(n.Memory))
+		st := n.Memory.StatusOf(n.Note, s.Participant(n.Memory))
 		out := struct {
 			entryJSON
 			InScope    bool        `json:"inScope"`
 			Effective  bool        `json:"effective"`
 			ShadowedBy *entryJSON  `json:"shadowedBy,omitempty"`
 			Shadows    []entryJSON `json:"shadows"`
-		}{entryJSON: toEntryJSON(n.Entry), InScope: st.InScope, Effective: st.Effective, Shadows: toEntriesJSON(st.Shadows)}
+		}{entryJSON: toEntryJSON(n.Note), InScope: st.InScope, Effective: st.Effective, Shadows: toEntriesJSON(st.Shadows)}
 		if st.Winner != nil && !st.Effective {
 			w := toEntryJSON(st.Winner)
 			out.ShadowedBy = &w

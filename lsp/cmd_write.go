@@ -72,11 +72,11 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"to\": %v (want agent, user, account, task, device or skills)", cmd, err)
 	}
 	if a.Scope != nil {
-		if err := engine.CheckScopeID(*a.Scope); err != nil {
+		if err := engine.CheckOwnerID(*a.Scope); err != nil {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
 		}
 	}
-	if a.Scope != nil && *a.Scope != "" && to != 0 && !to.Scoped() {
+	if a.Scope != nil && *a.Scope != "" && to != 0 && !to.HasOwners() {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, to)
 	}
 	// Snapshot the buffer on the loop: later edits run concurrently with fn.
@@ -92,7 +92,7 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 		// Read the disk now rather than trust the index: the file watcher may not
 		// have reported a note written a moment ago.
 		m.Refresh(path)
-		src := m.Entry(path)
+		src := m.Note(path)
 		if src == nil {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a note on disk (save it first)", cmd, a.URI)
 		}
@@ -102,10 +102,10 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 		req := engine.PromoteRequest{From: src, To: to, ToLayer: layer, Copy: a.Copy,
 			ExpectSourceRevision: a.SourceRevision, ExpectDestRevision: a.DestRevision, Register: a.Register}
 		if to == 0 {
-			req.To, req.ToScope = src.Dimension, src.Scope
+			req.To, req.ToOwner = src.Dimension, src.Owner
 		}
 		if a.Scope != nil {
-			req.ToScope = *a.Scope
+			req.ToOwner = *a.Scope
 		}
 		if layer != "" {
 			if _, ok := m.Layers().ByName(layer); !ok {
@@ -249,10 +249,10 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
 		}
 	}
-	if err := engine.CheckScopeID(a.Scope); err != nil {
+	if err := engine.CheckOwnerID(a.Scope); err != nil {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
 	}
-	if a.Scope != "" && !d.Scoped() {
+	if a.Scope != "" && !d.HasOwners() {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {

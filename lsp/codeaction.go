@@ -111,8 +111,8 @@ func (s *Server) codeAction(ctx *glsp.Context, _ *protocol.CodeActionParams) (an
 }
 
 // findingsFor checks the note as publishFor does.
-func (s *Server) findingsFor(n *Note) []diagnostics.Finding {
-	in := diagnostics.Input{Memory: n.Memory, Entry: n.Entry, Scope: s.Participant(n.Memory), Today: s.Today(), OpenLoopDays: s.Settings().OpenLoopDays}
+func (s *Server) findingsFor(n *Located) []diagnostics.Finding {
+	in := diagnostics.Input{Memory: n.Memory, Note: n.Note, Scope: s.Participant(n.Memory), Today: s.Today(), OpenLoopDays: s.Settings().OpenLoopDays}
 	if n.Doc != nil {
 		if b, ok := s.Base(n.URI); ok {
 			in.Base = &diagnostics.Base{Revision: b.Revision, Hash: b.Hash}
@@ -125,8 +125,8 @@ func nowUpdated() string { return engine.FormatTime(time.Now()) }
 
 // quickFixes returns the fixes of one finding (docs/diagnostics.md), without kind
 // and diagnostics (the caller sets them).
-func (s *Server) quickFixes(n *Note, f diagnostics.Finding) []protocol.CodeAction {
-	e := n.Entry
+func (s *Server) quickFixes(n *Located, f diagnostics.Finding) []protocol.CodeAction {
+	e := n.Note
 	var out []protocol.CodeAction
 	add := func(a *protocol.CodeAction) {
 		if a != nil {
@@ -181,10 +181,10 @@ func (s *Server) quickFixes(n *Note, f diagnostics.Finding) []protocol.CodeActio
 			add(commandAction("Open the winning version", "magicfrog.showEntry", map[string]any{"uri": PathToURI(w)}))
 		}
 	case diagnostics.CodeLegacyLocation:
-		if canonical, _ := f.Data["canonical"].(string); canonical != "" && n.Memory.Entry(e.Path) != nil {
+		if canonical, _ := f.Data["canonical"].(string); canonical != "" && n.Memory.Note(e.Path) != nil {
 			arg := map[string]any{"uri": n.URI, "to": e.Dimension.String()}
-			if e.Dimension.Scoped() {
-				arg["scope"] = e.Scope
+			if e.Dimension.HasOwners() {
+				arg["scope"] = e.Owner
 			}
 			add(commandAction("Move to the canonical tree ("+s.displayPath(n.Memory, canonical)+")", "magicfrog.promote", arg))
 		}
@@ -205,7 +205,7 @@ func (s *Server) quickFixes(n *Note, f diagnostics.Finding) []protocol.CodeActio
 		if kind, _ := f.Data["kind"].(string); kind != "" {
 			period, _ := f.Data["period"].(string)
 			add(commandAction(fmt.Sprintf("Rerun the rollup (%s %s)", kind, period), "magicfrog.rollup",
-				map[string]any{"kind": kind, "period": period, "dimension": e.Dimension.String(), "scope": e.Scope}))
+				map[string]any{"kind": kind, "period": period, "dimension": e.Dimension.String(), "scope": e.Owner}))
 		}
 	case diagnostics.CodeBrokenLink:
 		if target, _ := f.Data["target"].(string); target != "" && s.supportsResourceOp("create") {
@@ -236,7 +236,7 @@ func (s *Server) quickFixes(n *Note, f diagnostics.Finding) []protocol.CodeActio
 // staleFixes are the two answers to a stale buffer (docs/protocol.md,
 // save-time conflicts). They run magicfrog.resolveConflict, the same code the
 // save-time question runs, so that both know what the conflict found on disk.
-func (s *Server) staleFixes(n *Note, f diagnostics.Finding) []protocol.CodeAction {
+func (s *Server) staleFixes(n *Located, f diagnostics.Finding) []protocol.CodeAction {
 	if n.Doc == nil {
 		return nil
 	}
@@ -256,9 +256,9 @@ func (s *Server) staleFixes(n *Note, f diagnostics.Finding) []protocol.CodeActio
 }
 
 // removeDuplicateAction deletes the line(s) of the duplicate key the finding is on.
-func (s *Server) removeDuplicateAction(n *Note, f diagnostics.Finding) *protocol.CodeAction {
-	src := n.Entry.Src
-	for _, fl := range n.Entry.Doc.Fields {
+func (s *Server) removeDuplicateAction(n *Located, f diagnostics.Finding) *protocol.CodeAction {
+	src := n.Note.Src
+	for _, fl := range n.Note.Doc.Fields {
 		if !fl.Duplicate || fl.KeySpan.Start != f.Span.Start {
 			continue
 		}
@@ -284,8 +284,8 @@ func (s *Server) removeDuplicateAction(n *Note, f diagnostics.Finding) *protocol
 
 // setFieldsAction is an action editing the buffer's frontmatter; nil when the
 // frontmatter cannot be edited safely (unterminated, unparseable).
-func (s *Server) setFieldsAction(n *Note, title string, sets []frontmatter.Set) *protocol.CodeAction {
-	fe, ok := frontmatter.SetFields(n.Entry.Src, n.Entry.Doc, sets)
+func (s *Server) setFieldsAction(n *Located, title string, sets []frontmatter.Set) *protocol.CodeAction {
+	fe, ok := frontmatter.SetFields(n.Note.Src, n.Note.Doc, sets)
 	if !ok || len(fe) == 0 {
 		return nil
 	}
@@ -297,7 +297,7 @@ func (s *Server) setFieldsAction(n *Note, title string, sets []frontmatter.Set) 
 }
 
 // textEdits converts byte edits of the note's source to LSP text edits.
-func (s *Server) textEdits(n *Note, fe []frontmatter.Edit) ([]protocol.TextEdit, bool) {
+func (s *Server) textEdits(n *Located, fe []frontmatter.Edit) ([]protocol.TextEdit, bool) {
 	out := make([]protocol.TextEdit, 0, len(fe))
 	for _, e := range fe {
 		rng, err := n.Mapper.OffsetRange(e.Span.Start, e.Span.End)
@@ -312,7 +312,7 @@ func (s *Server) textEdits(n *Note, fe []frontmatter.Edit) ([]protocol.TextEdit,
 
 // workspaceEdit edits one note: the buffer at its version when the client takes
 // versioned documentChanges (a stale edit is then refused), else plain changes.
-func (s *Server) workspaceEdit(n *Note, edits []protocol.TextEdit) *protocol.WorkspaceEdit {
+func (s *Server) workspaceEdit(n *Located, edits []protocol.TextEdit) *protocol.WorkspaceEdit {
 	if n.Doc != nil && s.supportsDocumentChanges() {
 		v := protocol.Integer(n.Doc.Version)
 		items := make([]any, len(edits))
@@ -334,8 +334,8 @@ func commandAction(title, command string, arg map[string]any) *protocol.CodeActi
 // promoteActions offers moving a note on disk up the chain (task → agent → user
 // → account) and into the skills layer. Device and journal notes are not offered:
 // the first belong to one machine, the second to their journal.
-func (s *Server) promoteActions(n *Note) []protocol.CodeAction {
-	e := n.Memory.Entry(n.Path)
+func (s *Server) promoteActions(n *Located) []protocol.CodeAction {
+	e := n.Memory.Note(n.Path)
 	if e == nil || e.Dimension == engine.Device || e.Layer.Kind == engine.KindFractal {
 		return []protocol.CodeAction{}
 	}
@@ -346,7 +346,7 @@ func (s *Server) promoteActions(n *Note) []protocol.CodeAction {
 		// compare-and-swap on both ends, never a blind overwrite.
 		arg["sourceRevision"] = e.Revision()
 		to, _ := engine.ParseDimension(fmt.Sprint(arg["to"]))
-		key, scope := e.Key, e.Scope
+		key, scope := e.Key, e.Owner
 		if arg["to"] == "skills" {
 			l, _ := n.Memory.Layers().ByName("skills")
 			to, key = e.Dimension, l.Prefix+e.LayerKey()

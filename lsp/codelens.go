@@ -37,18 +37,18 @@ type noteStanding struct {
 	// Lens is the one-line summary.
 	Lens string
 	// Winner is the note the lens opens.
-	Winner *engine.Entry
+	Winner *engine.Note
 }
 
 // standing computes a note's standing in the session scope.
-func (s *Server) standing(n *Note) noteStanding {
+func (s *Server) standing(n *Located) noteStanding {
 	sc := s.Participant(n.Memory)
-	st := n.Memory.StatusOf(n.Entry, sc)
-	ns := noteStanding{Status: st, Scope: sc, Machine: sc.Machine, Winner: n.Entry}
+	st := n.Memory.StatusOf(n.Note, sc)
+	ns := noteStanding{Status: st, Scope: sc, Machine: sc.Machine, Winner: n.Note}
 	if ns.Machine == "" {
 		ns.Machine = n.Memory.MachineID()
 	}
-	e := n.Entry
+	e := n.Note
 	switch {
 	case e.Dimension == engine.Device:
 		bound := e.Machine()
@@ -58,7 +58,7 @@ func (s *Server) standing(n *Note) noteStanding {
 			ns.Lens = "device · machine " + bound + " (not this one)"
 		}
 	case !st.InScope && e.Unregistered:
-		ns.Lens = "unregistered folder " + e.Scope + "/: in no block"
+		ns.Lens = "unregistered folder " + e.Owner + "/: in no block"
 		if len(st.Chain) > 0 {
 			ns.Winner = st.Chain[0]
 		}
@@ -82,16 +82,16 @@ func (s *Server) standing(n *Note) noteStanding {
 }
 
 // scopeLabel names where a note lives: "task T-7", "agent larry", "user".
-func scopeLabel(e *engine.Entry) string {
-	if e.Scope != "" {
-		return e.Dimension.String() + " " + e.Scope
+func scopeLabel(e *engine.Note) string {
+	if e.Owner != "" {
+		return e.Dimension.String() + " " + e.Owner
 	}
 	return e.Dimension.String()
 }
 
 // shadowedDimensions lists the dimensions of shadowed notes, most specific first,
 // each once.
-func shadowedDimensions(es []*engine.Entry) []string {
+func shadowedDimensions(es []*engine.Note) []string {
 	var out []string
 	for _, e := range es {
 		d := e.Dimension.String()

@@ -59,7 +59,7 @@ func (s *Server) sendCompare(uri protocol.DocumentUri) bool {
 	rev, _ := store.RevisionOf(disk)
 	name := string(uri)
 	if n, ok := s.Note(uri); ok {
-		name = n.Entry.Ref() // task/T-7/notes/progress.md: the note as the block names it
+		name = n.Note.Ref() // task/T-7/notes/progress.md: the note as the block names it
 	} else if p, err := URIToPath(uri); err == nil {
 		name = p
 	}

@@ -22,7 +22,7 @@ func (s *Server) publishFor(d *Document) {
 		s.PublishDiagnostics(d.URI, &d.Version, nil)
 		return
 	}
-	in := diagnostics.Input{Memory: n.Memory, Entry: n.Entry, Scope: s.Participant(n.Memory), Today: s.Today(), OpenLoopDays: s.Settings().OpenLoopDays}
+	in := diagnostics.Input{Memory: n.Memory, Note: n.Note, Scope: s.Participant(n.Memory), Today: s.Today(), OpenLoopDays: s.Settings().OpenLoopDays}
 	if b, ok := s.Base(d.URI); ok {
 		in.Base = &diagnostics.Base{Revision: b.Revision, Hash: b.Hash}
 	}

@@ -32,8 +32,8 @@ func (s *Server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 	if err != nil {
 		return nil, nil
 	}
-	if off >= n.Entry.Doc.Body {
-		for _, l := range mdlinks.Links(n.Entry.Src, n.Entry.Doc.Body) {
+	if off >= n.Note.Doc.Body {
+		for _, l := range mdlinks.Links(n.Note.Src, n.Note.Doc.Body) {
 			if off >= l.Span.Start && off <= l.Span.End {
 				if target, ok := mdlinks.NoteTarget(n.Path, l.Dest); ok {
 					return s.hoverLink(n, l, target), nil
@@ -50,8 +50,8 @@ func (s *Server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 }
 
 // describeNote writes the hover of a note.
-func (s *Server) describeNote(md *strings.Builder, n *Note) {
-	e := n.Entry
+func (s *Server) describeNote(md *strings.Builder, n *Located) {
+	e := n.Note
 	ns := s.standing(n)
 	st := ns.Status
 
@@ -63,8 +63,8 @@ func (s *Server) describeNote(md *strings.Builder, n *Note) {
 	}
 	md.WriteString("\n")
 	switch {
-	case e.Scope != "":
-		fmt.Fprintf(md, "- scope: `%s`\n", e.Scope)
+	case e.Owner != "":
+		fmt.Fprintf(md, "- scope: `%s`\n", e.Owner)
 	case e.Dimension == engine.Agent:
 		md.WriteString("- scope: every agent (no ID prefix)\n")
 	case e.Dimension == engine.Task:
@@ -135,9 +135,9 @@ func (s *Server) describeNote(md *strings.Builder, n *Note) {
 }
 
 // hoverLink describes the note a link points to.
-func (s *Server) hoverLink(n *Note, l mdlinks.Link, target string) *protocol.Hover {
+func (s *Server) hoverLink(n *Located, l mdlinks.Link, target string) *protocol.Hover {
 	var md strings.Builder
-	te := n.Memory.Entry(target)
+	te := n.Memory.Note(target)
 	if te == nil {
 		if src, err := safefs.ReadFile(target, engine.MaxNoteSize); err == nil {
 			if m, ok := s.memoryFor(target); ok {
@@ -145,7 +145,7 @@ func (s *Server) hoverLink(n *Note, l mdlinks.Link, target string) *protocol.Hov
 			}
 			if te == nil {
 				// A Markdown file outside every memory tree: still worth a summary.
-				te = &engine.Entry{Path: target, Src: src, Doc: frontmatter.Parse(src)}
+				te = &engine.Note{Path: target, Src: src, Doc: frontmatter.Parse(src)}
 			}
 		}
 	}

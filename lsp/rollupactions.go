@@ -17,8 +17,8 @@ const KindSourceRollup protocol.CodeActionKind = "source.rollup"
 // it; on a refined day, roll up its week; on a weekly, roll up its month; on a
 // rollup output, run it again. Rollups write with expected revisions, so
 // running one on a file being edited is safe.
-func (s *Server) rollupActions(n *Note) []protocol.CodeAction {
-	e := n.Entry
+func (s *Server) rollupActions(n *Located) []protocol.CodeAction {
+	e := n.Note
 	if e == nil || e.Layer.Kind != engine.KindFractal {
 		return nil
 	}
@@ -28,7 +28,7 @@ func (s *Server) rollupActions(n *Note) []protocol.CodeAction {
 	}
 	action := func(title, kind, period string) protocol.CodeAction {
 		a := commandAction(title, "magicfrog.rollup", map[string]any{
-			"kind": kind, "period": period, "dimension": e.Dimension.String(), "scope": e.Scope})
+			"kind": kind, "period": period, "dimension": e.Dimension.String(), "scope": e.Owner})
 		a.Kind = ptr(KindSourceRollup)
 		return *a
 	}

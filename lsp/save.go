@@ -121,7 +121,7 @@ func (s *Server) willSaveWaitUntil(_ *glsp.Context, p *protocol.WillSaveTextDocu
 	case exists:
 		rev, readable := store.RevisionOf(disk)
 		if !readable {
-			rev = n.Entry.Revision() // the buffer repairs a broken block: go on from its number
+			rev = n.Note.Revision() // the buffer repairs a broken block: go on from its number
 		}
 		next = max(rev, floor) + 1
 	case deleted:
@@ -130,18 +130,18 @@ func (s *Server) willSaveWaitUntil(_ *glsp.Context, p *protocol.WillSaveTextDocu
 	if deleted {
 		s.ShowMessage(protocol.MessageTypeWarning,
 			"mf-lsp: %s was deleted on disk after this buffer read revision %d; saving creates it again (revision %d). Delete it again if that was meant.",
-			n.Entry.Ref(), base.Revision, next)
+			n.Note.Ref(), base.Revision, next)
 	}
 	if !s.Settings().AutoRevision || (exists && bytes.Equal(disk, d.Text)) {
 		return []protocol.TextEdit{}, nil
 	}
 	sets := []frontmatter.Set{{Key: "revision", Value: next}, {Key: "updated", Value: engine.FormatTime(now())}}
-	if n.Entry.Dimension == engine.Device && n.Entry.Machine() == "" {
+	if n.Note.Dimension == engine.Device && n.Note.Machine() == "" {
 		if id := s.saveMachineID(n.Memory); id != "" {
 			sets = append(sets, frontmatter.Set{Key: "machine", Value: id})
 		}
 	}
-	return frontmatterEdits(d, n.Entry.Doc, sets), nil
+	return frontmatterEdits(d, n.Note.Doc, sets), nil
 }
 
 // conflicts reports whether the disk no longer holds what the buffer was based on,
@@ -187,11 +187,11 @@ func (s *Server) saveMachineID(m *engine.Memory) string {
 
 // saveConflict reports a save over a disk that moved on: the stale-revision
 // diagnostic now, and the question (once per open conflict).
-func (s *Server) saveConflict(n *Note, d *Document, base engineBase, disk []byte) {
+func (s *Server) saveConflict(n *Located, d *Document, base engineBase, disk []byte) {
 	diskRev, _ := store.RevisionOf(disk)
 	// Diagnostics judge against the loaded tree: make sure it has the disk's version
 	// even if the file watcher has not reported the write yet.
-	if e := n.Memory.Entry(n.Path); e == nil || e.Hash != store.Hash(disk) {
+	if e := n.Memory.Note(n.Path); e == nil || e.Hash != store.Hash(disk) {
 		if n.Memory.Refresh(n.Path) {
 			s.memoryChanged(n.Memory)
 		} else {
@@ -211,7 +211,7 @@ func (s *Server) saveConflict(n *Note, d *Document, base engineBase, disk []byte
 	if !ask {
 		return
 	}
-	ref := n.Entry.Ref()
+	ref := n.Note.Ref()
 	var msg string
 	switch {
 	case base.Revision == 0 && base.Hash == "":

@@ -214,7 +214,7 @@ func checkID(id string) error {
 	case strings.TrimSpace(id) != id:
 		return fmt.Errorf("must not start or end with spaces: %q", id)
 	}
-	if err := engine.CheckScopeID(id); err != nil {
+	if err := engine.CheckOwnerID(id); err != nil {
 		return fmt.Errorf("is not a usable ID: %v", err)
 	}
 	return nil

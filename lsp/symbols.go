@@ -31,7 +31,7 @@ func (s *Server) documentSymbol(_ *glsp.Context, p *protocol.DocumentSymbolParam
 	if d, ok := s.Docs.Get(p.TextDocument.URI); ok {
 		src, m = d.Text, d.Mapper()
 	} else if n, ok := s.Note(p.TextDocument.URI); ok {
-		src, m = n.Entry.Src, n.Mapper
+		src, m = n.Note.Src, n.Mapper
 	} else {
 		return []protocol.DocumentSymbol{}, nil
 	}
@@ -222,7 +222,7 @@ func (s *Server) workspaceSymbol(_ *glsp.Context, p *protocol.WorkspaceSymbolPar
 	}
 	q := strings.ToLower(strings.TrimSpace(p.Query))
 	idx := symbolIndexOf(m)
-	var substr, subseq []*engine.Entry
+	var substr, subseq []*engine.Note
 	for i, e := range idx.entries {
 		ref := idx.refs[i]
 		switch {
@@ -242,8 +242,8 @@ func (s *Server) workspaceSymbol(_ *glsp.Context, p *protocol.WorkspaceSymbolPar
 	out := make([]protocol.SymbolInformation, 0, len(all))
 	for _, e := range all {
 		container := e.Dimension.String()
-		if e.Scope != "" {
-			container += "/" + e.Scope
+		if e.Owner != "" {
+			container += "/" + e.Owner
 		}
 		out = append(out, protocol.SymbolInformation{
 			Name:          e.Key,
@@ -259,7 +259,7 @@ func (s *Server) workspaceSymbol(_ *glsp.Context, p *protocol.WorkspaceSymbolPar
 // built once per version of the tree, not per keystroke of a symbol search.
 type symbolIndex struct {
 	version uint64
-	entries []*engine.Entry
+	entries []*engine.Note
 	refs    []string
 }
 
@@ -270,7 +270,7 @@ func symbolIndexOf(m *engine.Memory) *symbolIndex {
 	if x, ok := symbolIndexes.Load(m); ok && x.(*symbolIndex).version == v {
 		return x.(*symbolIndex)
 	}
-	entries := m.Entries()
+	entries := m.Notes()
 	idx := &symbolIndex{version: v, entries: entries, refs: make([]string, len(entries))}
 	for i, e := range entries {
 		idx.refs[i] = strings.ToLower(e.Ref())

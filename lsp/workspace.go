@@ -216,19 +216,19 @@ func (s *Server) Today() journal.Day {
 	return d
 }
 
-// Note is an open or on-disk memory note as a feature sees it.
-type Note struct {
+// Located is an open or on-disk memory note as a feature sees it.
+type Located struct {
 	URI    protocol.DocumentUri
 	Path   string
 	Memory *engine.Memory
-	Entry  *engine.Entry // parsed from the buffer when open, else the loaded entry
-	Doc    *Document     // the open buffer; nil when not open
-	Mapper *Mapper       // positions of Entry.Src
+	Note   *engine.Note // parsed from the buffer when open, else the loaded note
+	Doc    *Document    // the open buffer; nil when not open
+	Mapper *Mapper      // positions of Note.Src
 }
 
 // Note finds the memory note behind a URI. ok is false for files that are not
 // memory notes (any other Markdown file the editor opened).
-func (s *Server) Note(uri protocol.DocumentUri) (*Note, bool) {
+func (s *Server) Note(uri protocol.DocumentUri) (*Located, bool) {
 	path, err := URIToPath(uri)
 	if err != nil {
 		return nil, false
@@ -237,29 +237,29 @@ func (s *Server) Note(uri protocol.DocumentUri) (*Note, bool) {
 	if !ok {
 		return nil, false
 	}
-	n := &Note{URI: uri, Path: path, Memory: m}
+	n := &Located{URI: uri, Path: path, Memory: m}
 	if d, open := s.Docs.Get(uri); open {
 		e := s.parsed(m, path, d)
 		if e == nil {
 			return nil, false
 		}
-		n.Entry, n.Doc, n.Mapper = e, d, d.Mapper()
+		n.Note, n.Doc, n.Mapper = e, d, d.Mapper()
 		return n, true
 	}
-	e := m.Entry(path)
+	e := m.Note(path)
 	if e == nil {
 		return nil, false
 	}
-	n.Entry, n.Mapper = e, NewMapper(e.Src)
+	n.Note, n.Mapper = e, NewMapper(e.Src)
 	return n, true
 }
 
-// parsed is the entry of an open buffer: the loaded entry when the buffer holds
+// parsed is the note of an open buffer: the loaded note when the buffer holds
 // the disk's bytes (its token counts and rendered element are cached there),
 // else the buffer parsed once per version, so that hovering over a large edited
 // note does not tokenize it again on every request.
-func (s *Server) parsed(m *engine.Memory, path string, d *Document) *engine.Entry {
-	if e := m.Entry(path); e != nil && bytes.Equal(e.Src, d.Text) {
+func (s *Server) parsed(m *engine.Memory, path string, d *Document) *engine.Note {
+	if e := m.Note(path); e != nil && bytes.Equal(e.Src, d.Text) {
 		return e
 	}
 	key := parsedBuffer{version: d.Version, memory: m, tree: m.Version()}
@@ -283,13 +283,13 @@ func (s *Server) parsed(m *engine.Memory, path string, d *Document) *engine.Entr
 	return e
 }
 
-// parsedBuffer caches the entry parsed from one version of a buffer.
+// parsedBuffer caches the note parsed from one version of a buffer.
 type parsedBuffer struct {
 	version int32
 	memory  *engine.Memory
 	tree    uint64 // the tree's version: a new roster or layer can reclassify the note
 	text    *byte  // the buffer's first byte: a new text is a new array
-	entry   *engine.Entry
+	entry   *engine.Note
 }
 
 // setBase records what a buffer is based on: the disk version when the buffer

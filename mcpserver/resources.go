@@ -36,8 +36,8 @@ func (s *Server) changed(paths []string, _ bool) {
 			continue
 		}
 		ref := loc.Dimension.String() + "/"
-		if loc.Scope != "" {
-			ref += loc.Scope + "/"
+		if loc.Owner != "" {
+			ref += loc.Owner + "/"
 		}
 		_ = s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: participant.URIScheme + "://" + ref + loc.Key})
 	}

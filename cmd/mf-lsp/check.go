@@ -87,12 +87,12 @@ Exit code 1 when any finding is an error, else 0 (warnings do not fail);
 				return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 			}
 			matched := false
-			for _, e := range m.Entries() {
+			for _, e := range m.Notes() {
 				if !under(e.Path) || seen[e.Path] {
 					continue
 				}
 				seen[e.Path], matched = true, true
-				findings = append(findings, diagnostics.Check(diagnostics.Input{Memory: m, Entry: e, Scope: scope, Today: day, OpenLoopDays: *loopDays})...)
+				findings = append(findings, diagnostics.Check(diagnostics.Input{Memory: m, Note: e, Scope: scope, Today: day, OpenLoopDays: *loopDays})...)
 			}
 			for _, f := range problems {
 				if under(f.Path) && !seen["problem\x00"+f.Path] {
@@ -206,7 +206,7 @@ func newPositions(m *engine.Memory) *positions {
 func (p *positions) at(path string, offset int) (line, col int) {
 	src, ok := p.src[path]
 	if !ok {
-		if e := p.m.Entry(path); e != nil {
+		if e := p.m.Note(path); e != nil {
 			src = e.Src
 		} else if b, err := safefs.ReadFile(path, engine.MaxNoteSize); err == nil {
 			src = b

@@ -240,7 +240,7 @@ func parseWhere(s string) (engine.Dimension, string, error) {
 	if strings.Contains(id, "/") {
 		return 0, "", fmt.Errorf("%q: want DIMENSION or DIMENSION/ID", s)
 	}
-	if id != "" && !d.Scoped() {
+	if id != "" && !d.HasOwners() {
 		return 0, "", fmt.Errorf("%q: %s notes have no ID", s, d)
 	}
 	return d, id, nil

@@ -66,7 +66,7 @@ Exit code 1 when a file was left out (kept notes are not an error).`, stdout, st
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	plan, err := importers.PlanImport(m, importers.Options{From: src, Paths: pos, Split: *split, Scope: *scope})
+	plan, err := importers.PlanImport(m, importers.Options{From: src, Paths: pos, Split: *split, Owner: *scope})
 	if err != nil {
 		return c.fail("%v", err)
 	}

@@ -37,7 +37,7 @@ func registerFileName(d engine.Dimension) string {
 // is not registered, for commands that write through code that does not take
 // WriteRequest.Register (today).
 func ensureRegistered(c *cli, m *engine.Memory, d engine.Dimension, id string, register bool) (int, bool) {
-	if id == "" || !d.Scoped() || m.IsRegistered(d, id) {
+	if id == "" || !d.HasOwners() || m.IsRegistered(d, id) {
 		return 0, false
 	}
 	if !register {

@@ -48,7 +48,7 @@ func serve() int {
 type command func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 
 // commands maps a subcommand's name to its function: adding a subcommand is one
-// entry here (and, for `mf-lsp help`, one line in summaries).
+// note here (and, for `mf-lsp help`, one line in summaries).
 var commands = map[string]command{
 	"render":   runRender,
 	"tree":     runTree,

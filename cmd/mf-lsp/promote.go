@@ -95,7 +95,7 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 	if err := c.requireWritable(m, toDim); err != nil {
 		return c.fail("%v", err)
 	}
-	req := engine.PromoteRequest{From: src, To: toDim, ToScope: toID, ToLayer: *layer, Copy: *cp,
+	req := engine.PromoteRequest{From: src, To: toDim, ToOwner: toID, ToLayer: *layer, Copy: *cp,
 		ExpectDestRevision: *expectDest, Register: *register}
 	if *expectSrc >= 0 {
 		req.ExpectSourceRevision = expectSrc
@@ -125,10 +125,10 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 
 // findNote finds the note of a dimension, scope ID and key: the canonical file,
 // else the legacy one (machine/ for device, project/ for task).
-func findNote(m *engine.Memory, d engine.Dimension, scope, key string) *engine.Entry {
-	var legacy *engine.Entry
+func findNote(m *engine.Memory, d engine.Dimension, scope, key string) *engine.Note {
+	var legacy *engine.Note
 	for _, e := range m.Versions(key) {
-		if e.Dimension != d || e.Scope != scope {
+		if e.Dimension != d || e.Owner != scope {
 			continue
 		}
 		if !e.Legacy {

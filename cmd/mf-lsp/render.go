@@ -131,7 +131,7 @@ func warnUnregistered(c *cli, blk *engine.Block) {
 		if o.Reason != engine.ReasonUnregistered {
 			continue
 		}
-		f := folder{o.Entry.Dimension, o.Entry.Scope}
+		f := folder{o.Note.Dimension, o.Note.Owner}
 		if count[f] == 0 {
 			order = append(order, f)
 		}

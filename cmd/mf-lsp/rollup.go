@@ -97,7 +97,7 @@ failed (3 when every failure is a stale write: nothing was written).`, stdout, s
 	if *dayOver {
 		day = day.AddDays(1)
 	}
-	opts := rollup.Options{Dimension: dim, Scope: jf.scope, ScopeSet: c.isSet("scope"), Today: day, Summarizer: s}
+	opts := rollup.Options{Dimension: dim, Owner: jf.scope, OwnerSet: c.isSet("scope"), Today: day, Summarizer: s}
 	tdir, err := rollup.TranscriptsDir(*transcripts, m.Binding().Transcripts, m.Paths.ProjectDir)
 	if err != nil {
 		return c.fail("%v", err)

@@ -86,9 +86,9 @@ type jsonProblem struct {
 	Message string `json:"message"`
 }
 
-func toJSONEntry(e *engine.Entry) jsonEntry {
+func toJSONEntry(e *engine.Note) jsonEntry {
 	return jsonEntry{
-		Ref: e.Ref(), Dimension: e.Dimension.String(), Scope: e.Scope, Key: e.Key, Layer: e.Layer.Name,
+		Ref: e.Ref(), Dimension: e.Dimension.String(), Scope: e.Owner, Key: e.Key, Layer: e.Layer.Name,
 		Revision: e.Revision(), Updated: e.Updated(), Machine: e.Machine(), Legacy: e.Legacy,
 		Path: e.Path, Hash: e.Hash,
 	}
@@ -159,8 +159,8 @@ func printTree(w io.Writer, m *engine.Memory, v *engine.View) {
 }
 
 // from is where a note comes from: "agent/larry", "task", "device (legacy)".
-func from(e *engine.Entry) string {
-	s := where(e.Dimension, e.Scope)
+func from(e *engine.Note) string {
+	s := where(e.Dimension, e.Owner)
 	if e.Legacy {
 		s += " (legacy)"
 	}

@@ -64,7 +64,7 @@ removed once the canonical one is written (said on stderr).`, stdout, stderr)
 		return c.fail("reading the body from stdin: %v", err)
 	}
 	res, err := m.Write(engine.WriteRequest{
-		Dimension: d, Scope: *scope, Key: *key, Body: body,
+		Dimension: d, Owner: *scope, Key: *key, Body: body,
 		ExpectRevision: *expectRev, ExpectHash: *expectHash, Register: *register,
 	})
 	if code, ok := unregistered(c, err); ok {

@@ -47,9 +47,9 @@ type Options struct {
 	Paths []string // files or folders, as the user named them
 	// Split makes one note per top-level heading of each file.
 	Split bool
-	// Scope is the ID prefix of the notes (an agent ID for agent notes, a task
+	// Owner is the ID prefix of the notes (an agent ID for agent notes, a task
 	// ID for task notes); "" makes them shared.
-	Scope string
+	Owner string
 	// Home is the user's home folder: Claude Code's ~/.claude is user memory.
 	// "" is os.UserHomeDir.
 	Home string
@@ -72,7 +72,7 @@ type Item struct {
 	Via       string // how it was reached, when not named directly ("@docs/x.md in CLAUDE.md")
 	Part      string // the heading a --split part starts with ("" for the text before it)
 	Dimension engine.Dimension
-	Scope     string
+	Owner     string
 	Key       string
 	Meta      []frontmatter.Set // frontmatter kept from the source
 	Body      []byte
@@ -87,8 +87,8 @@ type Item struct {
 
 // Ref is the item's destination as export and the <memory> block name it.
 func (it Item) Ref() string {
-	if it.Scope != "" {
-		return it.Dimension.String() + "/" + it.Scope + "/" + it.Key
+	if it.Owner != "" {
+		return it.Dimension.String() + "/" + it.Owner + "/" + it.Key
 	}
 	return it.Dimension.String() + "/" + it.Key
 }
@@ -198,19 +198,19 @@ func PlanImport(m *engine.Memory, opts Options) (*Plan, error) {
 // task ID that is not registered are in no one's view (SPEC §2), and no write
 // may create such a folder.
 func checkScope(m *engine.Memory, opts Options) error {
-	if opts.Scope == "" {
+	if opts.Owner == "" {
 		return nil
 	}
 	if opts.From == OpenClaw {
 		for _, a := range m.Roster() {
-			if a == opts.Scope {
+			if a == opts.Owner {
 				return nil
 			}
 		}
-		return fmt.Errorf("import --scope %s: %q is not a registered agent ID: add it to magicfrog.json \"agents\" first", opts.Scope, opts.Scope)
+		return fmt.Errorf("import --scope %s: %q is not a registered agent ID: add it to magicfrog.json \"agents\" first", opts.Owner, opts.Owner)
 	}
-	if !m.IsTaskID(opts.Scope) {
-		return fmt.Errorf("import --scope %s: %q is not a task ID of this project: bind it (.magicfrog/config.json \"task\" or \"tasks\") first", opts.Scope, opts.Scope)
+	if !m.IsTaskID(opts.Owner) {
+		return fmt.Errorf("import --scope %s: %q is not a task ID of this project: bind it (.magicfrog/config.json \"task\" or \"tasks\") first", opts.Owner, opts.Owner)
 	}
 	return nil
 }
@@ -376,8 +376,8 @@ func (b *builder) add(d engine.Dimension, key string, from, via, abs string, src
 
 // put checks an item's destination and adds it to the plan.
 func (b *builder) put(it Item) {
-	if it.Scope == "" && it.Dimension.Scoped() {
-		it.Scope = b.opts.Scope
+	if it.Owner == "" && it.Dimension.HasOwners() {
+		it.Owner = b.opts.Owner
 	}
 	if err := engine.CheckKey(it.Key); err != nil {
 		b.skip(it.From, err.Error())
@@ -393,13 +393,13 @@ func (b *builder) put(it Item) {
 	var err error
 	if it.Journal {
 		var j rollup.Journal
-		if j, err = rollup.JournalFor(b.m, it.Dimension, it.Scope); err == nil {
+		if j, err = rollup.JournalFor(b.m, it.Dimension, it.Owner); err == nil {
 			dest, err = j.Path(b.m, it.Key)
 			it.Key = j.Key(it.Key)
 			ref = it.Ref()
 		}
 	} else {
-		dest, err = b.m.PathOf(it.Dimension, it.Scope, it.Key)
+		dest, err = b.m.PathOf(it.Dimension, it.Owner, it.Key)
 	}
 	if err != nil {
 		b.skip(it.From, err.Error())
@@ -452,7 +452,7 @@ func Apply(m *engine.Memory, p *Plan) (*Result, error) {
 			res.Kept = append(res.Kept, it)
 			continue
 		}
-		_, err := m.Write(engine.WriteRequest{Dimension: it.Dimension, Scope: it.Scope, Key: it.Key, Body: it.Body, Meta: it.Meta, ExpectRevision: 0, Now: now})
+		_, err := m.Write(engine.WriteRequest{Dimension: it.Dimension, Owner: it.Owner, Key: it.Key, Body: it.Body, Meta: it.Meta, ExpectRevision: 0, Now: now})
 		if _, stale := engine.IsStale(err); stale {
 			res.Kept = append(res.Kept, it)
 			continue
@@ -485,7 +485,7 @@ func applyJournal(m *engine.Memory, p *Plan, ws string, res *Result) error {
 		if it.Journal && it.Status == New && inside(ws, it.path) {
 			rel, _ := filepath.Rel(ws, it.path)
 			byFrom[filepath.ToSlash(rel)] = it
-			d, scope = it.Dimension, it.Scope
+			d, scope = it.Dimension, it.Owner
 		}
 	}
 	if len(byFrom) == 0 {

@@ -59,7 +59,7 @@ func runCase(t *testing.T, c importCase) {
 	src := filepath.Join(dir, "src")
 	copyTree(t, filepath.Join("..", "..", "testdata", "import", c.tree), src)
 	m := freshMemory(t, dir)
-	opts := importers.Options{From: c.from, Split: c.split, Scope: c.scope, Home: filepath.Join(src, "home"), Now: now}
+	opts := importers.Options{From: c.from, Split: c.split, Owner: c.scope, Home: filepath.Join(src, "home"), Now: now}
 	for _, p := range c.paths {
 		opts.Paths = append(opts.Paths, filepath.Join(src, p))
 	}
@@ -285,12 +285,12 @@ func TestOpenClawJournalNeverOverwrites(t *testing.T) {
 	src := filepath.Join(dir, "src")
 	copyTree(t, filepath.Join("..", "..", "testdata", "import", "openclaw"), src)
 	m := freshMemory(t, dir)
-	if _, err := m.Write(engine.WriteRequest{Dimension: engine.Agent, Scope: "pip", Key: "journal/2026-11-29.md", Body: []byte("Mine, by hand.\n"), Now: now}); err != nil {
+	if _, err := m.Write(engine.WriteRequest{Dimension: engine.Agent, Owner: "pip", Key: "journal/2026-11-29.md", Body: []byte("Mine, by hand.\n"), Now: now}); err != nil {
 		t.Fatal(err)
 	}
 	dest := filepath.Join(dir, "data", "memory", "agent", "pip", "journal", "2026-11-29.md")
 	before, _ := os.ReadFile(dest)
-	plan, err := importers.PlanImport(m, importers.Options{From: importers.OpenClaw, Paths: []string{filepath.Join(src, "workspace")}, Scope: "pip", Now: now})
+	plan, err := importers.PlanImport(m, importers.Options{From: importers.OpenClaw, Paths: []string{filepath.Join(src, "workspace")}, Owner: "pip", Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,7 +151,7 @@ func isDigits(s string) bool {
 //   - Any other .md at the root ("notes.md") or in another folder is Kind Other
 //     with no problem: the layer may hold notes of its own beside the journal.
 //   - Files that are not .md, and names starting with "." anywhere in the path,
-//     are not entries at all: Kind Other, no problem.
+//     are not journal entries at all: Kind Other, no problem.
 //
 // When a Problem is returned the File has Kind Invalid.
 func Classify(rel string) (File, *Problem) {

@@ -14,7 +14,7 @@ import (
 
 // AppendResult is where an append landed.
 type AppendResult struct {
-	Note
+	NoteInfo
 	Path     string `json:"path" jsonschema:"the daily note's file"`
 	Created  bool   `json:"created" jsonschema:"true: this append made today's daily note"`
 	Attempts int    `json:"attempts" jsonschema:"writes tried: more than 1 when other writers appended at the same moment"`
@@ -85,8 +85,8 @@ func (p *Participant) Append(place, text string, day journal.Day) (*AppendResult
 	deadline := time.Now().Add(AppendTimeout)
 	for attempt := 1; ; attempt++ {
 		p.m.Refresh(path)
-		e := p.m.Entry(path)
-		req := engine.WriteRequest{Dimension: pl.Dimension, Scope: pl.ID, Key: key}
+		e := p.m.Note(path)
+		req := engine.WriteRequest{Dimension: pl.Dimension, Owner: pl.ID, Key: key}
 		if e == nil {
 			req.Body = joinBlock([]byte(rollup.DailyTitle(day)), text)
 		} else {
@@ -102,9 +102,9 @@ func (p *Participant) Append(place, text string, day journal.Day) (*AppendResult
 		res, err := p.m.Write(req)
 		if err == nil {
 			r := &AppendResult{Path: path, Created: e == nil, Attempts: attempt}
-			r.Note = Note{Dimension: pl.String(), Key: key, URI: URIScheme + "://" + refOf(pl, key), Revision: res.Revision, Hash: res.Hash}
-			if now := p.m.Entry(path); now != nil && now.Hash == res.Hash {
-				r.Note = NoteOf(now)
+			r.NoteInfo = NoteInfo{Dimension: pl.String(), Key: key, URI: URIScheme + "://" + refOf(pl, key), Revision: res.Revision, Hash: res.Hash}
+			if now := p.m.Note(path); now != nil && now.Hash == res.Hash {
+				r.NoteInfo = NoteOf(now)
 			}
 			return r, nil
 		}
@@ -121,7 +121,7 @@ func (p *Participant) Append(place, text string, day journal.Day) (*AppendResult
 }
 
 // headLen is the size of a note's frontmatter, 0 for no note.
-func headLen(e *engine.Entry) int {
+func headLen(e *engine.Note) int {
 	if e == nil {
 		return 0
 	}

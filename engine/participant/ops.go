@@ -10,8 +10,8 @@ import (
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 )
 
-// Note names one note: its place, key and state on disk.
-type Note struct {
+// NoteInfo names one note: its place, key and state on disk.
+type NoteInfo struct {
 	Dimension string `json:"dimension" jsonschema:"the note's place: DIMENSION or DIMENSION/ID (agent/larry), as memory_read and memory_write take it"`
 	Key       string `json:"key" jsonschema:"the note's path inside its dimension"`
 	URI       string `json:"uri" jsonschema:"the note as a resource: memory://DIMENSION[/ID]/KEY"`
@@ -22,8 +22,8 @@ type Note struct {
 }
 
 // NoteOf describes a loaded note.
-func NoteOf(e *engine.Entry) Note {
-	return Note{Dimension: placeOf(e), Key: e.Key, URI: URIOf(e), Revision: e.Revision(), Hash: e.Hash, Updated: e.Updated(), Layer: e.Layer.Name}
+func NoteOf(e *engine.Note) NoteInfo {
+	return NoteInfo{Dimension: placeOf(e), Key: e.Key, URI: URIOf(e), Revision: e.Revision(), Hash: e.Hash, Updated: e.Updated(), Layer: e.Layer.Name}
 }
 
 // URIScheme is the scheme of notes as resources.
@@ -33,7 +33,7 @@ const URIScheme = "memory"
 const ContextURI = URIScheme + "://context"
 
 // URIOf is a note's resource URI: memory:// and its portable path.
-func URIOf(e *engine.Entry) string { return URIScheme + "://" + e.Ref() }
+func URIOf(e *engine.Note) string { return URIScheme + "://" + e.Ref() }
 
 // Context is the rendered <memory> block.
 type Context struct {
@@ -63,11 +63,11 @@ func (p *Participant) Context(budget int, previous string) (*Context, error) {
 
 // ReadResult is a note and where it stands in the participant's view.
 type ReadResult struct {
-	Note
-	Body       string `json:"body" jsonschema:"the note without its frontmatter"`
-	Effective  bool   `json:"effective" jsonschema:"true: this note wins its key in the effective view"`
-	ShadowedBy *Note  `json:"shadowed_by,omitempty" jsonschema:"when not effective: the note that wins the key instead"`
-	Shadows    []Note `json:"shadows" jsonschema:"when effective: the less specific notes of the same key it hides"`
+	NoteInfo
+	Body       string     `json:"body" jsonschema:"the note without its frontmatter"`
+	Effective  bool       `json:"effective" jsonschema:"true: this note wins its key in the effective view"`
+	ShadowedBy *NoteInfo  `json:"shadowed_by,omitempty" jsonschema:"when not effective: the note that wins the key instead"`
+	Shadows    []NoteInfo `json:"shadows" jsonschema:"when effective: the less specific notes of the same key it hides"`
 }
 
 // Read returns the note of key at place, with its revision and hash (what a
@@ -85,7 +85,7 @@ func (p *Participant) Read(place, key string) (*ReadResult, error) {
 		return nil, p.notFound(pl, key)
 	}
 	st := p.m.StatusOf(e, p.scope)
-	r := &ReadResult{Note: NoteOf(e), Body: string(e.Body()), Effective: st.Effective, Shadows: []Note{}}
+	r := &ReadResult{NoteInfo: NoteOf(e), Body: string(e.Body()), Effective: st.Effective, Shadows: []NoteInfo{}}
 	if st.Winner != nil {
 		w := NoteOf(st.Winner)
 		r.ShadowedBy = &w
@@ -107,7 +107,7 @@ type WriteInput struct {
 
 // WriteResult is what a write made.
 type WriteResult struct {
-	Note
+	NoteInfo
 }
 
 // StaleWrite is a write refused because the disk is not what the writer
@@ -173,7 +173,7 @@ func (p *Participant) Write(in WriteInput) (*WriteResult, error) {
 		return nil, err
 	}
 	res, err := p.m.Write(engine.WriteRequest{
-		Dimension: pl.Dimension, Scope: pl.ID, Key: in.Key, Body: []byte(in.Body),
+		Dimension: pl.Dimension, Owner: pl.ID, Key: in.Key, Body: []byte(in.Body),
 		ExpectRevision: in.ExpectedRevision, ExpectHash: in.ExpectedHash,
 	})
 	if st, ok := engine.IsStale(err); ok {
@@ -182,9 +182,9 @@ func (p *Participant) Write(in WriteInput) (*WriteResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := p.m.Entry(path)
+	e := p.m.Note(path)
 	if e == nil || e.Hash != res.Hash {
-		return &WriteResult{Note{Dimension: pl.String(), Key: in.Key, URI: URIScheme + "://" + refOf(pl, in.Key), Revision: res.Revision, Hash: res.Hash}}, nil
+		return &WriteResult{NoteInfo{Dimension: pl.String(), Key: in.Key, URI: URIScheme + "://" + refOf(pl, in.Key), Revision: res.Revision, Hash: res.Hash}}, nil
 	}
 	return &WriteResult{NoteOf(e)}, nil
 }

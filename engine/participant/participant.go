@@ -166,7 +166,7 @@ func (pl Place) String() string {
 }
 
 // placeOf names the place of a loaded note.
-func placeOf(e *engine.Entry) string { return Place{e.Dimension, e.Scope}.String() }
+func placeOf(e *engine.Note) string { return Place{e.Dimension, e.Owner}.String() }
 
 // ParsePlace reads "DIMENSION" or "DIMENSION/ID" and checks it against the
 // participant's scope: only its own agent's and task's IDs are in it.
@@ -179,7 +179,7 @@ func (p *Participant) ParsePlace(s string) (Place, error) {
 	if strings.Contains(id, "/") || (strings.Contains(s, "/") && id == "") {
 		return Place{}, refuse("dimension %q: want DIMENSION or DIMENSION/ID (agent/larry, task/T-7)", s)
 	}
-	if id != "" && !d.Scoped() {
+	if id != "" && !d.HasOwners() {
 		return Place{}, refuse("dimension %q: %s notes have no ID", s, d)
 	}
 	pl := Place{Dimension: d, ID: id}
@@ -229,9 +229,9 @@ func (p *Participant) target(pl Place, key string) (string, error) {
 		return "", refuse("%s %q is not registered, so its notes would be in no one's view (SPEC §2: no write creates an unregistered scope): %s; nothing was written",
 			pl.Dimension, pl.ID, p.registerHint(pl))
 	case loc.Unregistered:
-		return "", refuse("%s %s: its first folder %q is neither a registered ID nor a shared folder, so the note would be in no one's view; nothing was written", pl, key, loc.Scope)
-	case loc.Dimension != pl.Dimension || loc.Scope != pl.ID || loc.Key != key:
-		return "", refuse("%s %s would be read back as %s %s (the key's first folder is an ID); nothing was written", pl, key, Place{loc.Dimension, loc.Scope}, loc.Key)
+		return "", refuse("%s %s: its first folder %q is neither a registered ID nor a shared folder, so the note would be in no one's view; nothing was written", pl, key, loc.Owner)
+	case loc.Dimension != pl.Dimension || loc.Owner != pl.ID || loc.Key != key:
+		return "", refuse("%s %s would be read back as %s %s (the key's first folder is an ID); nothing was written", pl, key, Place{loc.Dimension, loc.Owner}, loc.Key)
 	}
 	probe, _, _ := p.m.Parse(path, nil)
 	if probe == nil || !p.m.StatusOf(probe, p.scope).InScope {
@@ -270,16 +270,16 @@ func (p *Participant) rootExists(d engine.Dimension) error {
 // noteFor finds the loaded note of key at pl that the participant can see:
 // the canonical file before a legacy one. It re-reads the canonical file
 // first, so a read is exact even before the watcher reports a change.
-func (p *Participant) noteFor(pl Place, key string) (*engine.Entry, error) {
+func (p *Participant) noteFor(pl Place, key string) (*engine.Note, error) {
 	if err := engine.CheckKey(key); err != nil {
 		return nil, refuse("%v", err)
 	}
 	if path, err := p.m.PathOf(pl.Dimension, pl.ID, key); err == nil {
 		p.m.Refresh(path)
 	}
-	var found *engine.Entry
+	var found *engine.Note
 	for _, e := range p.m.Versions(key) {
-		if e.Dimension != pl.Dimension || e.Scope != pl.ID || !p.m.StatusOf(e, p.scope).InScope {
+		if e.Dimension != pl.Dimension || e.Owner != pl.ID || !p.m.StatusOf(e, p.scope).InScope {
 			continue
 		}
 		if found == nil || (found.Legacy && !e.Legacy) {

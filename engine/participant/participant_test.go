@@ -104,7 +104,7 @@ func TestRead(t *testing.T) {
 		t.Fatalf("the shared style note is shadowed by larry's: %+v", r)
 	}
 	// Resource paths: the engine's classification says which folder is an ID.
-	if e, err := p.NoteAt("agent/larry/notes/style.md"); err != nil || e.Scope != "larry" {
+	if e, err := p.NoteAt("agent/larry/notes/style.md"); err != nil || e.Owner != "larry" {
 		t.Fatalf("NoteAt larry's: %v", err)
 	}
 	if _, err := p.NoteAt("agent/moe/notes/focus.md"); err == nil || !participant.IsRefusal(err) {

@@ -27,7 +27,7 @@ const MaxSearchLimit = 100
 
 // Hit is one note a search found.
 type Hit struct {
-	Note
+	NoteInfo
 	Effective bool    `json:"effective" jsonschema:"true: this note wins its key; false: it is shadowed by a more specific note"`
 	Score     float64 `json:"score" jsonschema:"relevance: higher is better"`
 	Snippet   string  `json:"snippet" jsonschema:"text around the best match"`
@@ -56,7 +56,7 @@ type searchIndex struct {
 }
 
 type scopedNote struct {
-	e         *engine.Entry
+	e         *engine.Note
 	effective bool
 }
 
@@ -96,7 +96,7 @@ func (p *Participant) inScope() []scopedNote {
 }
 
 // lower returns the lower-cased key and body of e, cached by content hash.
-func (ix *searchIndex) lower(e *engine.Entry) *lowered {
+func (ix *searchIndex) lower(e *engine.Note) *lowered {
 	if d := ix.docs[e.Path]; d != nil && d.hash == e.Hash {
 		return d
 	}
@@ -146,7 +146,7 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 		limit = MaxSearchLimit
 	}
 	type cand struct {
-		e         *engine.Entry
+		e         *engine.Note
 		d         *lowered
 		effective bool
 		tf        []int
@@ -262,7 +262,7 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 	}
 	res := &SearchResult{Total: len(all), Hits: make([]Hit, 0, len(top))}
 	for _, sc := range top {
-		res.Hits = append(res.Hits, Hit{Note: NoteOf(sc.c.e), Effective: sc.c.effective, Score: sc.score,
+		res.Hits = append(res.Hits, Hit{NoteInfo: NoteOf(sc.c.e), Effective: sc.c.effective, Score: sc.score,
 			Snippet: snippet(string(sc.c.e.Body()), sc.c.d.body, ts, sc.best)})
 	}
 	return res, nil

@@ -8,27 +8,27 @@ import (
 
 // ViewKey is one key of the effective view.
 type ViewKey struct {
-	Key      string `json:"key"`
-	Winner   Note   `json:"winner" jsonschema:"the note that is in effect for this key"`
-	Shadowed []Note `json:"shadowed" jsonschema:"less specific notes of the key, hidden by the winner, most specific first"`
+	Key      string     `json:"key"`
+	Winner   NoteInfo   `json:"winner" jsonschema:"the note that is in effect for this key"`
+	Shadowed []NoteInfo `json:"shadowed" jsonschema:"less specific notes of the key, hidden by the winner, most specific first"`
 }
 
 // View is the participant's effective view (SPEC §3).
 type View struct {
-	Task    string    `json:"task" jsonschema:"the participant's task (\"\": none)"`
-	Agent   string    `json:"agent" jsonschema:"the participant's agent (\"\": none)"`
-	Machine string    `json:"machine" jsonschema:"this machine's id, whose device notes are in scope"`
-	Keys    []ViewKey `json:"keys" jsonschema:"every key in scope, sorted, with its winner"`
-	Device  []Note    `json:"device" jsonschema:"this machine's device notes (never shadowed)"`
+	Task    string     `json:"task" jsonschema:"the participant's task (\"\": none)"`
+	Agent   string     `json:"agent" jsonschema:"the participant's agent (\"\": none)"`
+	Machine string     `json:"machine" jsonschema:"this machine's id, whose device notes are in scope"`
+	Keys    []ViewKey  `json:"keys" jsonschema:"every key in scope, sorted, with its winner"`
+	Device  []NoteInfo `json:"device" jsonschema:"this machine's device notes (never shadowed)"`
 }
 
 // View lists every key the participant sees, the note that wins it and the
 // notes it shadows; then this machine's device notes.
 func (p *Participant) View() *View {
 	v := p.m.View(p.Scope())
-	out := &View{Task: p.scope.Task, Agent: p.Agent(), Machine: v.Scope.Machine, Keys: make([]ViewKey, 0, len(v.Keys)), Device: make([]Note, 0, len(v.Device))}
+	out := &View{Task: p.scope.Task, Agent: p.Agent(), Machine: v.Scope.Machine, Keys: make([]ViewKey, 0, len(v.Keys)), Device: make([]NoteInfo, 0, len(v.Device))}
 	for _, kv := range v.Keys {
-		k := ViewKey{Key: kv.Key, Winner: NoteOf(kv.Winner), Shadowed: make([]Note, 0, len(kv.Shadowed))}
+		k := ViewKey{Key: kv.Key, Winner: NoteOf(kv.Winner), Shadowed: make([]NoteInfo, 0, len(kv.Shadowed))}
 		for _, s := range kv.Shadowed {
 			k.Shadowed = append(k.Shadowed, NoteOf(s))
 		}
@@ -42,9 +42,9 @@ func (p *Participant) View() *View {
 
 // Notes lists every note in the participant's scope: winners, the notes they
 // shadow, and this machine's device notes, in the view's order.
-func (p *Participant) Notes() []*engine.Entry {
+func (p *Participant) Notes() []*engine.Note {
 	v := p.m.View(p.Scope())
-	var out []*engine.Entry
+	var out []*engine.Note
 	for _, kv := range v.Keys {
 		out = append(out, kv.Winner)
 		out = append(out, kv.Shadowed...)
@@ -55,7 +55,7 @@ func (p *Participant) Notes() []*engine.Entry {
 // NoteAt finds the note of a resource URI's portable path in scope:
 // "agent/larry/notes/style.md". The engine's own classification says which
 // first folder is an ID. It re-reads the file first.
-func (p *Participant) NoteAt(ref string) (*engine.Entry, error) {
+func (p *Participant) NoteAt(ref string) (*engine.Note, error) {
 	dim, rest, _ := strings.Cut(ref, "/")
 	d, err := engine.ParseDimension(dim)
 	if err != nil || rest == "" {
@@ -72,7 +72,7 @@ func (p *Participant) NoteAt(ref string) (*engine.Entry, error) {
 	if !ok {
 		return nil, refuse("%q is outside every memory root", ref)
 	}
-	pl, err := p.ParsePlace(Place{loc.Dimension, loc.Scope}.String())
+	pl, err := p.ParsePlace(Place{loc.Dimension, loc.Owner}.String())
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func TestConflictBothChanged(t *testing.T) {
 	if !strings.Contains(string(theirs), "TWO (a)") || !strings.HasPrefix(rep.Conflicts[0].File, filepath.Join(b.data, "sync")) {
 		t.Fatalf("the remote version is not kept beside the state: %s\n%s", rep.Conflicts[0].File, theirs)
 	}
-	for _, e := range b.m.Entries() {
+	for _, e := range b.m.Notes() {
 		if strings.Contains(string(e.Src), "TWO (a)") {
 			t.Fatalf("the remote version is in the memory tree: %s", e.Path)
 		}

@@ -63,11 +63,11 @@ func (mc *machine) write(d engine.Dimension, scope, key, body string) {
 	cur := 0
 	hash := ""
 	if p, err := mc.m.PathOf(d, scope, key); err == nil {
-		if e := mc.m.Entry(p); e != nil {
+		if e := mc.m.Note(p); e != nil {
 			cur, hash = e.Revision(), e.Hash
 		}
 	}
-	_, err := mc.m.Write(engine.WriteRequest{Dimension: d, Scope: scope, Key: key, Body: []byte(body), ExpectRevision: cur, ExpectHash: hash})
+	_, err := mc.m.Write(engine.WriteRequest{Dimension: d, Owner: scope, Key: key, Body: []byte(body), ExpectRevision: cur, ExpectHash: hash})
 	must(mc.t, err)
 }
 
@@ -75,7 +75,7 @@ func (mc *machine) remove(d engine.Dimension, scope, key string) {
 	mc.t.Helper()
 	p, err := mc.m.PathOf(d, scope, key)
 	must(mc.t, err)
-	e := mc.m.Entry(p)
+	e := mc.m.Note(p)
 	if e == nil {
 		mc.t.Fatalf("%s: no note %s", mc.name, p)
 	}
@@ -95,7 +95,7 @@ func (mc *machine) sync(remote string) *Report {
 // what must be identical on every machine once syncs are quiet.
 func (mc *machine) chain() map[string]string {
 	out := map[string]string{}
-	for _, e := range mc.m.Entries() {
+	for _, e := range mc.m.Notes() {
 		if e.Dimension == engine.Device {
 			continue
 		}
@@ -229,7 +229,7 @@ func TestTwoMachinesConverge(t *testing.T) {
 	}
 	for _, mc := range []*machine{a, b} {
 		dev := 0
-		for _, e := range mc.m.Entries() {
+		for _, e := range mc.m.Notes() {
 			if e.Dimension == engine.Device {
 				dev++
 				if e.Machine() != "id-"+mc.name {

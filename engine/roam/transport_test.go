@@ -101,7 +101,7 @@ func TestConcurrentMachines(t *testing.T) {
 				key := fmt.Sprintf("%s-%d.md", mc.name, r%3) // new notes and edits
 				p, _ := mc.m.PathOf(engine.User, "", key)
 				cur, hash := 0, ""
-				if e := mc.m.Entry(p); e != nil {
+				if e := mc.m.Note(p); e != nil {
 					cur, hash = e.Revision(), e.Hash
 				}
 				if _, err := mc.m.Write(engine.WriteRequest{Dimension: engine.User, Key: key, Body: []byte(body), ExpectRevision: cur, ExpectHash: hash}); err != nil {

@@ -18,7 +18,7 @@
 //	sources: [{key: refined/2026-11-23.md, revision: 1, hash: 3f…}, …]
 //
 // key is the layer-relative path, hash the hex sha256 of the file's bytes
-// (engine.Entry.Hash). It is stale when a source's revision or hash differs
+// (engine.Note.Hash). It is stale when a source's revision or hash differs
 // or a source was added or removed. Outputs without `sources:` (hand-written,
 // imported) are never planned by due; an explicit request rewrites them.
 //

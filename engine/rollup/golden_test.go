@@ -48,7 +48,7 @@ func goldenJournal(t *testing.T, name, today string) (*fixture, []Outcome) {
 		if o.Err != nil {
 			t.Fatalf("%s: %v", o.Job, o.Err)
 		}
-		e := f.m.Entry(o.Path)
+		e := f.m.Note(o.Path)
 		if e == nil {
 			t.Fatalf("%s: no entry at %s", o.Job, o.Path)
 		}
@@ -103,7 +103,7 @@ func TestSixWeeks(t *testing.T) {
 		}
 		if o.Job.Rollup.Kind == journal.RefineDay {
 			raw, _ := os.ReadFile(f.path(journal.Path(journal.Daily, o.Job.Rollup.Day, journal.Week{}, journal.Month{})))
-			if e := f.m.Entry(o.Path); len(e.Body()) > len(raw) {
+			if e := f.m.Note(o.Path); len(e.Body()) > len(raw) {
 				t.Errorf("%s: %d bytes, its raw day %d", o.Job.Output, len(e.Body()), len(raw))
 			}
 		}

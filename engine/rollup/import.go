@@ -74,7 +74,7 @@ func (r Report) Count(s ImportStatus) int {
 // bytes; a frontmatter without revision gets those two keys; every other byte
 // is kept. Links, names that could leave the tree and frontmatter that does
 // not parse are refused (Skipped); hidden names, files that are not .md and
-// the workspace root's other entries are reported as Ignored, not read. As in
+// the workspace root's other notes are reported as Ignored, not read. As in
 // engine.Import, a note never replaces a newer one: an existing destination at
 // the same or a higher revision is Kept (same bytes: Unchanged). Nothing is
 // dropped silently: every file is in the report.

@@ -115,7 +115,7 @@ func TestImportJournal(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.jdir, "link.md")); !os.IsNotExist(err) {
 		t.Error("a link was followed")
 	}
-	if e := f.m.Entry(f.path("2026-02-16.md")); e == nil || e.Revision() != 1 {
+	if e := f.m.Note(f.path("2026-02-16.md")); e == nil || e.Revision() != 1 {
 		t.Error("the memory was not reloaded")
 	}
 

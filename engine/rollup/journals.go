@@ -18,7 +18,7 @@ import (
 // an agent's own is {Agent, "larry", journal layer}.
 type Journal struct {
 	Dimension engine.Dimension
-	Scope     string // agent or task ID prefix; "" for the shared journal
+	Owner     string // agent or task ID prefix; "" for the shared journal
 	Layer     engine.Layer
 }
 
@@ -26,8 +26,8 @@ type Journal struct {
 // "agent/larry/journal/".
 func (j Journal) String() string {
 	s := j.Dimension.String() + "/"
-	if j.Scope != "" {
-		s += j.Scope + "/"
+	if j.Owner != "" {
+		s += j.Owner + "/"
 	}
 	return s + j.Layer.Prefix
 }
@@ -37,13 +37,13 @@ func (j Journal) Key(rel string) string { return j.Layer.Prefix + rel }
 
 // Path is the canonical file of a layer-relative journal path: where writes land.
 func (j Journal) Path(m *engine.Memory, rel string) (string, error) {
-	return m.PathOf(j.Dimension, j.Scope, j.Key(rel))
+	return m.PathOf(j.Dimension, j.Owner, j.Key(rel))
 }
 
 // File is a journal file: its classification and the loaded note.
 type File struct {
 	journal.File
-	Entry *engine.Entry
+	Note *engine.Note
 }
 
 // FractalLayer returns the journal layer of m: the fractal layer named
@@ -76,15 +76,15 @@ func JournalFor(m *engine.Memory, d engine.Dimension, scope string) (Journal, er
 	if err != nil {
 		return Journal{}, err
 	}
-	if scope != "" && !d.Scoped() {
+	if scope != "" && !d.HasOwners() {
 		return Journal{}, fmt.Errorf("%s notes have no ID prefix (got scope %q)", d, scope)
 	}
-	return Journal{Dimension: d, Scope: scope, Layer: l}, nil
+	return Journal{Dimension: d, Owner: scope, Layer: l}, nil
 }
 
 // usable reports whether e can be part of a journal this machine maintains:
 // device notes bound to another machine are not.
-func usable(m *engine.Memory, e *engine.Entry) bool {
+func usable(m *engine.Memory, e *engine.Note) bool {
 	if e.Dimension != engine.Device {
 		return true
 	}
@@ -98,11 +98,11 @@ func usable(m *engine.Memory, e *engine.Entry) bool {
 func Journals(m *engine.Memory) []Journal {
 	seen := map[Journal]bool{}
 	var out []Journal
-	for _, e := range m.Entries() {
+	for _, e := range m.Notes() {
 		if e.Layer.Kind != engine.KindFractal || !usable(m, e) || e.Unregistered {
 			continue
 		}
-		j := Journal{Dimension: e.Dimension, Scope: e.Scope, Layer: e.Layer}
+		j := Journal{Dimension: e.Dimension, Owner: e.Owner, Layer: e.Layer}
 		if !seen[j] {
 			seen[j] = true
 			out = append(out, j)
@@ -113,8 +113,8 @@ func Journals(m *engine.Memory) []Journal {
 		if x.Dimension != y.Dimension {
 			return x.Dimension < y.Dimension
 		}
-		if x.Scope != y.Scope {
-			return x.Scope < y.Scope
+		if x.Owner != y.Owner {
+			return x.Owner < y.Owner
 		}
 		return x.Layer.Prefix < y.Layer.Prefix
 	})
@@ -127,8 +127,8 @@ func Journals(m *engine.Memory) []Journal {
 func (j Journal) Files(m *engine.Memory) []File {
 	var out []File
 	seen := map[string]bool{}
-	for _, e := range m.Entries() {
-		if e.Dimension != j.Dimension || e.Scope != j.Scope || e.Layer.Name != j.Layer.Name || !usable(m, e) {
+	for _, e := range m.Notes() {
+		if e.Dimension != j.Dimension || e.Owner != j.Owner || e.Layer.Name != j.Layer.Name || !usable(m, e) {
 			continue
 		}
 		rel := e.LayerKey()
@@ -137,7 +137,7 @@ func (j Journal) Files(m *engine.Memory) []File {
 		}
 		seen[rel] = true
 		f, _ := journal.Classify(rel)
-		out = append(out, File{File: f, Entry: e})
+		out = append(out, File{File: f, Note: e})
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Rel < out[b].Rel })
 	return out
@@ -148,8 +148,8 @@ func (j Journal) Files(m *engine.Memory) []File {
 func (j Journal) candidates(m *engine.Memory, rel string) []string {
 	key := j.Key(rel)
 	sub := key
-	if j.Scope != "" {
-		sub = j.Scope + "/" + key
+	if j.Owner != "" {
+		sub = j.Owner + "/" + key
 	}
 	var out []string
 	if p, err := j.Path(m, rel); err == nil {
@@ -164,10 +164,10 @@ func (j Journal) candidates(m *engine.Memory, rel string) []string {
 }
 
 // lookup returns the note at a layer-relative path as it is on disk now: the
-// loaded entry, refreshed first when the file changed, appeared or went away
+// loaded note, refreshed first when the file changed, appeared or went away
 // since the tree was loaded (another process, a plain text editor). nil when
 // there is no such note.
-func (j Journal) lookup(m *engine.Memory, rel string) *engine.Entry {
+func (j Journal) lookup(m *engine.Memory, rel string) *engine.Note {
 	for _, p := range j.candidates(m, rel) {
 		if e := fresh(m, p); e != nil && usable(m, e) {
 			return e
@@ -177,16 +177,16 @@ func (j Journal) lookup(m *engine.Memory, rel string) *engine.Entry {
 }
 
 // fresh returns the note at path, re-read when the disk differs from the loaded
-// entry.
-func fresh(m *engine.Memory, path string) *engine.Entry {
+// note.
+func fresh(m *engine.Memory, path string) *engine.Note {
 	data, err := safefs.ReadFile(path, store.MaxRead)
-	e := m.Entry(path)
+	e := m.Note(path)
 	switch {
 	case err != nil && e == nil:
 		return nil
 	case err != nil, e == nil, e.Hash != store.Hash(data):
 		m.Refresh(path)
-		e = m.Entry(path)
+		e = m.Note(path)
 	}
 	return e
 }
@@ -195,7 +195,7 @@ func fresh(m *engine.Memory, path string) *engine.Entry {
 // in journal.Sources order.
 func (j Journal) sourceFiles(m *engine.Memory, r journal.Rollup) []File {
 	var files []journal.File
-	entries := map[string]*engine.Entry{}
+	entries := map[string]*engine.Note{}
 	for _, rel := range r.SourcePaths() {
 		e := j.lookup(m, rel)
 		if e == nil {
@@ -207,7 +207,7 @@ func (j Journal) sourceFiles(m *engine.Memory, r journal.Rollup) []File {
 	}
 	var out []File
 	for _, f := range journal.Sources(r, files) {
-		out = append(out, File{File: f, Entry: entries[f.Rel]})
+		out = append(out, File{File: f, Note: entries[f.Rel]})
 	}
 	return out
 }

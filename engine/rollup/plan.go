@@ -14,8 +14,8 @@ import (
 // Source is one entry of a rollup's `sources:` frontmatter (journal.RecordedSource).
 type Source = journal.RecordedSource
 
-// sourceOf records an entry as a source.
-func sourceOf(rel string, e *engine.Entry) Source {
+// sourceOf records a note as a source.
+func sourceOf(rel string, e *engine.Note) Source {
 	return Source{Key: rel, Revision: e.Revision(), Hash: e.Hash}
 }
 
@@ -32,7 +32,7 @@ func sourcesValue(srcs []Source) []any {
 // RecordedSources reads the `sources:` of a rollup's frontmatter
 // (journal.ParseSources). ok is false when the key is missing or is not a list
 // of {key, revision, hash} maps.
-func RecordedSources(e *engine.Entry) (out []Source, ok bool) {
+func RecordedSources(e *engine.Note) (out []Source, ok bool) {
 	f := e.Doc.Field("sources")
 	if f == nil {
 		return nil, false
@@ -71,10 +71,10 @@ func diffSources(recorded, current []Source) string {
 type Options struct {
 	// Dimension limits the plan to one dimension's journals; 0 is every one.
 	Dimension engine.Dimension
-	// Scope, when ScopeSet, limits the plan to journals of that ID prefix
+	// Owner, when ScopeSet, limits the plan to journals of that ID prefix
 	// ("" is the shared journal of a dimension).
-	Scope    string
-	ScopeSet bool
+	Owner    string
+	OwnerSet bool
 	// Today decides which periods are complete; zero is the local date.
 	Today journal.Day
 	// Summarizer writes the rollups (RunPlan); nil is Builtin.
@@ -122,7 +122,7 @@ func (o Options) today() journal.Day {
 }
 
 func (o Options) selects(j Journal) bool {
-	return (o.Dimension == 0 || j.Dimension == o.Dimension) && (!o.ScopeSet || j.Scope == o.Scope)
+	return (o.Dimension == 0 || j.Dimension == o.Dimension) && (!o.OwnerSet || j.Owner == o.Owner)
 }
 
 // Request is what to plan: every due rollup, or one period.
@@ -196,7 +196,7 @@ func (j Job) String() string { return j.Rollup.String() + " in " + j.Journal.Str
 // period is not over yet (an early rollup is rerun when it goes stale), marked
 // UpToDate when its output is current.
 func Plan(m *engine.Memory, req Request, opts Options) ([]Job, error) {
-	if err := engine.CheckScopeID(opts.Scope); err != nil {
+	if err := engine.CheckOwnerID(opts.Owner); err != nil {
 		return nil, err // "../../x" matched no journal and answered OK doing nothing
 	}
 	var jobs []Job
@@ -225,7 +225,7 @@ func planOne(m *engine.Memory, j Journal, r journal.Rollup, opts Options) (Job, 
 		return job, false
 	}
 	for _, f := range files {
-		job.Sources = append(job.Sources, sourceOf(f.Rel, f.Entry))
+		job.Sources = append(job.Sources, sourceOf(f.Rel, f.Note))
 	}
 	job.Sources = append(job.Sources, transcriptSources(job.Transcripts)...)
 	if out := j.lookup(m, job.Output); out != nil {
@@ -240,10 +240,10 @@ func planDue(m *engine.Memory, j Journal, opts Options) []Job {
 	today := opts.today()
 	files := j.Files(m)
 	plain := make([]journal.File, 0, len(files))
-	byRel := map[string]*engine.Entry{}
+	byRel := map[string]*engine.Note{}
 	for _, f := range files {
 		plain = append(plain, f.File)
-		byRel[f.Rel] = f.Entry
+		byRel[f.Rel] = f.Note
 	}
 	planned := map[string]bool{} // outputs about to be (re)written
 	var jobs []Job
@@ -266,7 +266,7 @@ func planDue(m *engine.Memory, j Journal, opts Options) []Job {
 			if !ok || planned[f.Rel] || !r.Complete(today) {
 				continue
 			}
-			rec, ok := RecordedSources(f.Entry)
+			rec, ok := RecordedSources(f.Note)
 			if !ok {
 				continue // not written by a rollup: left alone
 			}

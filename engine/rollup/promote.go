@@ -116,7 +116,7 @@ func Promote(m *engine.Memory, j Journal, lessons []string) (PromoteResult, erro
 	}
 	// Write where the note is (its canonical file, or a new one there).
 	w, err := m.Write(engine.WriteRequest{
-		Dimension: j.Dimension, Scope: j.Scope, Key: j.Key(journal.MemoryFile), Body: ed.Body,
+		Dimension: j.Dimension, Owner: j.Owner, Key: j.Key(journal.MemoryFile), Body: ed.Body,
 		ExpectRevision: ed.Revision, ExpectHash: ed.Hash,
 	})
 	if err != nil {

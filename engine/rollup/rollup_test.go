@@ -50,9 +50,9 @@ func TestEachKind(t *testing.T) {
 	for _, s := range journal.RefinedSections {
 		contains(t, "refined day", out, "## "+s+"\n")
 	}
-	e := f.m.Entry(f.path("refined/2026-11-02.md"))
+	e := f.m.Note(f.path("refined/2026-11-02.md"))
 	srcs, ok := RecordedSources(e)
-	rawEntry := f.m.Entry(f.path("2026-11-02.md"))
+	rawEntry := f.m.Note(f.path("2026-11-02.md"))
 	if !ok || len(srcs) != 1 || srcs[0] != (Source{Key: "2026-11-02.md", Revision: 1, Hash: rawEntry.Hash}) {
 		t.Fatalf("recorded sources %+v, want the raw daily at revision 1, hash %s", srcs, rawEntry.Hash)
 	}
@@ -223,7 +223,7 @@ func TestStaleness(t *testing.T) {
 	if _, err := RunPlan(ctx, f.m, Request{Due: true}, Options{Today: today}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if rec, _ := RecordedSources(f.m.Entry(f.path("refined/2026-11-10.md"))); len(rec) != 1 || rec[0].Hash != f.m.Entry(p).Hash {
+	if rec, _ := RecordedSources(f.m.Note(f.path("refined/2026-11-10.md"))); len(rec) != 1 || rec[0].Hash != f.m.Note(p).Hash {
 		t.Fatalf("the rerun recorded %+v, not the edited file", rec)
 	}
 	if got := due(); len(got) != 0 {
@@ -231,7 +231,7 @@ func TestStaleness(t *testing.T) {
 	}
 
 	// A revision bump through the engine.
-	e := f.m.Entry(f.path("2026-11-17.md"))
+	e := f.m.Note(f.path("2026-11-17.md"))
 	if _, err := f.m.Write(engine.WriteRequest{Dimension: engine.Task, Key: "journal/2026-11-17.md", Body: append(e.Body(), "- Decided to bump\n"...), ExpectRevision: 1, ExpectHash: e.Hash}); err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestSourceChangesDuringSummary(t *testing.T) {
 	}
 	contains(t, "the summarizer's last input", lastInput, "concurrent edit")
 	contains(t, "raw daily", f.read(t, "2026-11-03.md"), "concurrent edit")
-	cur := f.m.Entry(p)
+	cur := f.m.Note(p)
 	if res.Sources[0].Hash != cur.Hash {
 		t.Fatal("the recorded hash is not the edited file's")
 	}

@@ -94,8 +94,8 @@ func Run(ctx context.Context, m *engine.Memory, job Job, s Summarizer) (Result, 
 		srcs := make([]Source, len(files))
 		in := Input{Kind: r.Kind, Period: r.Period(), Sources: make([]journal.Source, len(files))}
 		for i, f := range files {
-			srcs[i] = sourceOf(f.Rel, f.Entry)
-			in.Sources[i] = journal.Source{Key: f.Rel, Body: f.Entry.Src}
+			srcs[i] = sourceOf(f.Rel, f.Note)
+			in.Sources[i] = journal.Source{Key: f.Rel, Body: f.Note.Src}
 		}
 		for _, t := range job.Transcripts {
 			in.Sources = append(in.Sources, journal.Source{Key: t.Key, Body: []byte(t.Text)})
@@ -122,7 +122,7 @@ func Run(ctx context.Context, m *engine.Memory, job Job, s Summarizer) (Result, 
 		now := j.sourceFiles(m, r)
 		cur := make([]Source, len(now))
 		for i, f := range now {
-			cur[i] = sourceOf(f.Rel, f.Entry)
+			cur[i] = sourceOf(f.Rel, f.Note)
 		}
 		cur = append(cur, transcriptSources(job.Transcripts)...)
 		if d := diffSources(srcs, cur); d != "" {
@@ -141,13 +141,13 @@ func Run(ctx context.Context, m *engine.Memory, job Job, s Summarizer) (Result, 
 			if out.Path != outPath {
 				// Read from a legacy root: the canonical file is new.
 				expRev, expHash = 0, ""
-				if c := m.Entry(outPath); c != nil {
+				if c := m.Note(outPath); c != nil {
 					expRev, expHash = c.Revision(), c.Hash
 				}
 			}
 		}
 		w, err := m.Write(engine.WriteRequest{
-			Dimension: j.Dimension, Scope: j.Scope, Key: j.Key(job.Output), Body: []byte(body),
+			Dimension: j.Dimension, Owner: j.Owner, Key: j.Key(job.Output), Body: []byte(body),
 			Meta: []frontmatter.Set{
 				{Key: "rollup", Value: r.Kind.String()},
 				{Key: "period", Value: r.Period()},
@@ -163,7 +163,7 @@ func Run(ctx context.Context, m *engine.Memory, job Job, s Summarizer) (Result, 
 			return res, fmt.Errorf("rollup %s: %w", job, err)
 		}
 		res.Status, res.Path, res.Revision, res.Hash = Written, w.Path, w.Revision, w.Hash
-		written := m.Entry(w.Path)
+		written := m.Note(w.Path)
 		if written == nil {
 			written = j.lookup(m, job.Output)
 		}
@@ -173,7 +173,7 @@ func Run(ctx context.Context, m *engine.Memory, job Job, s Summarizer) (Result, 
 }
 
 // lessons fills in a monthly's proposed lessons.
-func lessons(m *engine.Memory, res Result, out *engine.Entry) Result {
+func lessons(m *engine.Memory, res Result, out *engine.Note) Result {
 	if res.Job.Rollup.Kind != journal.RollupMonth || out == nil {
 		return res
 	}
@@ -186,7 +186,7 @@ func lessons(m *engine.Memory, res Result, out *engine.Entry) Result {
 	var earlier [][]byte
 	for _, f := range res.Job.Journal.Files(m) {
 		if f.Kind == journal.Monthly && f.Month.Compare(res.Job.Rollup.Month) < 0 {
-			earlier = append(earlier, f.Entry.Body())
+			earlier = append(earlier, f.Note.Body())
 		}
 	}
 	res.Lessons = journal.ProposeLessons(out.Body(), mem, earlier...)

@@ -32,7 +32,7 @@ func Today(m *engine.Memory, d engine.Dimension, scope string, day journal.Day) 
 		return "", false, err
 	}
 	_, err = m.Write(engine.WriteRequest{
-		Dimension: d, Scope: scope, Key: j.Key(rel),
+		Dimension: d, Owner: scope, Key: j.Key(rel),
 		Body: []byte(DailyTitle(day)),
 	})
 	if _, stale := engine.IsStale(err); stale {

@@ -42,11 +42,11 @@ func TestWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.After(10 * time.Second)
-	for m.Entry(note) == nil {
+	for m.Note(note) == nil {
 		select {
 		case paths := <-batches:
 			t.Logf("batch %v", paths)
-			if slices.Contains(paths, note) && m.Entry(note) == nil {
+			if slices.Contains(paths, note) && m.Note(note) == nil {
 				t.Fatal("the callback ran before the tree was refreshed")
 			}
 		case <-deadline:
