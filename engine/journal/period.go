@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
@@ -74,65 +75,29 @@ func (d Day) String() string {
 // IsZero reports whether d is the zero Day.
 func (d Day) IsZero() bool { return d == Day{} }
 
-// ordinal is the number of days since 1970-01-01 (proleptic Gregorian).
-func (d Day) ordinal() int {
-	// Days from civil, after Howard Hinnant's public-domain algorithm description.
-	y := d.Year
-	m := int(d.Month)
-	if m <= 2 {
-		y--
-	}
-	era := floorDiv(y, 400)
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d.Day - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
+// midnight is d at 00:00 UTC: the standard library's proleptic Gregorian
+// calendar does the journal's arithmetic, and UTC has no daylight saving to
+// make a day other than 24 hours.
+func (d Day) midnight() time.Time { return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC) }
 
-func fromOrdinal(n int) Day {
-	n += 719468
-	era := floorDiv(n, 146097)
-	doe := n - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y := yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d := doy - (153*mp+2)/5 + 1
-	m := mp + 3
-	if m > 12 {
-		m -= 12
-	}
-	if m <= 2 {
-		y++
-	}
-	return Day{y, time.Month(m), d}
-}
+const secondsPerDay = 24 * 60 * 60
 
-func floorDiv(a, b int) int {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}
+// ordinal is the number of days since 1970-01-01. A time.Duration cannot span
+// the years 0001–9999, so whole days are counted in Unix seconds.
+func (d Day) ordinal() int { return int(d.midnight().Unix() / secondsPerDay) }
+
+// fromOrdinal is the day n days after 1970-01-01.
+func fromOrdinal(n int) Day { return DayOf(time.Unix(int64(n)*secondsPerDay, 0).UTC()) }
 
 // AddDays returns the day n days after d (before it when n is negative).
-func (d Day) AddDays(n int) Day { return fromOrdinal(d.ordinal() + n) }
+func (d Day) AddDays(n int) Day { return DayOf(d.midnight().AddDate(0, 0, n)) }
 
 // Sub returns the number of days from o to d (d - o).
 func (d Day) Sub(o Day) int { return d.ordinal() - o.ordinal() }
 
 // Compare returns -1, 0 or +1 as d is before, equal to or after o.
 func (d Day) Compare(o Day) int {
-	switch {
-	case d.Year != o.Year:
-		return sign(d.Year - o.Year)
-	case d.Month != o.Month:
-		return sign(int(d.Month) - int(o.Month))
-	default:
-		return sign(d.Day - o.Day)
-	}
+	return cmp.Or(cmp.Compare(d.Year, o.Year), cmp.Compare(d.Month, o.Month), cmp.Compare(d.Day, o.Day))
 }
 
 // Before reports whether d is before o.
@@ -142,22 +107,7 @@ func (d Day) Before(o Day) bool { return d.Compare(o) < 0 }
 func (d Day) After(o Day) bool { return d.Compare(o) > 0 }
 
 // Weekday returns the day of the week of d.
-func (d Day) Weekday() time.Weekday {
-	// 1970-01-01 was a Thursday.
-	return time.Weekday((floorMod(d.ordinal(), 7) + 4) % 7)
-}
-
-func floorMod(a, b int) int { return a - floorDiv(a, b)*b }
-
-func sign(n int) int {
-	switch {
-	case n < 0:
-		return -1
-	case n > 0:
-		return 1
-	}
-	return 0
-}
+func (d Day) Weekday() time.Weekday { return d.midnight().Weekday() }
 
 // isoDow is the ISO day of the week: Monday 1 … Sunday 7.
 func (d Day) isoDow() int {
@@ -171,8 +121,8 @@ func (d Day) isoDow() int {
 // WeekOf returns the ISO week containing d. Around New Year the week can belong to
 // the neighbouring year: 2027-01-01 is in 2026-W53, 2024-12-30 is in 2025-W01.
 func WeekOf(d Day) Week {
-	thu := d.AddDays(4 - d.isoDow())
-	return Week{Year: thu.Year, Week: (thu.ordinal()-Day{thu.Year, 1, 1}.ordinal())/7 + 1}
+	y, w := d.midnight().ISOWeek()
+	return Week{Year: y, Week: w}
 }
 
 // MonthOf returns the calendar month containing d.
@@ -252,10 +202,7 @@ func (w Week) Next() Week { return WeekOf(w.Monday().AddDays(7)) }
 
 // Compare returns -1, 0 or +1 as w is before, equal to or after o.
 func (w Week) Compare(o Week) int {
-	if w.Year != o.Year {
-		return sign(w.Year - o.Year)
-	}
-	return sign(w.Week - o.Week)
+	return cmp.Or(cmp.Compare(w.Year, o.Year), cmp.Compare(w.Week, o.Week))
 }
 
 // ParseMonth parses YYYY-MM and rejects months outside 01–12.
@@ -306,7 +253,7 @@ func (m Month) Days() []Day {
 func (m Month) Weeks() []Week {
 	first := m.First()
 	// First Thursday on or after the 1st.
-	thu := first.AddDays(floorMod(4-first.isoDow(), 7))
+	thu := first.AddDays(int(time.Thursday-first.Weekday()+7) % 7)
 	var out []Week
 	for ; thu.Year == m.Year && thu.Month == m.Month; thu = thu.AddDays(7) {
 		out = append(out, WeekOf(thu))
@@ -316,24 +263,11 @@ func (m Month) Weeks() []Week {
 
 // Compare returns -1, 0 or +1 as m is before, equal to or after o.
 func (m Month) Compare(o Month) int {
-	if m.Year != o.Year {
-		return sign(m.Year - o.Year)
-	}
-	return sign(int(m.Month) - int(o.Month))
+	return cmp.Or(cmp.Compare(m.Year, o.Year), cmp.Compare(m.Month, o.Month))
 }
 
-func daysIn(y int, m time.Month) int {
-	switch m {
-	case time.February:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case time.April, time.June, time.September, time.November:
-		return 30
-	}
-	return 31
-}
+// daysIn is the length of a month: day 0 of the next month is its last day.
+func daysIn(y int, m time.Month) int { return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day() }
 
 // digits parses a run of ASCII digits (no sign, no spaces).
 func digits(s string) (int, bool) {
