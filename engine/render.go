@@ -92,6 +92,35 @@ type blockGroup struct {
 // by key; skills listed, not inlined; journal files outside the boot set left out,
 // the boot set in its own order (bootSet).
 func (m *Memory) Render(opts RenderOptions) (*Block, error) {
+	r, err := m.newRenderer(opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Budget <= 0 {
+		return r.unbudgeted(), nil
+	}
+	return r.budgeted(), nil
+}
+
+// renderer renders one <memory> block. Its methods are the steps of Render:
+// select the notes (newRenderer), count them against the budget (countParts),
+// choose which fit (choose), and write the block (build).
+type renderer struct {
+	opts   RenderOptions
+	scope  Scope // opts.Scope, looking from this machine unless it names one
+	view   *View
+	groups []blockGroup
+	skills []*Note
+	// slots are the notes' places, per group, then the skills list last.
+	slots [][]slot
+	// overhead is the budgeted size of all but the slots; headerEstimate the
+	// part of it the header line takes (countParts).
+	overhead, headerEstimate int
+}
+
+// newRenderer selects what the block holds: the scope's view (one agent at
+// most), the boot set of its journals, the groups and the skills list.
+func (m *Memory) newRenderer(opts RenderOptions) (*renderer, error) {
 	s := opts.Scope
 	if s.Machine == "" {
 		s.Machine = m.MachineID()
@@ -103,170 +132,185 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := m.View(s)
-	groups, skills := arrange(v, boot)
-
-	open := func(gen, replaces string) string {
-		var b strings.Builder
-		b.WriteString(`<memory generation="` + gen + `"`)
-		if replaces != "" {
-			b.WriteString(` replaces="` + attr(replaces) + `"`)
-		}
-		if s.Task != "" {
-			b.WriteString(` task="` + attr(s.Task) + `"`)
-		}
-		if len(s.Agents) > 0 {
-			b.WriteString(` agents="` + attr(strings.Join(s.Agents, ",")) + `"`)
-		}
-		if s.Machine != "" {
-			b.WriteString(` machine="` + attr(s.Machine) + `"`)
-		}
-		if s.Task == "" && len(s.Agents) == 0 {
-			// The view of nobody in particular says so in its first line (Unbound).
-			b.WriteString(` unbound="` + Unbound + `"`)
-		}
-		b.WriteString(">\n")
-		return b.String()
-	}
-
-	// A budget is a ceiling. Every element, wrapper and omitted line is counted
-	// first, as if every note were left out; then notes are taken in the block's
-	// order (most specific first) while trading a note's omitted line for its
-	// element still fits.
-	var slots [][]slot // per group, then the skills list last
-	for _, g := range groups {
+	r := &renderer{opts: opts, scope: s, view: m.View(s)}
+	r.groups, r.skills = arrange(r.view, boot)
+	for _, g := range r.groups {
 		row := make([]slot, len(g.notes))
 		for i, e := range g.notes {
 			row[i] = slot{e: e}
 		}
-		slots = append(slots, row)
+		r.slots = append(r.slots, row)
 	}
-	if len(skills) > 0 {
-		row := make([]slot, len(skills))
-		for i, e := range skills {
+	if len(r.skills) > 0 {
+		row := make([]slot, len(r.skills))
+		for i, e := range r.skills {
 			row[i] = slot{e: e, skill: true}
 		}
-		slots = append(slots, row)
+		r.slots = append(r.slots, row)
 	}
-	// Without a budget nothing reads a count: the tokenizer is not run (an
-	// agent boots without one at every session start). Block.CountTokens
-	// counts later, if asked.
-	var overhead, headerEstimate int
-	if opts.Budget > 0 {
-		overhead, headerEstimate = countParts(groups, skills, slots, v.Unregistered, s, open("", opts.Previous))
-	}
-	// choose marks the notes taken when the header line (with the generation)
-	// costs header tokens, and returns the block's size.
-	choose := func(header int) int {
-		used := overhead - headerEstimate + header
-		for _, row := range slots {
-			for i := range row {
-				row[i].included = false
-				if opts.Budget > 0 {
-					used += row[i].omitted
-				}
-			}
-		}
-		for _, row := range slots {
-			for i := range row {
-				sl := &row[i]
-				if opts.Budget <= 0 {
-					sl.included = true
-					used += sl.tokens
-					continue
-				}
-				if delta := sl.tokens - sl.omitted; used+delta <= opts.Budget {
-					sl.included = true
-					used += delta
-				}
-			}
-		}
-		return used
-	}
-	header := headerEstimate
-	used := choose(header)
+	return r, nil
+}
 
-	size := 64
-	for _, row := range slots {
-		for _, sl := range row {
-			size += len(sl.e.Src) + 96 // the element is the body plus its tags
-		}
+// unbudgeted renders every note. Nothing reads a count, so the tokenizer is
+// not run (an agent boots without one at every session start):
+// Block.CountTokens counts later, if asked.
+func (r *renderer) unbudgeted() *Block {
+	r.choose(r.headerEstimate)
+	blk := r.build()
+	blk.count = func() int {
+		r.countParts()
+		return r.choose(r.headerEstimate) - r.headerEstimate + headerTokens(blk)
 	}
-	build := func() *Block {
-		blk := &Block{}
-		var body bytes.Buffer
-		body.Grow(size)
-		for gi, g := range groups {
-			openTag, closeTag := groupTags(g, s)
-			body.WriteString(openTag)
-			for _, sl := range slots[gi] {
-				if sl.included {
-					body.WriteString(sl.e.element())
-					blk.Included = append(blk.Included, sl.e)
-					continue
-				}
-				body.WriteString(sl.e.omittedLine())
-				blk.Omitted = append(blk.Omitted, Omitted{Note: sl.e, Tokens: sl.tokens, Reason: "budget"})
-			}
-			body.WriteString(closeTag)
-		}
-		if len(skills) > 0 {
-			body.WriteString("<skills>\n")
-			for _, sl := range slots[len(slots)-1] {
-				if sl.included {
-					body.WriteString(skillLine(sl.e))
-					blk.Skills = append(blk.Skills, sl.e)
-					continue
-				}
-				body.WriteString(sl.e.omittedLine())
-				blk.Omitted = append(blk.Omitted, Omitted{Note: sl.e, Tokens: sl.tokens, Reason: "budget"})
-			}
-			body.WriteString("</skills>\n")
-		}
-		for _, e := range v.Unregistered {
-			body.WriteString(unregisteredLine(e))
-			blk.Omitted = append(blk.Omitted, Omitted{Note: e, Reason: ReasonUnregistered})
-		}
-		body.WriteString("</memory>\n")
-		// The generation hashes everything the agent would read except the
-		// generation itself, so an unchanged view keeps its generation.
-		h := sha256.New()
-		h.Write([]byte(open("", "")))
-		h.Write(body.Bytes())
-		blk.Generation = hex.EncodeToString(h.Sum(nil))[:8]
-		replaces := ""
-		if opts.Previous != "" && opts.Previous != blk.Generation {
-			replaces = opts.Previous
-		}
-		blk.Text = open(blk.Generation, replaces) + body.String()
-		return blk
-	}
+	return blk
+}
+
+// budgeted renders what fits the budget, a ceiling. Every element, wrapper
+// and omitted line is counted first, as if every note were left out; then
+// notes are taken in the block's order (most specific first) while trading a
+// note's omitted line for its element still fits.
+func (r *renderer) budgeted() *Block {
+	defer FlushTokenCache()
+	r.countParts()
+	header := r.headerEstimate
+	used := r.choose(header)
+	blk := r.build()
 	// Every part ends in ">\n" and the next begins with "<", a boundary o200k's
 	// pre-tokenizer never merges across, so the sum of the parts is the block's
 	// count once the header line's estimate is replaced by its real count.
-	headerOf := func(b *Block) int { return countTokens(b.Text[:strings.IndexByte(b.Text, '\n')+1]) }
-	blk := build()
-	if opts.Budget <= 0 {
-		blk.count = func() int {
-			overhead, headerEstimate = countParts(groups, skills, slots, v.Unregistered, s, open("", opts.Previous))
-			return choose(headerEstimate) - headerEstimate + headerOf(blk)
-		}
-		return blk, nil
-	}
-	defer FlushTokenCache()
-	blk.Tokens = used - header + headerOf(blk)
-	if real := headerOf(blk); opts.Budget > 0 && real < header {
+	blk.Tokens = used - header + headerTokens(blk)
+	if real := headerTokens(blk); real < header {
 		// The generation took fewer tokens than reserved for it: choose again
 		// with what the header really takes, and keep that block if it fits.
-		usedAgain := choose(real)
-		if b := build(); usedAgain-real+headerOf(b) <= opts.Budget {
+		usedAgain := r.choose(real)
+		if b := r.build(); usedAgain-real+headerTokens(b) <= r.opts.Budget {
 			blk = b
-			blk.Tokens = usedAgain - real + headerOf(b)
+			blk.Tokens = usedAgain - real + headerTokens(b)
 		} else {
-			choose(header)
+			r.choose(header)
 		}
 	}
-	return blk, nil
+	return blk
+}
+
+// header is the block's first line, <memory …>.
+func (r *renderer) header(gen, replaces string) string {
+	s := r.scope
+	var b strings.Builder
+	b.WriteString(`<memory generation="` + gen + `"`)
+	if replaces != "" {
+		b.WriteString(` replaces="` + attr(replaces) + `"`)
+	}
+	if s.Task != "" {
+		b.WriteString(` task="` + attr(s.Task) + `"`)
+	}
+	if len(s.Agents) > 0 {
+		b.WriteString(` agents="` + attr(strings.Join(s.Agents, ",")) + `"`)
+	}
+	if s.Machine != "" {
+		b.WriteString(` machine="` + attr(s.Machine) + `"`)
+	}
+	if s.Task == "" && len(s.Agents) == 0 {
+		// The view of nobody in particular says so in its first line (Unbound).
+		b.WriteString(` unbound="` + Unbound + `"`)
+	}
+	b.WriteString(">\n")
+	return b.String()
+}
+
+// headerTokens counts the first line of a built block.
+func headerTokens(b *Block) int { return countTokens(b.Text[:strings.IndexByte(b.Text, '\n')+1]) }
+
+// choose marks the notes taken when the header line (with the generation)
+// costs header tokens, and returns the block's size. Without a budget every
+// note is taken.
+func (r *renderer) choose(header int) int {
+	budget := r.opts.Budget
+	used := r.overhead - r.headerEstimate + header
+	for _, row := range r.slots {
+		for i := range row {
+			row[i].included = false
+			if budget > 0 {
+				used += row[i].omitted
+			}
+		}
+	}
+	for _, row := range r.slots {
+		for i := range row {
+			sl := &row[i]
+			if budget <= 0 {
+				sl.included = true
+				used += sl.tokens
+				continue
+			}
+			if delta := sl.tokens - sl.omitted; used+delta <= budget {
+				sl.included = true
+				used += delta
+			}
+		}
+	}
+	return used
+}
+
+// build writes the block as chosen: the group elements, the skills list, the
+// lines naming unregistered notes, and the header with the generation.
+func (r *renderer) build() *Block {
+	blk := &Block{}
+	var body bytes.Buffer
+	body.Grow(r.sizeHint())
+	for gi, g := range r.groups {
+		openTag, closeTag := groupTags(g, r.scope)
+		body.WriteString(openTag)
+		r.writeSlots(&body, blk, r.slots[gi], (*Note).element, &blk.Included)
+		body.WriteString(closeTag)
+	}
+	if len(r.skills) > 0 {
+		body.WriteString("<skills>\n")
+		r.writeSlots(&body, blk, r.slots[len(r.slots)-1], skillLine, &blk.Skills)
+		body.WriteString("</skills>\n")
+	}
+	for _, e := range r.view.Unregistered {
+		body.WriteString(unregisteredLine(e))
+		blk.Omitted = append(blk.Omitted, Omitted{Note: e, Reason: ReasonUnregistered})
+	}
+	body.WriteString("</memory>\n")
+	// The generation hashes everything the agent would read except the
+	// generation itself, so an unchanged view keeps its generation.
+	h := sha256.New()
+	h.Write([]byte(r.header("", "")))
+	h.Write(body.Bytes())
+	blk.Generation = hex.EncodeToString(h.Sum(nil))[:8]
+	replaces := ""
+	if r.opts.Previous != "" && r.opts.Previous != blk.Generation {
+		replaces = r.opts.Previous
+	}
+	blk.Text = r.header(blk.Generation, replaces) + body.String()
+	return blk
+}
+
+// writeSlots writes one row: a taken note as line(note), recorded in taken;
+// a note left out as its omitted line.
+func (r *renderer) writeSlots(body *bytes.Buffer, blk *Block, row []slot, line func(*Note) string, taken *[]*Note) {
+	for _, sl := range row {
+		if sl.included {
+			body.WriteString(line(sl.e))
+			*taken = append(*taken, sl.e)
+			continue
+		}
+		body.WriteString(sl.e.omittedLine())
+		blk.Omitted = append(blk.Omitted, Omitted{Note: sl.e, Tokens: sl.tokens, Reason: "budget"})
+	}
+}
+
+// sizeHint is about the block's length in bytes: each element is the body
+// plus its tags.
+func (r *renderer) sizeHint() int {
+	size := 64
+	for _, row := range r.slots {
+		for _, sl := range row {
+			size += len(sl.e.Src) + 96
+		}
+	}
+	return size
 }
 
 // countParts counts what a budget weighs: the header line without its
@@ -274,23 +318,23 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 // can take, so that the estimate is an upper bound: the generation is not
 // known before the body is), the group and closing tags, and each slot's
 // element (or skill line) and omitted line, and the lines naming unregistered
-// notes. It returns the overhead (all but the slots) and the header's
-// estimate. Counting is spread over the CPUs.
-func countParts(groups []blockGroup, skills []*Note, slots [][]slot, unregistered []*Note, s Scope, header string) (overhead, headerEstimate int) {
-	headerEstimate = countTokens(header) + 8
-	overhead = headerEstimate + countTokens("</memory>\n")
-	for _, e := range unregistered {
-		overhead += countTokens(unregisteredLine(e))
+// notes. It sets the overhead (all but the slots) and the header's estimate.
+// Counting is spread over the CPUs.
+func (r *renderer) countParts() {
+	r.headerEstimate = countTokens(r.header("", r.opts.Previous)) + 8
+	r.overhead = r.headerEstimate + countTokens("</memory>\n")
+	for _, e := range r.view.Unregistered {
+		r.overhead += countTokens(unregisteredLine(e))
 	}
-	for _, g := range groups {
-		openTag, closeTag := groupTags(g, s)
-		overhead += countTokens(openTag) + countTokens(closeTag)
+	for _, g := range r.groups {
+		openTag, closeTag := groupTags(g, r.scope)
+		r.overhead += countTokens(openTag) + countTokens(closeTag)
 	}
-	if len(skills) > 0 {
-		overhead += countTokens("<skills>\n") + countTokens("</skills>\n")
+	if len(r.skills) > 0 {
+		r.overhead += countTokens("<skills>\n") + countTokens("</skills>\n")
 	}
 	var all []*slot
-	for _, row := range slots {
+	for _, row := range r.slots {
 		for i := range row {
 			all = append(all, &row[i])
 		}
@@ -304,7 +348,6 @@ func countParts(groups []blockGroup, skills []*Note, slots [][]slot, unregistere
 		}
 		sl.omitted = sl.e.omittedTokens()
 	})
-	return overhead, headerEstimate
 }
 
 // slot is one note's place in a rendered block.
