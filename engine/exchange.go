@@ -343,132 +343,189 @@ func (m *Memory) Import(dir string) (*ImportResult, error) {
 	}
 	defer root.Close()
 	res := &ImportResult{}
-	type item struct {
-		dim  Dimension
-		rel  string // inside the canonical root
-		src  []byte
-		from string
+	tree, err := m.readPortable(root, res)
+	if err != nil {
+		return nil, err
 	}
-	var items []item
-	refuse := func(rel, reason string) {
-		res.Skipped = append(res.Skipped, ImportSkip{From: rel, Reason: reason})
+	if err := m.importConfig(tree.config, tree.layers, res); err != nil {
+		return res, err
 	}
-	var cfg *PortableConfig
-	var layers []byte
-	err = fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
+	for _, f := range tree.notes {
+		m.importNote(m.planImport(f), res)
+	}
+	if len(res.Imported) > 0 || len(res.Config) > 0 {
+		m.Reload()
+	}
+	return res, nil
+}
+
+// portableTree is what an import read of a portable tree: the notes that
+// passed every check, and its configuration files.
+type portableTree struct {
+	notes  []portableNote
+	config *PortableConfig // magicfrog.json; nil when absent or broken
+	layers []byte          // layers.json as it is; nil when absent
+}
+
+// portableNote is one note file of a portable tree, read and checked.
+type portableNote struct {
+	dim  Dimension
+	rel  string // inside the canonical root
+	src  []byte
+	from string // the path in the portable tree
+}
+
+// refuse records a file of the tree that is not imported, and why.
+func (res *ImportResult) refuse(from, reason string) {
+	res.Skipped = append(res.Skipped, ImportSkip{From: from, Reason: reason})
+}
+
+// readPortable checks every file of the tree before anything is written: it
+// reads the notes and configuration files that pass, and refuses the rest
+// (in res) each with its reason.
+func (m *Memory) readPortable(root *os.Root, res *ImportResult) (*portableTree, error) {
+	tree := &portableTree{}
+	err := fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
-			refuse(rel, err.Error())
+			res.refuse(rel, err.Error())
 			return nil
 		}
 		if rel == "." {
 			return nil
 		}
 		if strings.HasPrefix(d.Name(), ".") {
-			refuse(rel, "hidden names are not notes (a store's lock or temporary file, or an editor's)")
+			res.refuse(rel, "hidden names are not notes (a store's lock or temporary file, or an editor's)")
 			if d.IsDir() {
 				return fs.SkipDir
 			}
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
-			refuse(rel, "links are refused")
+			res.refuse(rel, "links are refused")
 			return nil
 		}
 		if d.IsDir() {
 			return nil
 		}
 		if !d.Type().IsRegular() {
-			refuse(rel, safefs.Kind(d.Type())+", not a note: refused, never opened")
+			res.refuse(rel, safefs.Kind(d.Type())+", not a note: refused, never opened")
 			return nil
 		}
 		switch rel {
 		case PortableConfigFile, PortableLayersFile:
-			b, err := safefs.ReadIn(root, rel, MaxConfigSize)
-			if err != nil {
-				refuse(rel, readReason(err))
-				return nil
-			}
-			if rel == PortableLayersFile {
-				layers = b
-				return nil
-			}
-			cfg = &PortableConfig{}
-			if err := json.Unmarshal(b, cfg); err != nil {
-				cfg = nil
-				refuse(rel, "does not parse: "+err.Error())
-			}
+			tree.readConfig(root, rel, res)
 			return nil
 		}
-		if err := CheckImportPath(rel); err != nil {
-			refuse(rel, err.Error())
-			return nil
+		if n, reason := m.readPortableNote(root, rel); reason != "" {
+			res.refuse(rel, reason)
+		} else {
+			tree.notes = append(tree.notes, n)
 		}
-		dim, inner, err := importTarget(rel)
-		if err != nil {
-			refuse(rel, err.Error())
-			return nil
-		}
-		if dim == Task && m.Paths.TaskDir() == "" {
-			refuse(rel, "task notes need a project (--project)")
-			return nil
-		}
-		src, err := safefs.ReadIn(root, filepath.FromSlash(rel), MaxNoteSize)
-		if err != nil {
-			refuse(rel, readReason(err))
-			return nil
-		}
-		if reason := notNoteReason(src); reason != "" {
-			refuse(rel, reason)
-			return nil
-		}
-		items = append(items, item{dim: dim, rel: inner, src: src, from: rel})
 		return nil
 	})
+	return tree, err
+}
+
+// readConfig reads the tree's magicfrog.json or layers.json.
+func (tree *portableTree) readConfig(root *os.Root, rel string, res *ImportResult) {
+	b, err := safefs.ReadIn(root, rel, MaxConfigSize)
 	if err != nil {
-		return nil, err
+		res.refuse(rel, readReason(err))
+		return
 	}
-	if err := m.importConfig(cfg, layers, res); err != nil {
-		return res, err
+	if rel == PortableLayersFile {
+		tree.layers = b
+		return
 	}
-	for _, it := range items {
-		dest := filepath.Join(m.Paths.CanonicalRoot(it.dim), filepath.FromSlash(it.rel))
-		newRev, ok := store.RevisionOf(it.src)
-		if !ok {
-			refuse(it.from, revisionReason(it.src))
-			continue
+	tree.config = &PortableConfig{}
+	if err := json.Unmarshal(b, tree.config); err != nil {
+		tree.config = nil
+		res.refuse(rel, "does not parse: "+err.Error())
+	}
+}
+
+// readPortableNote reads the note at rel in the tree, or says why it is
+// refused: a path that could leave the target or no dimension folder, task
+// notes without a project, a file that cannot be read whole, or content
+// that is not a note.
+func (m *Memory) readPortableNote(root *os.Root, rel string) (portableNote, string) {
+	if err := CheckImportPath(rel); err != nil {
+		return portableNote{}, err.Error()
+	}
+	dim, inner, err := importTarget(rel)
+	if err != nil {
+		return portableNote{}, err.Error()
+	}
+	if dim == Task && m.Paths.TaskDir() == "" {
+		return portableNote{}, "task notes need a project (--project)"
+	}
+	src, err := safefs.ReadIn(root, filepath.FromSlash(rel), MaxNoteSize)
+	if err != nil {
+		return portableNote{}, readReason(err)
+	}
+	if reason := notNoteReason(src); reason != "" {
+		return portableNote{}, reason
+	}
+	return portableNote{dim: dim, rel: inner, src: src, from: rel}, ""
+}
+
+// importPlan is what an import does with one note: write it over what the
+// destination held (expect), leave it (unchanged), or skip it.
+type importPlan struct {
+	note      portableNote
+	dest      string
+	expect    store.Expect
+	unchanged bool
+	skip      *ImportSkip
+}
+
+// planImport decides one note against its destination: an imported note never
+// replaces a newer revision, nor the same revision with other content, nor a
+// file whose frontmatter does not parse.
+func (m *Memory) planImport(n portableNote) importPlan {
+	p := importPlan{note: n, dest: filepath.Join(m.Paths.CanonicalRoot(n.dim), filepath.FromSlash(n.rel))}
+	newRev, ok := store.RevisionOf(n.src)
+	if !ok {
+		p.skip = &ImportSkip{From: n.from, Reason: revisionReason(n.src)}
+		return p
+	}
+	cur, err := safefs.ReadFile(p.dest, store.MaxRead)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return p
+	case err != nil:
+		p.skip = &ImportSkip{From: n.from, Reason: err.Error()}
+		return p
+	}
+	curRev, readable := store.RevisionOf(cur)
+	switch {
+	case bytes.Equal(cur, n.src):
+		p.unchanged = true
+	case !readable:
+		p.skip = &ImportSkip{From: n.from, Reason: p.dest + " has frontmatter that does not parse; it was kept", Kept: true}
+	case curRev >= newRev:
+		p.skip = &ImportSkip{From: n.from, Reason: fmt.Sprintf("revision %d does not replace %s at revision %d", newRev, p.dest, curRev), Kept: true}
+	default:
+		p.expect = store.Expect{Revision: curRev, Hash: store.Hash(cur)}
+	}
+	return p
+}
+
+// importNote carries out a plan, revision-checked against what the plan
+// read, and records the outcome in res.
+func (m *Memory) importNote(p importPlan, res *ImportResult) {
+	switch {
+	case p.skip != nil:
+		res.Skipped = append(res.Skipped, *p.skip)
+	case p.unchanged:
+		res.Unchanged++
+	default:
+		if err := store.Write(m.Paths.LockRoot(p.dest), p.dest, p.note.src, p.expect); err != nil {
+			res.refuse(p.note.from, err.Error())
+			return
 		}
-		cur, err := safefs.ReadFile(dest, store.MaxRead)
-		expect := store.Expect{}
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			refuse(it.from, err.Error())
-			continue
-		default:
-			curRev, readable := store.RevisionOf(cur)
-			switch {
-			case bytes.Equal(cur, it.src):
-				res.Unchanged++
-				continue
-			case !readable:
-				res.Skipped = append(res.Skipped, ImportSkip{From: it.from, Reason: dest + " has frontmatter that does not parse; it was kept", Kept: true})
-				continue
-			case curRev >= newRev:
-				res.Skipped = append(res.Skipped, ImportSkip{From: it.from, Reason: fmt.Sprintf("revision %d does not replace %s at revision %d", newRev, dest, curRev), Kept: true})
-				continue
-			}
-			expect = store.Expect{Revision: curRev, Hash: store.Hash(cur)}
-		}
-		if err := store.Write(m.Paths.LockRoot(dest), dest, it.src, expect); err != nil {
-			refuse(it.from, err.Error())
-			continue
-		}
-		res.Imported = append(res.Imported, dest)
+		res.Imported = append(res.Imported, p.dest)
 	}
-	if len(res.Imported) > 0 || len(res.Config) > 0 {
-		m.Reload()
-	}
-	return res, nil
 }
 
 // readReason says why a file of a portable tree could not be read.
