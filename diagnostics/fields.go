@@ -107,13 +107,10 @@ func (c *checker) updated() {
 }
 
 func (c *checker) thisMachine() string {
-	if c.in.Scope.Machine != "" {
+	if c.in.Memory == nil {
 		return c.in.Scope.Machine
 	}
-	if c.in.Memory != nil {
-		return c.in.Memory.MachineID()
-	}
-	return ""
+	return c.in.Memory.MachineOf(c.in.Scope)
 }
 
 func (c *checker) machine() {

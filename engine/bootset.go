@@ -79,9 +79,7 @@ func (m *Memory) BootSet(opts RenderOptions) ([]*Note, error) {
 		return nil, err
 	}
 	s := opts.Scope
-	if s.Machine == "" {
-		s.Machine = m.MachineID()
-	}
+	s.Machine = m.MachineOf(s)
 	groups, _ := arrange(m.View(s), boot)
 	var out []*Note
 	for _, g := range groups {

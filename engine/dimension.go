@@ -17,6 +17,20 @@ const (
 // (SPEC §3). Device sits outside the chain.
 var Chain = []Dimension{Account, User, Agent, Task}
 
+// Ref is the portable path of the note at key under dimension d and owner
+// ("" for the shared notes): "agent/larry/notes/style.md", "user/prefs.md".
+// The <memory> block, the mf:// resources, import plans and the command line
+// name notes this way; Note.Ref is the same for a loaded note.
+func Ref(d Dimension, owner, key string) string { return joinRef(d.String(), owner, key) }
+
+// joinRef joins a top folder, an owner (when there is one) and a key.
+func joinRef(top, owner, key string) string {
+	if owner != "" {
+		return top + "/" + owner + "/" + key
+	}
+	return top + "/" + key
+}
+
 // RenderOrder is the order of the <memory> block: most specific first (SPEC §5).
 var RenderOrder = []Dimension{Task, Agent, User, Account, Device}
 

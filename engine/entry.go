@@ -72,12 +72,7 @@ func (e *Note) Meta(key string) string {
 
 // Ref is the note's portable path: dimension, ID prefix and key, as export
 // writes it and the <memory> block names skills ("agent/larry/notes/style.md").
-func (e *Note) Ref() string {
-	if e.Owner != "" {
-		return e.Dimension.String() + "/" + e.Owner + "/" + e.Key
-	}
-	return e.Dimension.String() + "/" + e.Key
-}
+func (e *Note) Ref() string { return Ref(e.Dimension, e.Owner, e.Key) }
 
 // LayerKey is the key inside its layer ("journal/2026-11-30.md" → "2026-11-30.md").
 func (e *Note) LayerKey() string { return strings.TrimPrefix(e.Key, e.Layer.Prefix) }

@@ -149,12 +149,7 @@ func (m *Memory) ExportWith(dir string, opts ExportOptions) (*ExportResult, erro
 }
 
 // portablePath is where e goes in a portable tree.
-func portablePath(e *Note) string {
-	if e.Owner != "" {
-		return exportDir(e.Dimension) + "/" + e.Owner + "/" + e.Key
-	}
-	return exportDir(e.Dimension) + "/" + e.Key
-}
+func portablePath(e *Note) string { return joinRef(exportDir(e.Dimension), e.Owner, e.Key) }
 
 // portableConfig is the export's magicfrog.json and its layers.json (the
 // data directory's file as it is; nil when there is none).

@@ -122,9 +122,7 @@ type renderer struct {
 // most), the boot set of its journals, the groups and the skills list.
 func (m *Memory) newRenderer(opts RenderOptions) (*renderer, error) {
 	s := opts.Scope
-	if s.Machine == "" {
-		s.Machine = m.MachineID()
-	}
+	s.Machine = m.MachineOf(s)
 	if agents := unique(append([]string(nil), s.Agents...)); len(agents) > 1 {
 		return nil, &SeveralAgentsError{Agents: agents}
 	}

@@ -28,6 +28,13 @@ func (s Scope) inScope(e *Note, thisMachine string) bool {
 	return true
 }
 
+// MachineOf is the machine s looks from: the machine it names, else this
+// machine's ID ("" when none was made yet). Render, the effective view,
+// diagnostics, participants and the editor all fill a scope's machine so.
+func (m *Memory) MachineOf(s Scope) string { return s.machine(m.MachineID()) }
+
+// machine is the machine s looks from when thisMachine is this machine's ID
+// (MachineOf, for callers that hold the lock).
 func (s Scope) machine(thisMachine string) string {
 	if s.Machine != "" {
 		return s.Machine
@@ -137,9 +144,7 @@ func (m *Memory) visibleLocked(s Scope) []*Note {
 func (m *Memory) View(s Scope) *View {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if s.Machine == "" {
-		s.Machine = m.machine
-	}
+	s.Machine = s.machine(m.machine)
 	v := &View{Scope: s}
 	// Sorting the visible notes by key and walking runs of one key is cheaper
 	// than a map of keys: a scope at 100,000 notes sees thousands.

@@ -204,9 +204,7 @@ func (s *Server) renderScoped(m *engine.Memory, a renderArg) (*engine.Block, eng
 	if a.Today != "" {
 		opts.Today = a.Today
 	}
-	if opts.Scope.Machine == "" {
-		opts.Scope.Machine = m.MachineID()
-	}
+	opts.Scope.Machine = m.MachineOf(opts.Scope)
 	b, err := m.Render(opts)
 	return b, opts, err
 }

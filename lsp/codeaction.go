@@ -382,12 +382,7 @@ func (s *Server) promoteActions(n *Located) []protocol.CodeAction {
 	return out
 }
 
-func (s *Server) machineID(m *engine.Memory) string {
-	if id := s.Settings().Machine; id != "" {
-		return id
-	}
-	return m.MachineID()
-}
+func (s *Server) machineID(m *engine.Memory) string { return m.MachineOf(s.Scope(m)) }
 
 // displayPath shortens a path for a title: relative to the data directory or
 // the project when under one.

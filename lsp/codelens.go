@@ -44,10 +44,7 @@ type noteStanding struct {
 func (s *Server) standing(n *Located) noteStanding {
 	sc := s.Participant(n.Memory)
 	st := n.Memory.StatusOf(n.Note, sc)
-	ns := noteStanding{Status: st, Scope: sc, Machine: sc.Machine, Winner: n.Note}
-	if ns.Machine == "" {
-		ns.Machine = n.Memory.MachineID()
-	}
+	ns := noteStanding{Status: st, Scope: sc, Machine: n.Memory.MachineOf(sc), Winner: n.Note}
 	e := n.Note
 	switch {
 	case e.Dimension == engine.Device:

@@ -137,7 +137,7 @@ func (s *Server) willSaveWaitUntil(_ *glsp.Context, p *protocol.WillSaveTextDocu
 	}
 	sets := []frontmatter.Set{{Key: "revision", Value: next}, {Key: "updated", Value: engine.FormatTime(now())}}
 	if n.Note.Dimension == engine.Device && n.Note.Machine() == "" {
-		if id := s.saveMachineID(n.Memory); id != "" {
+		if id := n.Memory.MachineOf(s.Scope(n.Memory)); id != "" {
 			sets = append(sets, frontmatter.Set{Key: "machine", Value: id})
 		}
 	}
@@ -176,13 +176,6 @@ func frontmatterEdits(d *Document, doc *frontmatter.Document, sets []frontmatter
 		out = append(out, protocol.TextEdit{Range: r, NewText: e.Text})
 	}
 	return out
-}
-
-func (s *Server) saveMachineID(m *engine.Memory) string {
-	if id := s.Scope(m).Machine; id != "" {
-		return id
-	}
-	return m.MachineID()
 }
 
 // saveConflict reports a save over a disk that moved on: the stale-revision

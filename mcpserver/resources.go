@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/participant"
 	"github.com/magicfrog/mf-lsp/engine/watch"
 )
@@ -35,11 +36,7 @@ func (s *Server) changed(paths []string, _ bool) {
 		if !ok || loc.Key == "" {
 			continue
 		}
-		ref := loc.Dimension.String() + "/"
-		if loc.Owner != "" {
-			ref += loc.Owner + "/"
-		}
-		_ = s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: participant.URIScheme + "://" + ref + loc.Key})
+		_ = s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: participant.URIScheme + "://" + engine.Ref(loc.Dimension, loc.Owner, loc.Key)})
 	}
 	if c, err := s.p.Context(0, ""); err == nil {
 		s.mu.Lock()

@@ -246,15 +246,6 @@ func parseWhere(s string) (engine.Dimension, string, error) {
 	return d, id, nil
 }
 
-// ref names a note the way export and the <memory> block do: dimension, ID
-// prefix and key.
-func ref(d engine.Dimension, scope, key string) string {
-	if scope != "" {
-		return d.String() + "/" + scope + "/" + key
-	}
-	return d.String() + "/" + key
-}
-
 // where names a dimension and scope: "agent/larry", "user".
 func where(d engine.Dimension, scope string) string {
 	if scope != "" {

@@ -81,7 +81,7 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 	}
 	src := findNote(m, fromDim, fromID, *key)
 	if src == nil {
-		return c.fail("no note %s (looked for %s)", ref(fromDim, fromID, *key), pathOrDash(m, fromDim, fromID, *key))
+		return c.fail("no note %s (looked for %s)", engine.Ref(fromDim, fromID, *key), pathOrDash(m, fromDim, fromID, *key))
 	}
 	// A destination key that cannot be a note is bad usage, not a failure.
 	destKey := src.Key
@@ -119,7 +119,7 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 	if *cp {
 		verb = "copied"
 	}
-	fmt.Fprintf(stdout, "%s %s -> %s (revision %d)\n", verb, src.Ref(), ref(toDim, toID, res.Key), res.Revision)
+	fmt.Fprintf(stdout, "%s %s -> %s (revision %d)\n", verb, src.Ref(), engine.Ref(toDim, toID, res.Key), res.Revision)
 	return exitOK
 }
 

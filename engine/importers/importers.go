@@ -86,12 +86,7 @@ type Item struct {
 }
 
 // Ref is the item's destination as export and the <memory> block name it.
-func (it Item) Ref() string {
-	if it.Owner != "" {
-		return it.Dimension.String() + "/" + it.Owner + "/" + it.Key
-	}
-	return it.Dimension.String() + "/" + it.Key
-}
+func (it Item) Ref() string { return engine.Ref(it.Dimension, it.Owner, it.Key) }
 
 // Skip is a file (or an @import) the plan leaves out, and why.
 type Skip struct {

@@ -102,7 +102,7 @@ func (p *Participant) Append(place, text string, day journal.Day) (*AppendResult
 		res, err := p.m.Write(req)
 		if err == nil {
 			r := &AppendResult{Path: path, Created: e == nil, Attempts: attempt}
-			r.NoteInfo = NoteInfo{Dimension: pl.String(), Key: key, URI: URIScheme + "://" + refOf(pl, key), Revision: res.Revision, Hash: res.Hash}
+			r.NoteInfo = NoteInfo{Dimension: pl.String(), Key: key, URI: URIScheme + "://" + engine.Ref(pl.Dimension, pl.ID, key), Revision: res.Revision, Hash: res.Hash}
 			if now := p.m.Note(path); now != nil && now.Hash == res.Hash {
 				r.NoteInfo = NoteOf(now)
 			}

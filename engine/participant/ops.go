@@ -184,12 +184,10 @@ func (p *Participant) Write(in WriteInput) (*WriteResult, error) {
 	}
 	e := p.m.Note(path)
 	if e == nil || e.Hash != res.Hash {
-		return &WriteResult{NoteInfo{Dimension: pl.String(), Key: in.Key, URI: URIScheme + "://" + refOf(pl, in.Key), Revision: res.Revision, Hash: res.Hash}}, nil
+		return &WriteResult{NoteInfo{Dimension: pl.String(), Key: in.Key, URI: URIScheme + "://" + engine.Ref(pl.Dimension, pl.ID, in.Key), Revision: res.Revision, Hash: res.Hash}}, nil
 	}
 	return &WriteResult{NoteOf(e)}, nil
 }
-
-func refOf(pl Place, key string) string { return pl.String() + "/" + key }
 
 // stale builds the StaleWrite of a refused write, reading the note again so
 // that its revision, hash and body come from one read.

@@ -55,9 +55,7 @@ func New(m *engine.Memory, opts Options) (*Participant, error) {
 	if len(s.Agents) > 1 {
 		return nil, fmt.Errorf("one participant is one agent, got %d (%s): choose one with --agent", len(s.Agents), strings.Join(s.Agents, ", "))
 	}
-	if s.Machine == "" {
-		s.Machine = m.MachineID()
-	}
+	s.Machine = m.MachineOf(s)
 	if opts.Today != "" {
 		if _, err := engine.Today(opts.Today); err != nil {
 			return nil, fmt.Errorf("today %q: %w", opts.Today, err)

@@ -24,13 +24,7 @@ type Journal struct {
 
 // String names the journal as a portable path prefix: "task/journal/",
 // "agent/larry/journal/".
-func (j Journal) String() string {
-	s := j.Dimension.String() + "/"
-	if j.Owner != "" {
-		s += j.Owner + "/"
-	}
-	return s + j.Layer.Prefix
-}
+func (j Journal) String() string { return engine.Ref(j.Dimension, j.Owner, j.Layer.Prefix) }
 
 // Key is the dimension key of a layer-relative journal path.
 func (j Journal) Key(rel string) string { return j.Layer.Prefix + rel }
