@@ -1,8 +1,10 @@
 // Package diagnostics turns what the engine knows about a note into findings
 // with byte ranges: pure checks, one note at a time (Check) or the whole tree
-// (CheckTree). The LSP converts findings to protocol diagnostics at its edge;
-// `mf-lsp check` prints them. Every code is stable and documented in
-// docs/diagnostics.md.
+// (CheckTree). Each finding carries the fixes that resolve it (Fix: byte
+// edits, file operations or a server command, as analyzers' suggested
+// fixes). The LSP converts findings to protocol diagnostics and their fixes
+// to code actions at its edge; `mf-lsp check` prints them. Every code is
+// stable and documented in docs/diagnostics.md.
 //
 // Check looks only at the note, the versions of its key (Memory.Versions) and a
 // bounded number of keyed lookups; it never walks the tree, so it stays cheap on
@@ -12,6 +14,7 @@ package diagnostics
 import (
 	"bytes"
 	"sort"
+	"time"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
@@ -86,8 +89,8 @@ type Related struct {
 }
 
 // Finding is one diagnostic: where (Path and a byte Span of the note's source),
-// how bad, a stable Code, a message for a person, related places, and Data for
-// quick fixes (documented per code in docs/diagnostics.md).
+// how bad, a stable Code, a message for a person, related places, Data
+// (documented per code in docs/diagnostics.md), and the Fixes Check proposes.
 type Finding struct {
 	Path     string
 	Span     frontmatter.Span
@@ -96,6 +99,7 @@ type Finding struct {
 	Message  string
 	Related  []Related      `json:",omitempty"`
 	Data     map[string]any `json:",omitempty"`
+	Fixes    []Fix          `json:",omitempty"`
 }
 
 // Base is what an editor buffer was based on: the revision and content hash
@@ -131,6 +135,8 @@ type Input struct {
 	// OpenLoopHorizon is the age (days) past which refined days are not checked
 	// for open loops; 0 means DefaultOpenLoopHorizon, negative means no limit.
 	OpenLoopHorizon int
+	// Now is the time fixes write as updated; zero means the clock.
+	Now time.Time
 }
 
 // Check returns every finding for one note, sorted by position.
@@ -148,6 +154,9 @@ func Check(in Input) []Finding {
 	c.journal()
 	c.secrets()
 	c.syncConflict()
+	for i := range c.out {
+		c.out[i].Fixes = c.fixes(c.out[i])
+	}
 	sortFindings(c.out)
 	return c.out
 }
