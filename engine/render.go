@@ -133,20 +133,21 @@ func (m *Memory) newRenderer(opts RenderOptions) (*renderer, error) {
 	r := &renderer{opts: opts, scope: s, view: m.View(s)}
 	r.groups, r.skills = arrange(r.view, boot)
 	for _, g := range r.groups {
-		row := make([]slot, len(g.notes))
-		for i, e := range g.notes {
-			row[i] = slot{e: e}
-		}
-		r.slots = append(r.slots, row)
+		r.slots = append(r.slots, slotsOf(g.notes, false))
 	}
 	if len(r.skills) > 0 {
-		row := make([]slot, len(r.skills))
-		for i, e := range r.skills {
-			row[i] = slot{e: e, skill: true}
-		}
-		r.slots = append(r.slots, row)
+		r.slots = append(r.slots, slotsOf(r.skills, true))
 	}
 	return r, nil
+}
+
+// slotsOf gives each note a place in the block, as an element or a skill line.
+func slotsOf(notes []*Note, skill bool) []slot {
+	row := make([]slot, len(notes))
+	for i, e := range notes {
+		row[i] = slot{e: e, skill: skill}
+	}
+	return row
 }
 
 // unbudgeted renders every note. Nothing reads a count, so the tokenizer is
