@@ -90,7 +90,8 @@ type Related struct {
 
 // Finding is one diagnostic: where (Path and a byte Span of the note's source),
 // how bad, a stable Code, a message for a person, related places, Data
-// (documented per code in docs/diagnostics.md), and the Fixes Check proposes.
+// (documented per code in docs/diagnostics.md), and the fixes Check proposes
+// when asked (Input.WithFixes).
 type Finding struct {
 	Path     string
 	Span     frontmatter.Span
@@ -135,6 +136,11 @@ type Input struct {
 	// OpenLoopHorizon is the age (days) past which refined days are not checked
 	// for open loops; 0 means DefaultOpenLoopHorizon, negative means no limit.
 	OpenLoopHorizon int
+	// WithFixes attaches to each finding its fixes (Finding.Fixes), what code
+	// actions offer. Publishing and reports leave it off: proposing a fix (a
+	// broken link's note to create, a field to set) costs about as much as
+	// finding the problem.
+	WithFixes bool
 	// Now is the time fixes write as updated; zero means the clock.
 	Now time.Time
 }
@@ -154,8 +160,10 @@ func Check(in Input) []Finding {
 	c.journal()
 	c.secrets()
 	c.syncConflict()
-	for i := range c.out {
-		c.out[i].Fixes = c.fixes(c.out[i])
+	if in.WithFixes {
+		for i := range c.out {
+			c.out[i].Fixes = c.fixes(c.out[i])
+		}
 	}
 	sortFindings(c.out)
 	return c.out

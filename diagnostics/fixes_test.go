@@ -100,7 +100,7 @@ func TestFixes(t *testing.T) {
 			if e == nil {
 				t.Fatalf("%s not loaded", tc.path)
 			}
-			fs := Check(Input{Memory: m, Note: e, Scope: m.DefaultScope(), Base: tc.base, Now: now})
+			fs := Check(Input{Memory: m, Note: e, Scope: m.DefaultScope(), Base: tc.base, Now: now, WithFixes: true})
 			f := find(fs, tc.code)
 			if f == nil {
 				t.Fatalf("no %s in %v", tc.code, codes(fs))
@@ -131,10 +131,22 @@ func TestNoFixes(t *testing.T) {
 			t.Fatalf("%s not loaded", p)
 		}
 		// No machine-id yet and none in the scope: nothing to bind to.
-		for _, f := range Check(Input{Memory: m, Note: e, Scope: engine.Scope{Machine: ""}}) {
+		for _, f := range Check(Input{Memory: m, Note: e, Scope: engine.Scope{}, WithFixes: true}) {
 			if len(f.Fixes) > 0 {
 				t.Errorf("%s %s: fixes %+v", p, f.Code, f.Fixes)
 			}
+		}
+	}
+}
+
+// Without WithFixes (publishing, mf-lsp check) no fix is proposed.
+func TestFixesOnlyWhenAsked(t *testing.T) {
+	m, dir := tree(t, map[string]string{"data/memory/user/bare.md": "Body.\n"})
+	e := m.Note(filepath.Join(dir, "data/memory/user/bare.md"))
+	for _, with := range []bool{false, true} {
+		f := find(Check(Input{Memory: m, Note: e, Scope: m.DefaultScope(), WithFixes: with}), CodeFrontmatterMissing)
+		if f == nil || (len(f.Fixes) > 0) != with {
+			t.Errorf("WithFixes %v: %+v", with, f)
 		}
 	}
 }
