@@ -10,7 +10,7 @@ import (
 	"github.com/tliron/glsp"
 
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/managed"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // renderIntoCommand: magicfrog.renderInto {file, task, agents, machine, budget,
@@ -48,15 +48,15 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 		if !filepath.IsAbs(path) && m.Paths.ProjectDir != "" {
 			path = filepath.Join(m.Paths.ProjectDir, path)
 		}
-		b, err := s.render(m, a.renderArg)
+		b, err := m.Render(s.renderOptions(m, a.renderArg))
 		if err != nil {
 			return nil, renderFailed(cmd, err)
 		}
-		outcome, err := managed.WriteInto(m.Paths.MemoryDir(), path, b.Text)
+		w, err := session.WriteBlockInto(m, path, b)
 		if err != nil {
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
-		return map[string]any{"path": path, "uri": string(PathToURI(path)), "outcome": outcome, "generation": b.Generation, "tokens": b.CountTokens()}, nil
+		return w, nil
 	}), nil
 }
 
