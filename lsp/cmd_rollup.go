@@ -41,11 +41,7 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 		return nil, err
 	}
 	token := WorkDoneToken(ctx)
-	return Async(func(rctx context.Context) (any, error) {
-		m, err := s.memoryNow()
-		if err != nil {
-			return nil, err
-		}
+	return s.withMemoryContext(func(rctx context.Context, m *engine.Memory) (any, error) {
 		setup.Summarizer, setup.Today = s.Settings().Summarizer, s.Today()
 		opts, err := session.RollupOptions(m, setup)
 		var terr *session.TranscriptsError

@@ -36,12 +36,18 @@ func (s *Server) memoryNow() (*engine.Memory, error) {
 // session's memory, once it is loaded; fn is not called when it could not be
 // (memoryNow's error).
 func (s *Server) withMemory(fn func(m *engine.Memory) (any, error)) Async {
-	return func(context.Context) (any, error) {
+	return s.withMemoryContext(func(_ context.Context, m *engine.Memory) (any, error) { return fn(m) })
+}
+
+// withMemoryContext is withMemory for commands that stop when the request is
+// cancelled: fn gets the request's context.
+func (s *Server) withMemoryContext(fn func(ctx context.Context, m *engine.Memory) (any, error)) Async {
+	return func(ctx context.Context) (any, error) {
 		m, err := s.memoryNow()
 		if err != nil {
 			return nil, err
 		}
-		return fn(m)
+		return fn(ctx, m)
 	}
 }
 
