@@ -172,6 +172,10 @@ func (e *RegisteringError) Unwrap() error { return e.Err }
 type Daily struct {
 	Created bool   `json:"created"`
 	URI     string `json:"uri"`
+	Path    string `json:"-"`
+	// Registered is the configuration file the owner ID was registered in
+	// first; "" when it was not.
+	Registered string `json:"-"`
 }
 
 // Today returns day's raw daily in the journal of dimension d and owner
@@ -179,16 +183,23 @@ type Daily struct {
 // missing. With register, an owner ID that is not registered is registered
 // first; without it, such an owner is refused (*engine.UnregisteredError).
 func Today(m *engine.Memory, d engine.Dimension, owner string, register bool, day journal.Day) (Daily, error) {
-	if register && owner != "" && !m.IsRegistered(d, owner) {
-		if _, _, err := m.Register(d, owner, false); err != nil {
+	var out Daily
+	if owner != "" && d.HasOwners() && !m.IsRegistered(d, owner) {
+		if !register {
+			return Daily{}, &engine.UnregisteredError{Dimension: d, ID: owner}
+		}
+		file, _, err := m.Register(d, owner, false)
+		if err != nil {
 			return Daily{}, &RegisteringError{ID: owner, Err: err}
 		}
+		out.Registered = file
 	}
 	path, created, err := rollup.Today(m, d, owner, day)
 	if err != nil {
 		return Daily{}, err
 	}
-	return Daily{Created: created, URI: FileURI(path)}, nil
+	out.Created, out.URI, out.Path = created, FileURI(path), path
+	return out, nil
 }
 
 // RegistrableID reports whether id can be registered as an agent or task ID:

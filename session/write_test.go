@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -125,6 +126,9 @@ func TestToday(t *testing.T) {
 			}
 			if got := tr.hide(mustJSON(t, out)); got != tc.want {
 				t.Errorf("got %s, want %s", got, tc.want)
+			}
+			if registered := tc.register && tc.owner != ""; (out.Registered != "") != registered || (registered && !strings.HasSuffix(out.Registered, "config.json")) {
+				t.Errorf("registered in %q, want registration %v", out.Registered, registered)
 			}
 		})
 	}
