@@ -2,8 +2,6 @@ package lsp
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -38,15 +36,9 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 		file = p
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		path := file
-		if path == "" {
-			path = defaultHostFile(m.Paths.ProjectDir)
-			if path == "" {
-				return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"file\" is required: the project has no CLAUDE.md or AGENTS.md", cmd)
-			}
-		}
-		if !filepath.IsAbs(path) && m.Paths.ProjectDir != "" {
-			path = filepath.Join(m.Paths.ProjectDir, path)
+		path, err := session.HostFile(m.Paths.ProjectDir, file)
+		if err != nil {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"file\" is required: %v", cmd, err)
 		}
 		b, err := m.Render(s.renderOptions(m, a.renderArg))
 		if err != nil {
@@ -58,19 +50,4 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 		}
 		return w, nil
 	}), nil
-}
-
-// defaultHostFile is the agent-host file of a project: CLAUDE.md, else AGENTS.md,
-// when it exists; "" otherwise.
-func defaultHostFile(project string) string {
-	if project == "" {
-		return ""
-	}
-	for _, name := range []string{"CLAUDE.md", "AGENTS.md"} {
-		p := filepath.Join(project, name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
 }

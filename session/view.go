@@ -1,8 +1,10 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -196,6 +198,32 @@ func Describe(m *engine.Memory, n *engine.Note, participant engine.Scope) Descri
 		out.ShadowedBy = &w
 	}
 	return out
+}
+
+// ErrNoHostFile: no file was named and the project has neither a CLAUDE.md
+// nor an AGENTS.md to put the block into.
+var ErrNoHostFile = errors.New("the project has no CLAUDE.md or AGENTS.md")
+
+// HostFile is the file magicfrog.renderInto writes into: file, relative to
+// the project when it is not absolute; "" is the project's CLAUDE.md, else
+// its AGENTS.md, when one exists (ErrNoHostFile otherwise).
+func HostFile(project, file string) (string, error) {
+	if file == "" {
+		for _, name := range []string{"CLAUDE.md", "AGENTS.md"} {
+			if project == "" {
+				break
+			}
+			p := filepath.Join(project, name)
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			}
+		}
+		return "", ErrNoHostFile
+	}
+	if !filepath.IsAbs(file) && project != "" {
+		return filepath.Join(project, file), nil
+	}
+	return file, nil
 }
 
 // Written is where a rendered block went (magicfrog.renderInto, render

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -262,4 +263,31 @@ func tokensOf(t *testing.T, text string, from, to int) string {
 	t.Helper()
 	lines := strings.SplitAfter(text, "\n")
 	return mustJSON(t, engine.Tokens(strings.Join(lines[from:to+1], "")))
+}
+
+func TestHostFile(t *testing.T) {
+	project := t.TempDir()
+	bare := t.TempDir()
+	writeFile(t, filepath.Join(project, "AGENTS.md"), "# Agents\n")
+	for _, tc := range []struct {
+		name, project, file, want string
+		err                       error
+	}{
+		{"AGENTS.md without a CLAUDE.md", project, "", filepath.Join(project, "AGENTS.md"), nil},
+		{"relative to the project", project, "docs/HOST.md", filepath.Join(project, "docs", "HOST.md"), nil},
+		{"absolute as it is", project, "/elsewhere/HOST.md", "/elsewhere/HOST.md", nil},
+		{"no host file", bare, "", "", ErrNoHostFile},
+		{"no project", "", "", "", ErrNoHostFile},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := HostFile(tc.project, tc.file)
+			if got != tc.want || !errors.Is(err, tc.err) {
+				t.Errorf("HostFile = %q, %v; want %q, %v", got, err, tc.want, tc.err)
+			}
+		})
+	}
+	writeFile(t, filepath.Join(project, "CLAUDE.md"), "# Claude\n")
+	if got, _ := HostFile(project, ""); got != filepath.Join(project, "CLAUDE.md") {
+		t.Errorf("with both, HostFile = %q, want CLAUDE.md", got)
+	}
 }
