@@ -58,6 +58,7 @@ type Promoted struct {
 	Moved    bool   `json:"moved"`
 	Revision int    `json:"revision"`
 	URI      string `json:"uri"`
+	Key      string `json:"-"` // the note's key at the destination
 }
 
 // Promote moves or copies the note p names. The note is read from the disk
@@ -92,7 +93,7 @@ func Promote(m *engine.Memory, p Promotion) (out Promoted, changed bool, err err
 	if err != nil {
 		return Promoted{}, changed, err
 	}
-	return Promoted{Moved: res.Removed, Revision: res.Revision, URI: FileURI(res.Path)}, changed, nil
+	return Promoted{Moved: res.Removed, Revision: res.Revision, URI: FileURI(res.Path), Key: res.Key}, changed, nil
 }
 
 // Exported is an export's answer: how many notes were written, those left out
