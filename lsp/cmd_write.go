@@ -55,30 +55,11 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	if a.To == "" {
-		return nil, MissingArg(cmd, "to")
-	}
-	var to engine.Dimension
-	layer := a.Layer
-	if a.To == "skills" {
-		if layer != "" && layer != "skills" {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: to \"skills\" and layer %q contradict each other", cmd, layer)
-		}
-		layer = "skills"
-	} else if to, err = engine.ParseDimension(a.To); err != nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"to\": %v (want agent, user, account, task, device or skills)", cmd, err)
-	}
-	if a.Scope != nil {
-		if err := engine.CheckOwnerID(*a.Scope); err != nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
-		}
-	}
-	if a.Scope != nil && *a.Scope != "" && to != 0 && !to.HasOwners() {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, to)
+	p, err := a.promotion(cmd, path)
+	if err != nil {
+		return nil, err
 	}
 	// Snapshot the buffer on the loop: later edits run concurrently with fn.
-	p := session.Promotion{Path: path, To: to, Owner: a.Scope, Layer: layer, Copy: a.Copy,
-		SourceRevision: a.SourceRevision, DestRevision: a.DestRevision, Register: a.Register}
 	if d, open := s.Docs.Get(a.URI); open {
 		p.Buffer = d.Text
 	}
@@ -96,6 +77,37 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 		}
 		return out, nil
 	}), nil
+}
+
+// promotion checks the argument of magicfrog.promote for the note at path:
+// a destination dimension or "skills", a layer that does not contradict it, an
+// ID where the destination has IDs.
+func (a promoteArg) promotion(cmd, path string) (session.Promotion, error) {
+	p := session.Promotion{Path: path, Owner: a.Scope, Layer: a.Layer, Copy: a.Copy,
+		SourceRevision: a.SourceRevision, DestRevision: a.DestRevision, Register: a.Register}
+	if a.To == "" {
+		return p, MissingArg(cmd, "to")
+	}
+	if a.To == "skills" {
+		if p.Layer != "" && p.Layer != "skills" {
+			return p, Errorf(jsonrpc2.CodeInvalidParams, "%s: to \"skills\" and layer %q contradict each other", cmd, p.Layer)
+		}
+		p.Layer = "skills"
+	} else {
+		var err error
+		if p.To, err = engine.ParseDimension(a.To); err != nil {
+			return p, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"to\": %v (want agent, user, account, task, device or skills)", cmd, err)
+		}
+	}
+	if a.Scope != nil {
+		if err := engine.CheckOwnerID(*a.Scope); err != nil {
+			return p, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+		}
+		if *a.Scope != "" && p.To != 0 && !p.To.HasOwners() {
+			return p, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, p.To)
+		}
+	}
+	return p, nil
 }
 
 // promoteFailed is the error a refused promotion answers: InvalidParams for
