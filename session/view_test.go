@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -290,4 +292,126 @@ func TestHostFile(t *testing.T) {
 	if got, _ := HostFile(project, ""); got != filepath.Join(project, "CLAUDE.md") {
 		t.Errorf("with both, HostFile = %q, want CLAUDE.md", got)
 	}
+}
+
+// Describe's JSON is magicfrog.describe's answer: the Entry's fields, then
+// inScope, effective, shadowedBy (only when shadowed) and shadows.
+func TestDescribeJSON(t *testing.T) {
+	tr := openTestTree(t)
+	user := tr.put(t, engine.User, "", "style.md", "user style\n")
+	tr.put(t, engine.Task, "T-7", "style.md", "task style\n")
+	d := Describe(tr.m, tr.m.Note(user), engine.Scope{Task: "T-7", Agents: []string{"larry"}, Machine: "m1"})
+	want := `{"ref":"user/style.md","dimension":"user","scope":"","key":"style.md","layer":"core","path":"DATA/memory/user/style.md","uri":"file://DATA/memory/user/style.md","revision":1,"updated":"2026-11-01T00:00:00.000Z","machine":"","legacy":false,"tokens":3,"hash":"HASH",` +
+		`"inScope":true,"effective":false,` +
+		`"shadowedBy":{"ref":"task/T-7/style.md","dimension":"task","scope":"T-7","key":"style.md","layer":"core","path":"PROJECT/.magicfrog/memory/T-7/style.md","uri":"file://PROJECT/.magicfrog/memory/T-7/style.md","revision":1,"updated":"2026-11-01T00:00:00.000Z","machine":"","legacy":false,"tokens":3,"hash":"HASH"},` +
+		`"shadows":[]}`
+	if got := hideHashes(tr.hide(mustJSON(t, d))); got != want {
+		t.Errorf("describe JSON\n got %s\nwant %s", got, want)
+	}
+}
+
+// Every key of a command's answer is one docs/protocol.md names for it (in
+// the command's row, or in Entry's line when the answer holds notes): the
+// session types are the protocol's JSON, and a field added here without the
+// doc fails.
+func TestAnswersAreTheDocumentedJSON(t *testing.T) {
+	doc, err := os.ReadFile("../docs/protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := documentedKeys(t, string(doc), "`Entry` is ")
+	for _, tc := range []struct {
+		command string
+		answer  any
+		notes   bool // holds Entry objects
+	}{
+		{"magicfrog.render", RenderDetails{Groups: []RenderGroup{{}}, Omitted: []RenderOmitted{{}}}, false},
+		{"magicfrog.renderInto", Written{}, false},
+		{"magicfrog.effectiveView", EffectiveView{Keys: []KeyView{{Shadowed: []NoteSummary{{}}}}, Device: []NoteSummary{{}}}, true},
+		{"magicfrog.describe", Description{ShadowedBy: &NoteSummary{}}, true},
+		{"magicfrog.promote", Promoted{}, false},
+		{"magicfrog.export", Exported{}, false},
+		{"magicfrog.import", Imported{Skipped: []ImportSkip{{}}, LayersDiffer: "differs"}, false},
+		{"magicfrog.rollup", RollupReport{Failed: []RollupFailure{{}}, Lessons: []RollupLesson{{}}}, false},
+		{"magicfrog.today", Daily{}, false},
+		{"magicfrog.registerAgent", Registration{}, false},
+	} {
+		t.Run(tc.command, func(t *testing.T) {
+			documented := documentedKeys(t, string(doc), "| `"+tc.command+"` |")
+			if tc.notes {
+				for k := range entry {
+					documented[k] = true
+				}
+			}
+			raw, err := json.Marshal(tc.answer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			var undocumented []string
+			for _, k := range jsonKeys(v) {
+				if !documented[k] {
+					undocumented = append(undocumented, k)
+				}
+			}
+			if len(undocumented) > 0 {
+				t.Errorf("%s answers keys docs/protocol.md does not name: %v (answer %s)", tc.command, undocumented, raw)
+			}
+		})
+	}
+}
+
+var quotedKey = regexp.MustCompile(`"([A-Za-z]+)"`)
+
+// documentedKeys are the quoted words of the doc line that starts with
+// prefix (for a table row, of its last cell: the result).
+func documentedKeys(t *testing.T, doc, prefix string) map[string]bool {
+	t.Helper()
+	for _, line := range strings.Split(doc, "\n") {
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		if cells := strings.Split(line, " | "); len(cells) >= 3 {
+			line = cells[len(cells)-1]
+		}
+		keys := map[string]bool{}
+		for _, m := range quotedKey.FindAllStringSubmatch(line, -1) {
+			keys[m[1]] = true
+		}
+		return keys
+	}
+	t.Fatalf("docs/protocol.md has no line starting %q", prefix)
+	return nil
+}
+
+// jsonKeys lists the object keys in v, at every depth, except inside a
+// "scope" (engine.Scope, documented with the settings).
+func jsonKeys(v any) []string {
+	seen := map[string]bool{}
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				seen[k] = true
+				if k != "scope" {
+					walk(x)
+				}
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
