@@ -63,7 +63,7 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 // and period make, the journals it selects, and its progress label.
 func decodeRollupArg(cmd string, arg json.RawMessage) (rollup.Request, session.RollupSetup, string, error) {
 	var a rollupArg
-	var setup session.RollupSetup
+	setup := session.RollupSetup{Timeout: rollup.DefaultTimeout}
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return rollup.Request{}, setup, "", err
 	}

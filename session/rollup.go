@@ -23,7 +23,7 @@ type RollupSetup struct {
 	// Summarizer is the caller's choice (a command line or "builtin"); "" is
 	// the project's config.json "summarizer", else the built-in one.
 	Summarizer string
-	Timeout    time.Duration // per rollup; 0 is rollup.DefaultTimeout
+	Timeout    time.Duration // per rollup (rollup.Resolve)
 	// Transcripts is the caller's transcript folder; "" is the project's
 	// config.json "transcripts", else none.
 	Transcripts string
@@ -47,11 +47,7 @@ func RollupOptions(m *engine.Memory, setup RollupSetup) (rollup.Options, error) 
 	if _, err := rollup.FractalLayer(m); err != nil {
 		return rollup.Options{}, err
 	}
-	timeout := setup.Timeout
-	if timeout == 0 {
-		timeout = rollup.DefaultTimeout
-	}
-	summ, err := rollup.Resolve(timeout, setup.Summarizer, m.Binding().Summarizer)
+	summ, err := rollup.Resolve(setup.Timeout, setup.Summarizer, m.Binding().Summarizer)
 	if err != nil {
 		return rollup.Options{}, err
 	}
