@@ -2,15 +2,13 @@ package lsp
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/managed"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // renderIntoCommand: magicfrog.renderInto {file, task, agents, machine, budget,
@@ -38,39 +36,18 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 		file = p
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		path := file
-		if path == "" {
-			path = defaultHostFile(m.Paths.ProjectDir)
-			if path == "" {
-				return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"file\" is required: the project has no CLAUDE.md or AGENTS.md", cmd)
-			}
+		path, err := session.HostFile(m.Paths.ProjectDir, file)
+		if err != nil {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"file\" is required: %v", cmd, err)
 		}
-		if !filepath.IsAbs(path) && m.Paths.ProjectDir != "" {
-			path = filepath.Join(m.Paths.ProjectDir, path)
-		}
-		b, err := s.render(m, a.renderArg)
+		b, err := m.Render(s.renderOptions(m, a.renderArg))
 		if err != nil {
 			return nil, renderFailed(cmd, err)
 		}
-		outcome, err := managed.WriteInto(m.Paths.MemoryDir(), path, b.Text)
+		w, err := session.WriteBlockInto(m, path, b)
 		if err != nil {
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
-		return map[string]any{"path": path, "uri": string(PathToURI(path)), "outcome": outcome, "generation": b.Generation, "tokens": b.CountTokens()}, nil
+		return w, nil
 	}), nil
-}
-
-// defaultHostFile is the agent-host file of a project: CLAUDE.md, else AGENTS.md,
-// when it exists; "" otherwise.
-func defaultHostFile(project string) string {
-	if project == "" {
-		return ""
-	}
-	for _, name := range []string{"CLAUDE.md", "AGENTS.md"} {
-		p := filepath.Join(project, name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
 }

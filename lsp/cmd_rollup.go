@@ -3,9 +3,9 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
@@ -14,6 +14,7 @@ import (
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/rollup"
 	"github.com/magicfrog/mf-lsp/engine/safefs"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // rollupArg is magicfrog.rollup's argument. dimension and scope select journals
@@ -26,188 +27,133 @@ type rollupArg struct {
 	Scope     *string `json:"scope"`
 }
 
-type rollupFailure struct {
-	Ref   string `json:"ref"`
-	Error string `json:"error"`
-}
-
-type rollupLesson struct {
-	URI  string `json:"uri"` // the monthly that proposes it
-	Text string `json:"text"`
-}
-
-// rollupCommand: magicfrog.rollup {kind, period, dimension, scope}. It runs
-// beside the read loop, reports $/progress (the request's workDoneToken, else a
-// token the server creates) and stops between jobs when the request or the
-// progress is cancelled. Lessons that monthlies propose are returned and, per
-// journal, offered to the client as one reviewable workspace/applyEdit
-// ("Promote lessons to MEMORY.md") that it may accept or reject.
+// rollupCommand: magicfrog.rollup {kind, period, dimension, scope} →
+// session.RollupReport. It runs beside the read loop, reports $/progress (the
+// request's workDoneToken, else a token the server creates) and stops between
+// jobs when the request or the progress is cancelled. Lessons that monthlies
+// propose are returned and, per journal, offered to the client as one
+// reviewable workspace/applyEdit ("Promote lessons to MEMORY.md") that it may
+// accept or reject.
 func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.rollup"
-	var a rollupArg
-	if err := DecodeArg(cmd, arg, &a); err != nil {
+	req, setup, label, err := decodeRollupArg(cmd, arg)
+	if err != nil {
 		return nil, err
 	}
-	if a.Kind == "" {
-		return nil, MissingArg(cmd, "kind")
-	}
-	words := []string{a.Kind}
-	switch a.Kind {
-	case "due":
-		if a.Period != "" {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: kind \"due\" takes no period", cmd)
-		}
-	case "day", "week", "month":
-		if a.Period == "" {
-			return nil, MissingArg(cmd, "period")
-		}
-		words = append(words, a.Period)
-	default:
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"kind\" must be day, week, month or due, got %q", cmd, a.Kind)
-	}
-	req, err := rollup.ParseRequest(words)
-	if err != nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %v", cmd, err)
-	}
-	var dim engine.Dimension
-	if a.Dimension != "" {
-		if dim, err = engine.ParseDimension(a.Dimension); err != nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
-		}
-	}
-	if a.Scope != nil {
-		if err := engine.CheckOwnerID(*a.Scope); err != nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
-		}
-	}
 	token := WorkDoneToken(ctx)
-	label := "rollup " + strings.Join(words, " ")
-	return Async(func(rctx context.Context) (any, error) {
-		m, err := s.memoryNow()
-		if err != nil {
-			return nil, err
+	return s.withMemoryContext(func(rctx context.Context, m *engine.Memory) (any, error) {
+		setup.Summarizer, setup.Today = s.Settings().Summarizer, s.Today()
+		opts, err := session.RollupOptions(m, setup)
+		var terr *session.TranscriptsError
+		if errors.As(err, &terr) {
+			return nil, Errorf(CodeRequestFailed, "%s: %v (.magicfrog/config.json \"transcripts\")", cmd, err)
 		}
-		if _, err := rollup.FractalLayer(m); err != nil {
-			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
-		}
-		st := s.Settings()
-		summ, err := rollup.Resolve(rollup.DefaultTimeout, st.Summarizer, m.Binding().Summarizer)
 		if err != nil {
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
-		}
-		opts := rollup.Options{Dimension: dim, Today: s.Today(), Summarizer: summ}
-		// The project's transcript folder feeds day refines here too, or a
-		// refine written by the scheduled job would look stale in the editor.
-		if tdir, err := rollup.TranscriptsDir("", m.Binding().Transcripts, m.Paths.ProjectDir); err != nil {
-			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
-		} else if tdir != "" {
-			if opts.Transcripts, err = rollup.LoadTranscripts(tdir, time.Local); err != nil {
-				return nil, Errorf(CodeRequestFailed, "%s: %v (.magicfrog/config.json \"transcripts\")", cmd, err)
-			}
-		}
-		if a.Scope != nil {
-			opts.Owner, opts.OwnerSet = *a.Scope, true
 		}
 		jobs, err := rollup.Plan(m, req, opts)
 		if err != nil {
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
-		p := s.BeginProgress(token, "mf-lsp: "+label, true)
-		runCtx, stop := context.WithCancel(rctx)
-		defer stop()
-		go func() {
-			select {
-			case <-p.Context().Done():
-				stop()
-			case <-runCtx.Done():
-			}
-		}()
-		total := len(jobs)
-		p.Report(fmt.Sprintf("%d job(s) planned", total), 0)
-		out := struct {
-			Written  []string        `json:"written"`
-			UpToDate int             `json:"upToDate"`
-			Failed   []rollupFailure `json:"failed"`
-			Lessons  []rollupLesson  `json:"lessons"`
-		}{Written: []string{}, Failed: []rollupFailure{}, Lessons: []rollupLesson{}}
-		done := 0
-		outs, err := rollup.RunPlan(runCtx, m, req, opts, func(o rollup.Outcome) {
-			done++
-			ref := o.Job.Journal.String() + o.Job.Output
-			verb := "written"
-			switch {
-			case o.Err != nil:
-				verb = "failed"
-				out.Failed = append(out.Failed, rollupFailure{Ref: ref, Error: o.Err.Error()})
-			case o.Status == rollup.UpToDate:
-				verb = "up to date"
-				out.UpToDate++
-			default:
-				out.Written = append(out.Written, string(PathToURI(o.Path)))
-			}
-			for _, l := range o.Lessons {
-				out.Lessons = append(out.Lessons, rollupLesson{URI: string(PathToURI(o.Path)), Text: l})
-			}
-			pct := 100
-			if total > 0 {
-				pct = done * 100 / max(total, done)
-			}
-			p.Report(fmt.Sprintf("%s %s (%d/%d)", verb, ref, done, max(total, done)), pct)
-		})
-		if len(out.Written) > 0 {
-			s.memoryChanged(m)
-		}
-		if err != nil {
-			p.End("failed: " + err.Error())
-			return nil, err
-		}
-		if runCtx.Err() != nil {
-			p.End("cancelled")
-			return nil, context.Canceled
-		}
-		p.End(fmt.Sprintf("%d written, %d up to date, %d failed", len(out.Written), out.UpToDate, len(out.Failed)))
-		s.offerLessons(m, outs)
-		return out, nil
+		return s.runRollup(rctx, m, req, opts, s.BeginProgress(token, "mf-lsp: "+label, true), len(jobs))
 	}), nil
 }
 
+// decodeRollupArg checks magicfrog.rollup's argument: the request its kind
+// and period make, the journals it selects, and its progress label.
+func decodeRollupArg(cmd string, arg json.RawMessage) (rollup.Request, session.RollupSetup, string, error) {
+	var a rollupArg
+	setup := session.RollupSetup{Timeout: rollup.DefaultTimeout}
+	if err := DecodeArg(cmd, arg, &a); err != nil {
+		return rollup.Request{}, setup, "", err
+	}
+	if a.Kind == "" {
+		return rollup.Request{}, setup, "", MissingArg(cmd, "kind")
+	}
+	words := []string{a.Kind}
+	switch a.Kind {
+	case "due":
+		if a.Period != "" {
+			return rollup.Request{}, setup, "", Errorf(jsonrpc2.CodeInvalidParams, "%s: kind \"due\" takes no period", cmd)
+		}
+	case "day", "week", "month":
+		if a.Period == "" {
+			return rollup.Request{}, setup, "", MissingArg(cmd, "period")
+		}
+		words = append(words, a.Period)
+	default:
+		return rollup.Request{}, setup, "", Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"kind\" must be day, week, month or due, got %q", cmd, a.Kind)
+	}
+	req, err := rollup.ParseRequest(words)
+	if err != nil {
+		return rollup.Request{}, setup, "", Errorf(jsonrpc2.CodeInvalidParams, "%s: %v", cmd, err)
+	}
+	if a.Dimension != "" {
+		if setup.Dimension, err = engine.ParseDimension(a.Dimension); err != nil {
+			return rollup.Request{}, setup, "", Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
+		}
+	}
+	if a.Scope != nil {
+		if err := engine.CheckOwnerID(*a.Scope); err != nil {
+			return rollup.Request{}, setup, "", Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+		}
+	}
+	setup.Owner = a.Scope
+	return req, setup, "rollup " + strings.Join(words, " "), nil
+}
+
+// runRollup runs the planned jobs (total of them), reporting each on p, and
+// stops between jobs when ctx or the progress is cancelled.
+func (s *Server) runRollup(ctx context.Context, m *engine.Memory, req rollup.Request, opts rollup.Options, p *Progress, total int) (any, error) {
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		select {
+		case <-p.Context().Done():
+			stop()
+		case <-runCtx.Done():
+		}
+	}()
+	p.Report(fmt.Sprintf("%d job(s) planned", total), 0)
+	done := 0
+	report, outs, err := session.RunRollup(runCtx, m, req, opts, func(_ rollup.Outcome, step session.RollupStep) {
+		done++
+		pct := 100
+		if total > 0 {
+			pct = done * 100 / max(total, done)
+		}
+		p.Report(fmt.Sprintf("%s %s (%d/%d)", step.Verb, step.Ref, done, max(total, done)), pct)
+	})
+	if len(report.Written) > 0 {
+		s.memoryChanged(m)
+	}
+	if err != nil {
+		p.End("failed: " + err.Error())
+		return nil, err
+	}
+	if runCtx.Err() != nil {
+		p.End("cancelled")
+		return nil, context.Canceled
+	}
+	p.End(report.Summary())
+	s.offerLessons(m, outs)
+	return report, nil
+}
+
 // offerLessons sends, per journal whose monthlies proposed lessons, a
-// workspace/applyEdit adding them to its MEMORY.md (rollup.PlanLessons). The
+// workspace/applyEdit adding them to its MEMORY.md (session.LessonsEdits). The
 // edit carries a change annotation that needs confirmation, so clients that
 // support it show it for review first. It runs on its own goroutine: the
 // command's result does not wait for the user.
 func (s *Server) offerLessons(m *engine.Memory, outs []rollup.Outcome) {
-	type group struct {
-		j       rollup.Journal
-		lessons []string
+	edits, errs := session.LessonsEdits(m, outs)
+	for _, err := range errs {
+		s.LogMessage(protocol.MessageTypeWarning, "mf-lsp: %v", err)
 	}
-	var groups []*group
-	byJournal := map[string]*group{}
-	for _, o := range outs {
-		if o.Err != nil || len(o.Lessons) == 0 {
-			continue
-		}
-		k := o.Job.Journal.String()
-		g := byJournal[k]
-		if g == nil {
-			g = &group{j: o.Job.Journal}
-			byJournal[k] = g
-			groups = append(groups, g)
-		}
-		g.lessons = append(g.lessons, o.Lessons...)
-	}
-	for _, g := range groups {
-		le, err := rollup.PlanLessons(m, g.j, g.lessons)
+	for _, jl := range edits {
+		edit, err := s.lessonsEdit(jl.Edit)
 		if err != nil {
-			s.LogMessage(protocol.MessageTypeWarning, "mf-lsp: lessons for %s: %v", g.j, err)
-			continue
-		}
-		if len(le.Added) == 0 {
-			continue
-		}
-		edit, err := s.lessonsEdit(le)
-		if err != nil {
-			s.LogMessage(protocol.MessageTypeWarning, "mf-lsp: lessons for %s: %v", g.j, err)
+			s.LogMessage(protocol.MessageTypeWarning, "mf-lsp: %v", session.LessonsError(jl.Journal, err))
 			continue
 		}
 		label := "Promote lessons to MEMORY.md"

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -12,7 +11,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/diagnostics"
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/roam"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // Roaming (docs/cli.md#sync) from the editor: magicfrog.sync,
@@ -31,14 +30,10 @@ func (s *Server) syncCommand(ctx *glsp.Context, arg json.RawMessage) (any, error
 		return nil, err
 	}
 	token := WorkDoneToken(ctx)
-	return Async(func(rctx context.Context) (any, error) {
-		m, err := s.memoryNow()
-		if err != nil {
-			return nil, err
-		}
+	return s.withMemoryContext(func(rctx context.Context, m *engine.Memory) (any, error) {
 		p := s.BeginProgress(token, "mf-lsp: sync", false)
 		p.Report("fetching, merging, pushing", 0)
-		rep, err := roam.Sync(rctx, roam.Options{Memory: m, Remote: a.Remote})
+		rep, err := session.Sync(rctx, m, a.Remote)
 		if err != nil {
 			p.End("failed")
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
@@ -59,12 +54,8 @@ func (s *Server) syncStatusCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
 	}
-	return Async(func(rctx context.Context) (any, error) {
-		m, err := s.memoryNow()
-		if err != nil {
-			return nil, err
-		}
-		rep, err := roam.Sync(rctx, roam.Options{Memory: m, Status: true, Offline: a.Offline})
+	return s.withMemoryContext(func(rctx context.Context, m *engine.Memory) (any, error) {
+		rep, err := session.SyncStatus(rctx, m, a.Offline)
 		if err != nil {
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
@@ -90,47 +81,36 @@ func (s *Server) syncResolveCommand(_ *glsp.Context, arg json.RawMessage) (any, 
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"keep\" must be \"mine\" or \"theirs\", got %q", cmd, a.Keep)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		if err := roam.Resolve(context.Background(), m, a.Path, a.Keep, time.Now()); err != nil {
+		if err := session.ResolveSyncConflict(context.Background(), m, a.Path, a.Keep, time.Now()); err != nil {
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
-		m.Reload()
 		s.memoryChanged(m)
 		return nil, nil
 	}), nil
 }
 
-// syncConflictActions: Take theirs, Keep mine, and Merge, an edit that puts
-// both versions between conflict markers for the user to review.
+// syncConflictActions: Take theirs and Keep mine (magicfrog.syncResolve), and
+// Merge, an edit that puts both versions between conflict markers for the
+// user to review (session.SyncConflictFixes).
 func (s *Server) syncConflictActions(n *Located, f diagnostics.Finding) []protocol.CodeAction {
-	rel, _ := f.Data["path"].(string)
-	if rel == "" {
-		return nil
+	var src []byte
+	if n.Note != nil {
+		src = n.Note.Src
 	}
-	theirsFile, _ := f.Data["theirs"].(string)
-	resolve := func(title, keep string) protocol.CodeAction {
-		return *commandAction(title, "magicfrog.syncResolve", map[string]any{"path": rel, "keep": keep})
+	var out []protocol.CodeAction
+	for _, fix := range session.SyncConflictFixes(src, f.Data) {
+		if fix.Keep != "" {
+			out = append(out, *commandAction(fix.Title, "magicfrog.syncResolve", map[string]any{"path": fix.Path, "keep": fix.Keep}))
+			continue
+		}
+		rng, err := n.Mapper.OffsetRange(0, len(src))
+		if err != nil {
+			continue
+		}
+		out = append(out, protocol.CodeAction{
+			Title: fix.Title,
+			Edit:  &protocol.WorkspaceEdit{Changes: map[protocol.DocumentUri][]protocol.TextEdit{n.URI: {{Range: rng, NewText: fix.Merged}}}},
+		})
 	}
-	takeTitle := "Take theirs"
-	if theirsFile == "" {
-		takeTitle = "Take theirs (delete this note)"
-	}
-	out := []protocol.CodeAction{resolve(takeTitle, "theirs"), resolve("Keep mine", "mine")}
-	if theirsFile == "" || n.Note == nil {
-		return out
-	}
-	theirs, err := os.ReadFile(theirsFile)
-	if err != nil {
-		return out
-	}
-	src := n.Note.Src
-	rng, err := n.Mapper.OffsetRange(0, len(src))
-	if err != nil {
-		return out
-	}
-	merged := string(roam.MergeText(src, theirs))
-	out = append(out, protocol.CodeAction{
-		Title: "Merge (both versions in the note; review, save, then Keep mine)",
-		Edit:  &protocol.WorkspaceEdit{Changes: map[protocol.DocumentUri][]protocol.TextEdit{n.URI: {{Range: rng, NewText: merged}}}},
-	})
 	return out
 }

@@ -1,19 +1,16 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/rollup"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // The commands that write memory: magicfrog.promote, magicfrog.export,
@@ -58,80 +55,84 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	if a.To == "" {
-		return nil, MissingArg(cmd, "to")
-	}
-	var to engine.Dimension
-	layer := a.Layer
-	if a.To == "skills" {
-		if layer != "" && layer != "skills" {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: to \"skills\" and layer %q contradict each other", cmd, layer)
-		}
-		layer = "skills"
-	} else if to, err = engine.ParseDimension(a.To); err != nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"to\": %v (want agent, user, account, task, device or skills)", cmd, err)
-	}
-	if a.Scope != nil {
-		if err := engine.CheckOwnerID(*a.Scope); err != nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
-		}
-	}
-	if a.Scope != nil && *a.Scope != "" && to != 0 && !to.HasOwners() {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, to)
+	p, err := a.promotion(cmd, path)
+	if err != nil {
+		return nil, err
 	}
 	// Snapshot the buffer on the loop: later edits run concurrently with fn.
-	var buffer []byte
 	if d, open := s.Docs.Get(a.URI); open {
-		buffer = d.Text
+		p.Buffer = d.Text
 	}
 	return s.withMemory(func(*engine.Memory) (any, error) {
 		m, ok := s.memoryFor(path)
 		if !ok {
 			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
 		}
-		// Read the disk now rather than trust the index: the file watcher may not
-		// have reported a note written a moment ago.
-		m.Refresh(path)
-		src := m.Note(path)
-		if src == nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a note on disk (save it first)", cmd, a.URI)
-		}
-		if buffer != nil && !bytes.Equal(buffer, src.Src) {
-			return nil, Errorf(CodeRequestFailed, "%s: %s has unsaved changes or differs from the disk: save it first; nothing was moved", cmd, filepath.Base(path))
-		}
-		req := engine.PromoteRequest{From: src, To: to, ToLayer: layer, Copy: a.Copy,
-			ExpectSourceRevision: a.SourceRevision, ExpectDestRevision: a.DestRevision, Register: a.Register}
-		if to == 0 {
-			req.To, req.ToOwner = src.Dimension, src.Owner
-		}
-		if a.Scope != nil {
-			req.ToOwner = *a.Scope
-		}
-		if layer != "" {
-			if _, ok := m.Layers().ByName(layer); !ok {
-				return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: no layer %q (see layers.json)", cmd, layer)
-			}
-		}
-		res, err := m.Promote(req)
-		if res != nil || err == nil {
+		out, changed, err := session.Promote(m, p)
+		if changed {
 			s.memoryChanged(m)
 		}
 		if err != nil {
-			var end *engine.EndError
-			if errors.As(err, &end) {
-				return nil, Errorf(CodeRequestFailed, "refused: the %s is at revision %d: %v", end.End, end.Err.Revision, err)
-			}
-			var u *engine.UnregisteredError
-			if errors.As(err, &u) {
-				return nil, Errorf(CodeRequestFailed, "refused: %v", u)
-			}
-			if st, ok := engine.IsStale(err); ok {
-				return nil, Errorf(CodeRequestFailed, "stale: current revision %d: %v", st.Revision, err)
-			}
-			return nil, err
+			return nil, promoteFailed(cmd, a.URI, path, err)
 		}
-		return map[string]any{"uri": PathToURI(res.Path), "revision": res.Revision, "moved": res.Removed}, nil
+		return out, nil
 	}), nil
+}
+
+// promotion checks the argument of magicfrog.promote for the note at path:
+// a destination dimension or "skills", a layer that does not contradict it, an
+// ID where the destination has IDs.
+func (a promoteArg) promotion(cmd, path string) (session.Promotion, error) {
+	p := session.Promotion{Path: path, Owner: a.Scope, Layer: a.Layer, Copy: a.Copy,
+		SourceRevision: a.SourceRevision, DestRevision: a.DestRevision, Register: a.Register}
+	if a.To == "" {
+		return p, MissingArg(cmd, "to")
+	}
+	if a.To == "skills" {
+		if p.Layer != "" && p.Layer != "skills" {
+			return p, Errorf(jsonrpc2.CodeInvalidParams, "%s: to \"skills\" and layer %q contradict each other", cmd, p.Layer)
+		}
+		p.Layer = "skills"
+	} else {
+		var err error
+		if p.To, err = engine.ParseDimension(a.To); err != nil {
+			return p, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"to\": %v (want agent, user, account, task, device or skills)", cmd, err)
+		}
+	}
+	if a.Scope != nil {
+		if err := engine.CheckOwnerID(*a.Scope); err != nil {
+			return p, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+		}
+		if *a.Scope != "" && p.To != 0 && !p.To.HasOwners() {
+			return p, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, p.To)
+		}
+	}
+	return p, nil
+}
+
+// promoteFailed is the error a refused promotion answers: InvalidParams for
+// what the arguments got wrong, RequestFailed for what the editor's view of
+// the note got wrong (unsaved, stale, an unregistered destination).
+func promoteFailed(cmd, uri, path string, err error) error {
+	var noLayer *session.NoLayerError
+	var end *engine.EndError
+	var u *engine.UnregisteredError
+	switch {
+	case errors.Is(err, session.ErrNotOnDisk):
+		return Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is %v", cmd, uri, err)
+	case errors.Is(err, session.ErrUnsaved):
+		return Errorf(CodeRequestFailed, "%s: %s %v", cmd, filepath.Base(path), err)
+	case errors.As(err, &noLayer):
+		return Errorf(jsonrpc2.CodeInvalidParams, "%s: %v", cmd, err)
+	case errors.As(err, &end):
+		return Errorf(CodeRequestFailed, "refused: the %s is at revision %d: %v", end.End, end.Err.Revision, err)
+	case errors.As(err, &u):
+		return Errorf(CodeRequestFailed, "refused: %v", u)
+	}
+	if st, ok := engine.IsStale(err); ok {
+		return Errorf(CodeRequestFailed, "stale: current revision %d: %v", st.Revision, err)
+	}
+	return err
 }
 
 // dirArg resolves a folder argument: absolute, or relative to the project.
@@ -166,16 +167,7 @@ func (s *Server) exportCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 		return nil, err
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		res, err := m.ExportWith(dir, engine.ExportOptions{WithDevice: a.WithDevice, AllMachines: a.AllMachines})
-		if err != nil {
-			return nil, err
-		}
-		skipped := res.Skipped
-		if skipped == nil {
-			skipped = []string{}
-		}
-		leftOut := append([]string{}, res.OtherMachines...)
-		return map[string]any{"written": res.Written, "skipped": skipped, "leftOut": leftOut}, nil
+		return session.Export(m, dir, engine.ExportOptions{WithDevice: a.WithDevice, AllMachines: a.AllMachines})
 	}), nil
 }
 
@@ -193,37 +185,16 @@ func (s *Server) importCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 		return nil, err
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a folder", cmd, dir)
-		}
-		res, err := m.Import(dir)
-		if res != nil && (len(res.Imported) > 0 || len(res.Config) > 0) {
+		out, changed, err := session.Import(m, dir)
+		if changed {
 			s.memoryChanged(m)
+		}
+		var notAFolder *session.NotAFolderError
+		if errors.As(err, &notAFolder) {
+			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %v", cmd, err)
 		}
 		if err != nil {
 			return nil, err
-		}
-		type skip struct {
-			From   string `json:"from"`
-			Reason string `json:"reason"`
-			Kept   bool   `json:"kept"`
-		}
-		out := struct {
-			Imported  int      `json:"imported"`
-			URIs      []string `json:"uris"`
-			Unchanged int      `json:"unchanged"`
-			Skipped   []skip   `json:"skipped"`
-			Config    []string `json:"config"`
-			// LayersDiffer: this data directory's layers.json differs from
-			// the tree's, which was not taken.
-			LayersDiffer string `json:"layersDiffer,omitempty"`
-		}{Imported: len(res.Imported), URIs: []string{}, Unchanged: res.Unchanged, Skipped: []skip{},
-			Config: append([]string{}, res.Config...), LayersDiffer: res.LayersDiffer}
-		for _, p := range res.Imported {
-			out.URIs = append(out.URIs, PathToURI(p))
-		}
-		for _, sk := range res.Skipped {
-			out.Skipped = append(out.Skipped, skip{From: sk.From, Reason: sk.Reason, Kept: sk.Kept})
 		}
 		return out, nil
 	}), nil
@@ -256,12 +227,11 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		if a.Register && a.Scope != "" && !m.IsRegistered(d, a.Scope) {
-			if _, _, err := m.Register(d, a.Scope, false); err != nil {
-				return nil, Errorf(CodeRequestFailed, "%s: registering %q: %v", cmd, a.Scope, err)
-			}
+		out, err := session.Today(m, d, a.Scope, a.Register, s.Today())
+		var registering *session.RegisteringError
+		if errors.As(err, &registering) {
+			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
-		path, created, err := rollup.Today(m, d, a.Scope, s.Today())
 		var u *engine.UnregisteredError
 		if errors.As(err, &u) {
 			return nil, Errorf(CodeRequestFailed, "%s: %v (argument \"register\": true adds it)", cmd, u)
@@ -269,10 +239,10 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 		if err != nil {
 			return nil, err
 		}
-		if created {
+		if out.Created {
 			s.memoryChanged(m)
 		}
-		return map[string]any{"uri": PathToURI(path), "created": created}, nil
+		return out, nil
 	}), nil
 }
 
@@ -302,18 +272,18 @@ func (s *Server) registerID(cmd string, d engine.Dimension, arg json.RawMessage)
 	if a.ID == "" {
 		return nil, MissingArg(cmd, "id")
 	}
-	if strings.ContainsAny(a.ID, `/\`) || strings.HasPrefix(a.ID, ".") || engine.CheckImportPath(a.ID) != nil {
+	if !session.RegistrableID(a.ID) {
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %q cannot be an %s ID (a single folder name, not hidden)", cmd, a.ID, d)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		file, changed, err := m.Register(d, a.ID, a.Shared)
+		out, err := session.Register(m, d, a.ID, a.Shared)
 		if err != nil {
 			return nil, err
 		}
-		if changed {
+		if out.Changed {
 			s.memoryChanged(m)
 		}
-		return map[string]any{"uri": PathToURI(file), "changed": changed}, nil
+		return out, nil
 	}), nil
 }
 

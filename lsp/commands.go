@@ -1,11 +1,14 @@
 package lsp
 
 import (
+	"context"
 	"encoding/json"
 	"sort"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
+
+	"github.com/magicfrog/mf-lsp/engine"
 )
 
 // CommandFunc runs one workspace/executeCommand command. arg is the first element of
@@ -85,4 +88,76 @@ func DecodeArg(command string, arg json.RawMessage, v any) error {
 // MissingArg is the error for a required argument field that is absent.
 func MissingArg(command, field string) error {
 	return Errorf(jsonrpc2.CodeInvalidParams, "%s: argument %q is required", command, field)
+}
+
+// memoryNow returns the session's memory for a command, as a RequestFailed error
+// a user can read when it could not be opened.
+func (s *Server) memoryNow() (*engine.Memory, error) {
+	m, err := s.Memory()
+	if err != nil {
+		return nil, Errorf(CodeRequestFailed, "mf-lsp: memory is not available: %v", err)
+	}
+	if m == nil {
+		return nil, Errorf(CodeRequestFailed, "mf-lsp: memory is not available")
+	}
+	return m, nil
+}
+
+// withMemory is a command's result that runs fn beside the read loop on the
+// session's memory, once it is loaded; fn is not called when it could not be
+// (memoryNow's error).
+func (s *Server) withMemory(fn func(m *engine.Memory) (any, error)) Async {
+	return s.withMemoryContext(func(_ context.Context, m *engine.Memory) (any, error) { return fn(m) })
+}
+
+// withMemoryContext is withMemory for commands that stop when the request is
+// cancelled: fn gets the request's context.
+func (s *Server) withMemoryContext(fn func(ctx context.Context, m *engine.Memory) (any, error)) Async {
+	return func(ctx context.Context) (any, error) {
+		m, err := s.memoryNow()
+		if err != nil {
+			return nil, err
+		}
+		return fn(ctx, m)
+	}
+}
+
+// memoryLoaded reports whether the first load finished (without waiting).
+func (s *Server) memoryLoaded() bool {
+	select {
+	case <-s.ws.loaded:
+		return true
+	default:
+		return false
+	}
+}
+
+// argURI checks a required uri argument: present and a file:// URI.
+func argURI(command, uri string) (string, error) {
+	if uri == "" {
+		return "", MissingArg(command, "uri")
+	}
+	path, err := URIToPath(uri)
+	if err != nil {
+		return "", Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"uri\": %v", command, err)
+	}
+	return path, nil
+}
+
+// noteArg is the "uri" field of the commands about one note; their argument
+// structs embed it.
+type noteArg struct {
+	URI string `json:"uri"`
+}
+
+func (a noteArg) noteURI() string { return a.URI }
+
+// decodeNoteArg decodes the argument of a command about one note into a (a
+// pointer to a struct embedding noteArg) and checks its required uri; it
+// returns the note's path.
+func decodeNoteArg(command string, arg json.RawMessage, a interface{ noteURI() string }) (string, error) {
+	if err := DecodeArg(command, arg, a); err != nil {
+		return "", err
+	}
+	return argURI(command, a.noteURI())
 }

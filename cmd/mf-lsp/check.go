@@ -18,6 +18,50 @@ import (
 )
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c, f := newCheckCLI(stdout, stderr)
+	paths, code, done := c.parse(args, 0, 1<<20)
+	if done {
+		return code
+	}
+	in, code, ok := f.input(c)
+	if !ok {
+		return code
+	}
+	m, err := c.open(false)
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	in.Scope = f.scope.scope(c, m)
+	var findings []diagnostics.Finding
+	if len(paths) == 0 {
+		findings = diagnostics.CheckTree(m, in)
+	} else if findings, err = checkPaths(m, paths, in); err != nil {
+		return c.fail("%v", err)
+	}
+	if *f.format == "json" {
+		if err := printFindingsJSON(stdout, m, findings); err != nil {
+			return c.fail("%v", err)
+		}
+	} else {
+		printFindings(stdout, stderr, m, findings)
+	}
+	for _, f := range findings {
+		if f.Severity == diagnostics.Error {
+			return exitError
+		}
+	}
+	return exitOK
+}
+
+// checkFlags are the flags of mf-lsp check.
+type checkFlags struct {
+	scope    scopeFlags
+	format   *string
+	today    *string
+	loopDays *int
+}
+
+func newCheckCLI(stdout, stderr io.Writer) (*cli, *checkFlags) {
 	c := newCLI("check", "mf-lsp check [PATH...] [--format text|json] [--today YYYY-MM-DD] [--open-loop-days N] [--task ID] [--agent ID]... [--machine ID]", `
 Run the editor's checks from the shell (docs/diagnostics.md): every note of
 the memory tree, or the notes below each PATH (a note or a folder inside the
@@ -36,82 +80,122 @@ data}.
 
 Exit code 1 when any finding is an error, else 0 (warnings do not fail);
 2 on bad usage.`, stdout, stderr)
-	var sf scopeFlags
-	sf.register(c)
-	format := c.fs.String("format", "text", "the output `FORMAT`: text or json")
-	today := c.fs.String("today", "", "the journal's today, `YYYY-MM-DD`, for date-relative checks (default: the local date)")
-	loopDays := c.fs.Int("open-loop-days", diagnostics.DefaultOpenLoopDays, "report a refined day's blocker or next step not mentioned again after `N` days")
-	paths, code, done := c.parse(args, 0, 1<<20)
-	if done {
-		return code
-	}
-	if *format != "text" && *format != "json" {
-		return c.usageError("--format: want text or json, got %q", *format)
-	}
-	day, err := engine.Today(*today)
-	if err != nil {
-		return c.usageError("--today: %v", err)
-	}
-	if *loopDays < 1 {
-		return c.usageError("--open-loop-days: want a whole number of days, at least 1")
-	}
-	m, err := c.open(false)
-	if err != nil {
-		return c.fail("%v", err)
-	}
-	scope := sf.scope(c, m)
+	f := &checkFlags{}
+	f.scope.register(c)
+	f.format = c.fs.String("format", "text", "the output `FORMAT`: text or json")
+	f.today = c.fs.String("today", "", "the journal's today, `YYYY-MM-DD`, for date-relative checks (default: the local date)")
+	f.loopDays = c.fs.Int("open-loop-days", diagnostics.DefaultOpenLoopDays, "report a refined day's blocker or next step not mentioned again after `N` days")
+	return c, f
+}
 
+// input checks the flags and makes the checks' input (without the scope,
+// which needs the memory); a bad flag is a usage error (ok false).
+func (f *checkFlags) input(c *cli) (in diagnostics.Input, code int, ok bool) {
+	if *f.format != "text" && *f.format != "json" {
+		return in, c.usageError("--format: want text or json, got %q", *f.format), false
+	}
+	day, err := engine.Today(*f.today)
+	if err != nil {
+		return in, c.usageError("--today: %v", err), false
+	}
+	if *f.loopDays < 1 {
+		return in, c.usageError("--open-loop-days: want a whole number of days, at least 1"), false
+	}
+	return diagnostics.Input{Today: day, OpenLoopDays: *f.loopDays}, exitOK, true
+}
+
+// checkPaths checks the notes below each path (a note or a folder), and the
+// files there the engine could not load, each once, sorted by file and
+// position.
+func checkPaths(m *engine.Memory, paths []string, in diagnostics.Input) ([]diagnostics.Finding, error) {
 	var findings []diagnostics.Finding
-	if len(paths) == 0 {
-		findings = diagnostics.CheckTree(m, diagnostics.Input{Scope: scope, Today: day, OpenLoopDays: *loopDays})
-	} else {
-		seen := map[string]bool{}
-		problems := diagnostics.ProblemFindings(m)
-		for _, arg := range paths {
-			abs, err := filepath.Abs(arg)
-			if err != nil {
-				return c.fail("%s: %v", arg, err)
-			}
-			info, err := os.Stat(abs)
-			if err != nil {
-				return c.fail("%v", err)
-			}
-			if _, ok := m.Locate(abs); !ok && !isAncestorOfRoot(m, abs) {
-				return c.fail("%s is not in the memory tree (data directory %s, project %s): pass --data-dir or --project", arg, m.Paths.DataDir, orDash(m.Paths.ProjectDir))
-			}
-			under := func(p string) bool {
-				if !info.IsDir() {
-					return p == abs
-				}
-				rel, err := filepath.Rel(abs, p)
-				return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-			}
-			matched := false
-			for _, e := range m.Notes() {
-				if !under(e.Path) || seen[e.Path] {
-					continue
-				}
-				seen[e.Path], matched = true, true
-				findings = append(findings, diagnostics.Check(diagnostics.Input{Memory: m, Note: e, Scope: scope, Today: day, OpenLoopDays: *loopDays})...)
-			}
-			for _, f := range problems {
-				if under(f.Path) && !seen["problem\x00"+f.Path] {
-					seen["problem\x00"+f.Path], matched = true, true
-					findings = append(findings, f)
-				}
-			}
-			if !matched && !info.IsDir() {
-				return c.fail("%s is not a memory note (notes are .md files; hidden files are not read)", arg)
-			}
+	seen := map[string]bool{}
+	problems := diagnostics.ProblemFindings(m)
+	for _, arg := range paths {
+		fs, err := checkPath(m, arg, in, problems, seen)
+		if err != nil {
+			return nil, err
 		}
-		sort.SliceStable(findings, func(i, j int) bool {
-			if findings[i].Path != findings[j].Path {
-				return findings[i].Path < findings[j].Path
-			}
-			return findings[i].Span.Start < findings[j].Span.Start
-		})
+		findings = append(findings, fs...)
 	}
+	sort.SliceStable(findings, func(i, j int) bool {
+		if findings[i].Path != findings[j].Path {
+			return findings[i].Path < findings[j].Path
+		}
+		return findings[i].Span.Start < findings[j].Span.Start
+	})
+	return findings, nil
+}
 
+// checkPath checks the notes and problems below one path that seen does not
+// hold yet, and adds them to seen. A path outside the memory tree, or a file
+// that is not a note, is an error.
+func checkPath(m *engine.Memory, arg string, in diagnostics.Input, problems []diagnostics.Finding, seen map[string]bool) ([]diagnostics.Finding, error) {
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", arg, err)
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := m.Locate(abs); !ok && !isAncestorOfRoot(m, abs) {
+		return nil, fmt.Errorf("%s is not in the memory tree (data directory %s, project %s): pass --data-dir or --project", arg, m.Paths.DataDir, orDash(m.Paths.ProjectDir))
+	}
+	under := func(p string) bool {
+		if !info.IsDir() {
+			return p == abs
+		}
+		rel, err := filepath.Rel(abs, p)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	}
+	var findings []diagnostics.Finding
+	matched := false
+	for _, e := range m.Notes() {
+		if !under(e.Path) || seen[e.Path] {
+			continue
+		}
+		seen[e.Path], matched = true, true
+		one := in
+		one.Memory, one.Note = m, e
+		findings = append(findings, diagnostics.Check(one)...)
+	}
+	for _, f := range problems {
+		if under(f.Path) && !seen["problem\x00"+f.Path] {
+			seen["problem\x00"+f.Path], matched = true, true
+			findings = append(findings, f)
+		}
+	}
+	if !matched && !info.IsDir() {
+		return nil, fmt.Errorf("%s is not a memory note (notes are .md files; hidden files are not read)", arg)
+	}
+	return findings, nil
+}
+
+// printFindingsJSON is --format json: one JSON array of jsonFinding.
+func printFindingsJSON(stdout io.Writer, m *engine.Memory, findings []diagnostics.Finding) error {
+	pos := newPositions(m)
+	out := make([]jsonFinding, 0, len(findings))
+	for _, f := range findings {
+		l, col := pos.at(f.Path, f.Span.Start)
+		el, ecol := pos.at(f.Path, f.Span.End)
+		jf := jsonFinding{Path: f.Path, Line: l, Column: col, EndLine: el, EndColumn: ecol,
+			Severity: f.Severity.String(), Code: f.Code, Message: f.Message, Related: []jsonRelated{}, Data: f.Data}
+		for _, r := range f.Related {
+			rl, rc := pos.at(r.Path, r.Span.Start)
+			jf.Related = append(jf.Related, jsonRelated{Path: r.Path, Line: rl, Column: rc, Message: r.Message})
+		}
+		out = append(out, jf)
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+// printFindings is the text output: FILE:LINE:COL: SEVERITY CODE: MESSAGE, a
+// tab-indented line per related place, and a count per severity on stderr.
+func printFindings(stdout, stderr io.Writer, m *engine.Memory, findings []diagnostics.Finding) {
 	pos := newPositions(m)
 	cwd, _ := os.Getwd()
 	show := func(p string) string {
@@ -125,51 +209,20 @@ Exit code 1 when any finding is an error, else 0 (warnings do not fail);
 		}
 		return p
 	}
-	errors := 0
 	counts := map[diagnostics.Severity]int{}
 	for _, f := range findings {
 		counts[f.Severity]++
-		if f.Severity == diagnostics.Error {
-			errors++
+		l, col := pos.at(f.Path, f.Span.Start)
+		fmt.Fprintf(stdout, "%s:%d:%d: %s %s: %s\n", show(f.Path), l, col, f.Severity, f.Code, oneLine(f.Message))
+		for _, r := range f.Related {
+			rl, rc := pos.at(r.Path, r.Span.Start)
+			fmt.Fprintf(stdout, "\t%s:%d:%d: %s\n", show(r.Path), rl, rc, oneLine(r.Message))
 		}
 	}
-	if *format == "json" {
-		out := make([]jsonFinding, 0, len(findings))
-		for _, f := range findings {
-			l, col := pos.at(f.Path, f.Span.Start)
-			el, ecol := pos.at(f.Path, f.Span.End)
-			jf := jsonFinding{Path: f.Path, Line: l, Column: col, EndLine: el, EndColumn: ecol,
-				Severity: f.Severity.String(), Code: f.Code, Message: f.Message, Related: []jsonRelated{}, Data: f.Data}
-			for _, r := range f.Related {
-				rl, rc := pos.at(r.Path, r.Span.Start)
-				jf.Related = append(jf.Related, jsonRelated{Path: r.Path, Line: rl, Column: rc, Message: r.Message})
-			}
-			out = append(out, jf)
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(out); err != nil {
-			return c.fail("%v", err)
-		}
-	} else {
-		for _, f := range findings {
-			l, col := pos.at(f.Path, f.Span.Start)
-			fmt.Fprintf(stdout, "%s:%d:%d: %s %s: %s\n", show(f.Path), l, col, f.Severity, f.Code, oneLine(f.Message))
-			for _, r := range f.Related {
-				rl, rc := pos.at(r.Path, r.Span.Start)
-				fmt.Fprintf(stdout, "\t%s:%d:%d: %s\n", show(r.Path), rl, rc, oneLine(r.Message))
-			}
-		}
-		if len(findings) > 0 {
-			fmt.Fprintf(stderr, "mf-lsp check: %s, %s, %d information, %s\n", plural(counts[diagnostics.Error], "error"),
-				plural(counts[diagnostics.Warning], "warning"), counts[diagnostics.Information], plural(counts[diagnostics.Hint], "hint"))
-		}
+	if len(findings) > 0 {
+		fmt.Fprintf(stderr, "mf-lsp check: %s, %s, %d information, %s\n", plural(counts[diagnostics.Error], "error"),
+			plural(counts[diagnostics.Warning], "warning"), counts[diagnostics.Information], plural(counts[diagnostics.Hint], "hint"))
 	}
-	if errors > 0 {
-		return exitError
-	}
-	return exitOK
 }
 
 type jsonFinding struct {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 func runPromote(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -95,18 +96,18 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 	if err := c.requireWritable(m, toDim); err != nil {
 		return c.fail("%v", err)
 	}
-	req := engine.PromoteRequest{From: src, To: toDim, ToOwner: toID, ToLayer: *layer, Copy: *cp,
-		ExpectDestRevision: *expectDest, Register: *register}
+	p := session.Promotion{Path: src.Path, To: toDim, Owner: &toID, Layer: *layer, Copy: *cp,
+		DestRevision: *expectDest, Register: *register}
 	if *expectSrc >= 0 {
-		req.ExpectSourceRevision = expectSrc
+		p.SourceRevision = expectSrc
 	}
-	res, err := m.Promote(req)
+	res, changed, err := session.Promote(m, p)
 	if err != nil {
 		if code, ok := unregistered(c, err); ok {
 			return code
 		}
 		var end *engine.EndError
-		if res == nil && errors.As(err, &end) {
+		if !changed && errors.As(err, &end) {
 			fmt.Fprintf(stderr, "stale: %s at revision %d\n", end.End, end.Err.Revision)
 			fmt.Fprintf(stderr, "mf-lsp promote: %v; nothing was moved\n", end.Err)
 			return exitStale

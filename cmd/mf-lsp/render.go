@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/managed"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -110,11 +110,11 @@ func renderInto(c *cli, m *engine.Memory, file string, blk *engine.Block) int {
 	if err := c.requireDataDir(m); err != nil {
 		return c.fail("%v", err)
 	}
-	outcome, err := managed.WriteInto(m.Paths.MemoryDir(), file, blk.Text)
+	w, err := session.WriteBlockInto(m, file, blk)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	fmt.Fprintf(c.stdout, "%s: %s (generation %s, %d tokens)\n", file, outcome, blk.Generation, blk.CountTokens())
+	fmt.Fprintf(c.stdout, "%s: %s (generation %s, %d tokens)\n", w.Path, w.Outcome, w.Generation, w.Tokens)
 	return exitOK
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,9 +14,54 @@ import (
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/journal"
 	"github.com/magicfrog/mf-lsp/engine/rollup"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 func runRollup(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	c, f := newRollupCLI(stdout, stderr)
+	pos, code, done := c.parse(args, 1, 2)
+	if done {
+		return code
+	}
+	if *f.log != "" {
+		log, err := openRollupLog(*f.log)
+		if err != nil {
+			return c.fail("--log: %v", err)
+		}
+		fmt.Fprintf(log, "=== %s mf-lsp rollup %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(args, " "))
+		c.stdout, c.stderr = log, log
+		defer func() {
+			fmt.Fprintf(log, "=== exit %d\n", code)
+			log.Close()
+		}()
+	}
+	r, code, ok := f.request(c, pos)
+	if !ok {
+		return code
+	}
+	if code, ok := r.open(); !ok {
+		return code
+	}
+	if f.dry {
+		return r.printPlan()
+	}
+	return r.run()
+}
+
+// rollupFlags are the flags of mf-lsp rollup.
+type rollupFlags struct {
+	journal     journalFlags
+	summarizer  *string
+	timeout     *time.Duration
+	promote     *bool
+	transcripts *string
+	dayOver     *bool
+	today       *string
+	dry         bool
+	log         *string
+}
+
+func newRollupCLI(stdout, stderr io.Writer) (*cli, *rollupFlags) {
 	c := newCLI("rollup", "mf-lsp rollup day YYYY-MM-DD | week YYYY-Www | month YYYY-MM | due [flags]", `
 Roll up the Fractal journal (SPEC §6): refine a day's raw daily into
 refined/YYYY-MM-DD.md, roll a week's refined days into weekly/YYYY-Www.md, a
@@ -40,159 +86,132 @@ Prints one line per job: "written REF: ...", "up to date REF: ...",
 "failed REF: ...", a "lesson REF: TEXT" line per lesson a monthly proposes for
 MEMORY.md (--promote writes them), then a summary. Exit code 1 when a job
 failed (3 when every failure is a stale write: nothing was written).`, stdout, stderr)
-	var jf journalFlags
-	jf.register(c, "", "only the journals of this `DIMENSION` (default: every journal)")
-	summ := c.fs.String("summarizer", "", "the summarizer `COMMAND` line, or builtin (default: config.json summarizer, else builtin)")
-	timeout := c.fs.Duration("timeout", rollup.DefaultTimeout, "how long the summarizer may run per rollup (`DURATION`)")
-	promote := c.fs.Bool("promote", false, "write the lessons monthly rollups propose into the journal's MEMORY.md (default: config.json \"promote\": \"auto\")")
-	transcripts := c.fs.String("transcripts", "", "a folder of session transcripts (`DIR`: Claude Code or Codex JSONL, Markdown, text) that day refines read (default: config.json transcripts)")
-	dayOver := c.fs.Bool("day-over", false, "count today as over: refine it (and roll up its week on a Sunday, its month on its last day); the scheduled evening jobs use it")
-	today := c.fs.String("today", "", "the journal's today, `YYYY-MM-DD`, for due (default: the local date)")
-	dry := c.fs.Bool("dry-run", false, "print the plan; run and write nothing")
-	logPath := c.fs.String("log", "", "append the report (stdout and stderr) to `FILE`, between a \"=== TIME\" and an \"=== exit N\" line (the scheduled jobs use it)")
-	pos, code, done := c.parse(args, 1, 2)
-	if done {
-		return code
-	}
-	if *logPath != "" {
-		f, err := openRollupLog(*logPath)
-		if err != nil {
-			return c.fail("--log: %v", err)
-		}
-		fmt.Fprintf(f, "=== %s mf-lsp rollup %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(args, " "))
-		stdout, stderr, c.stdout, c.stderr = f, f, f, f
-		defer func() {
-			fmt.Fprintf(f, "=== exit %d\n", code)
-			f.Close()
-		}()
-	}
+	f := &rollupFlags{}
+	f.journal.register(c, "", "only the journals of this `DIMENSION` (default: every journal)")
+	f.summarizer = c.fs.String("summarizer", "", "the summarizer `COMMAND` line, or builtin (default: config.json summarizer, else builtin)")
+	f.timeout = c.fs.Duration("timeout", rollup.DefaultTimeout, "how long the summarizer may run per rollup (`DURATION`)")
+	f.promote = c.fs.Bool("promote", false, "write the lessons monthly rollups propose into the journal's MEMORY.md (default: config.json \"promote\": \"auto\")")
+	f.transcripts = c.fs.String("transcripts", "", "a folder of session transcripts (`DIR`: Claude Code or Codex JSONL, Markdown, text) that day refines read (default: config.json transcripts)")
+	f.dayOver = c.fs.Bool("day-over", false, "count today as over: refine it (and roll up its week on a Sunday, its month on its last day); the scheduled evening jobs use it")
+	f.today = c.fs.String("today", "", "the journal's today, `YYYY-MM-DD`, for due (default: the local date)")
+	c.fs.BoolVar(&f.dry, "dry-run", false, "print the plan; run and write nothing")
+	f.log = c.fs.String("log", "", "append the report (stdout and stderr) to `FILE`, between a \"=== TIME\" and an \"=== exit N\" line (the scheduled jobs use it)")
+	return c, f
+}
+
+// rollupRun is one mf-lsp rollup: its request, the memory it runs on and
+// the options it runs with.
+type rollupRun struct {
+	c       *cli
+	req     rollup.Request
+	setup   session.RollupSetup
+	promote bool
+	label   string
+	m       *engine.Memory
+	opts    rollup.Options
+}
+
+// request checks the positional words and the flags: a bad one is a usage
+// error (ok false, with its exit code).
+func (f *rollupFlags) request(c *cli, pos []string) (r *rollupRun, code int, ok bool) {
 	req, err := rollup.ParseRequest(pos)
 	if err != nil {
-		return c.usageError("%v", err)
+		return nil, c.usageError("%v", err), false
 	}
-	dim, err := jf.dim()
+	dim, err := f.journal.dim()
 	if err != nil {
-		return c.usageError("--dimension: %v", err)
+		return nil, c.usageError("--dimension: %v", err), false
 	}
-	day, err := engine.Today(*today)
+	day, err := engine.Today(*f.today)
 	if err != nil {
-		return c.usageError("--today: %v", err)
+		return nil, c.usageError("--today: %v", err), false
 	}
+	if *f.dayOver {
+		day = day.AddDays(1)
+	}
+	r = &rollupRun{c: c, req: req, promote: *f.promote, label: "rollup " + strings.Join(pos, " "),
+		setup: session.RollupSetup{Dimension: dim, Today: day, Summarizer: *f.summarizer, Timeout: *f.timeout, Transcripts: *f.transcripts}}
+	if c.isSet("scope") {
+		r.setup.Owner = &f.journal.scope
+	}
+	return r, exitOK, true
+}
+
+// open opens the data directory and resolves the options: the journal layer,
+// the summarizer, the transcripts (their skipped files are warnings) and
+// config.json "promote".
+func (r *rollupRun) open() (code int, ok bool) {
+	c := r.c
 	m, err := c.openDataDir()
 	if err != nil {
-		return c.fail("%v", err)
+		return c.fail("%v", err), false
 	}
-	if _, err := rollup.FractalLayer(m); err != nil {
-		return c.fail("%v", err)
+	r.m = m
+	r.opts, err = session.RollupOptions(m, r.setup)
+	var terr *session.TranscriptsError
+	if errors.As(err, &terr) {
+		return c.fail("%v (set by %s)", err, map[bool]string{true: "--transcripts", false: ".magicfrog/config.json"}[terr.FromCaller]), false
 	}
-	s, err := rollup.Resolve(*timeout, *summ, m.Binding().Summarizer)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.fail("%v", err), false
 	}
 	auto, err := rollup.PromoteAuto(m.Binding().Promote)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.fail("%v", err), false
 	}
-	*promote = *promote || auto
-	if *dayOver {
-		day = day.AddDays(1)
+	r.promote = r.promote || auto
+	if r.opts.Transcripts != nil {
+		for _, why := range r.opts.Transcripts.Skipped {
+			fmt.Fprintf(c.stderr, "mf-lsp rollup: warning: transcript skipped: %s\n", why)
+		}
 	}
-	opts := rollup.Options{Dimension: dim, Owner: jf.scope, OwnerSet: c.isSet("scope"), Today: day, Summarizer: s}
-	tdir, err := rollup.TranscriptsDir(*transcripts, m.Binding().Transcripts, m.Paths.ProjectDir)
+	return exitOK, true
+}
+
+// printPlan is --dry-run: each job and why, nothing run.
+func (r *rollupRun) printPlan() int {
+	jobs, err := rollup.Plan(r.m, r.req, r.opts)
 	if err != nil {
-		return c.fail("%v", err)
+		return r.c.fail("%v", err)
 	}
-	if tdir != "" {
-		t, err := rollup.LoadTranscripts(tdir, time.Local)
-		if err != nil {
-			return c.fail("%v (set by %s)", err, map[bool]string{true: "--transcripts", false: ".magicfrog/config.json"}[*transcripts != ""])
+	for _, j := range jobs {
+		verb := "would write"
+		if j.UpToDate {
+			verb = "up to date"
 		}
-		for _, why := range t.Skipped {
-			fmt.Fprintf(stderr, "mf-lsp rollup: warning: transcript skipped: %s\n", why)
-		}
-		opts.Transcripts = t
+		fmt.Fprintf(r.c.stdout, "%s %s: %s (%s)\n", verb, j.Journal.String()+j.Output, j.Rollup, j.Reason)
 	}
-	label := "rollup " + strings.Join(pos, " ")
-	if *dry {
-		jobs, err := rollup.Plan(m, req, opts)
-		if err != nil {
-			return c.fail("%v", err)
-		}
-		for _, j := range jobs {
-			verb := "would write"
-			if j.UpToDate {
-				verb = "up to date"
-			}
-			fmt.Fprintf(stdout, "%s %s: %s (%s)\n", verb, j.Journal.String()+j.Output, j.Rollup, j.Reason)
-		}
-		if len(jobs) == 0 {
-			fmt.Fprintf(stdout, "%s: nothing to do\n", label)
-		}
-		return exitOK
+	if len(jobs) == 0 {
+		fmt.Fprintf(r.c.stdout, "%s: nothing to do\n", r.label)
 	}
+	return exitOK
+}
+
+// run runs the jobs, printing a line per job and per lesson, promotes the
+// lessons when asked, and prints the summary. Exit 1 when a job failed, 3
+// when every failure was a stale write.
+func (r *rollupRun) run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	wrote, current, failed, stale := 0, 0, 0, 0
-	outs, err := rollup.RunPlan(ctx, m, req, opts, func(o rollup.Outcome) {
-		ref := o.Job.Journal.String() + o.Job.Output
-		switch {
-		case o.Err != nil:
-			failed++
-			if _, ok := engine.IsStale(o.Err); ok {
-				stale++
-			}
-			fmt.Fprintf(stdout, "failed %s: %v\n", ref, o.Err)
-		case o.Status == rollup.UpToDate:
-			current++
-			fmt.Fprintf(stdout, "up to date %s: %s\n", ref, o.Job.Rollup)
-		default:
-			wrote++
-			again := ""
-			if o.Attempts > 1 {
-				again = ", summarized again: a source changed meanwhile"
-			}
-			fmt.Fprintf(stdout, "written %s: %s (%s), revision %d, %s, %s%s\n", ref, o.Job.Rollup, o.Job.Reason, o.Revision, plural(len(o.Sources), "source"), s.Name(), again)
-			for _, w := range o.Warnings {
-				fmt.Fprintf(stderr, "mf-lsp rollup: warning: %s: %s\n", ref, w)
-			}
-		}
-		for _, l := range o.Lessons {
-			fmt.Fprintf(stdout, "lesson %s: %s\n", ref, l)
-		}
-	})
+	report, outs, err := session.RunRollup(ctx, r.m, r.req, r.opts, r.printOutcome)
+	failed, stale := len(report.Failed), report.Stale()
 	if err != nil {
-		fmt.Fprintf(stderr, "mf-lsp rollup: %v\n", err)
+		fmt.Fprintf(r.c.stderr, "mf-lsp rollup: %v\n", err)
 		failed++
 	}
-	if *promote {
-		for _, o := range outs {
-			if o.Err != nil || len(o.Lessons) == 0 {
-				continue
-			}
-			pr, err := rollup.Promote(m, o.Job.Journal, o.Lessons)
-			ref := o.Job.Journal.String() + journal.MemoryFile
-			if err != nil {
-				failed++
-				if _, ok := engine.IsStale(err); ok {
-					stale++
-				}
-				fmt.Fprintf(stdout, "failed %s: %v\n", ref, err)
-				continue
-			}
-			if len(pr.Added) > 0 {
-				fmt.Fprintf(stdout, "promoted %s: %s, revision %d\n", ref, plural(len(pr.Added), "lesson"), pr.Revision)
-			}
-		}
+	if r.promote {
+		f, s := r.promoteLessons(outs)
+		failed, stale = failed+f, stale+s
 	}
 	if len(outs) == 0 && failed == 0 {
 		what := "nothing to do"
-		if !req.Due {
-			what = "nothing to do: no journal has sources for " + req.Rollup.String()
+		if !r.req.Due {
+			what = "nothing to do: no journal has sources for " + r.req.Rollup.String()
 		}
-		fmt.Fprintf(stdout, "%s: %s\n", label, what)
+		fmt.Fprintf(r.c.stdout, "%s: %s\n", r.label, what)
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "%s: wrote %d, up to date %d, failed %d\n", label, wrote, current, failed)
+	fmt.Fprintf(r.c.stdout, "%s: wrote %d, up to date %d, failed %d\n", r.label, len(report.Written), report.UpToDate, failed)
 	switch {
 	case failed > 0 && failed == stale:
 		return exitStale
@@ -200,6 +219,55 @@ failed (3 when every failure is a stale write: nothing was written).`, stdout, s
 		return exitError
 	}
 	return exitOK
+}
+
+// printOutcome is a job's line: "written REF: …", "up to date REF: …" or
+// "failed REF: …", then a "lesson REF: TEXT" line per lesson.
+func (r *rollupRun) printOutcome(o rollup.Outcome, step session.RollupStep) {
+	stdout := r.c.stdout
+	switch step.Verb {
+	case session.RollupFailed:
+		fmt.Fprintf(stdout, "failed %s: %v\n", step.Ref, o.Err)
+	case session.RollupUpToDate:
+		fmt.Fprintf(stdout, "up to date %s: %s\n", step.Ref, o.Job.Rollup)
+	default:
+		again := ""
+		if o.Attempts > 1 {
+			again = ", summarized again: a source changed meanwhile"
+		}
+		fmt.Fprintf(stdout, "written %s: %s (%s), revision %d, %s, %s%s\n", step.Ref, o.Job.Rollup, o.Job.Reason, o.Revision, plural(len(o.Sources), "source"), r.opts.Summarizer.Name(), again)
+		for _, w := range o.Warnings {
+			fmt.Fprintf(r.c.stderr, "mf-lsp rollup: warning: %s: %s\n", step.Ref, w)
+		}
+	}
+	for _, l := range o.Lessons {
+		fmt.Fprintf(stdout, "lesson %s: %s\n", step.Ref, l)
+	}
+}
+
+// promoteLessons writes each outcome's lessons into its journal's MEMORY.md
+// (--promote), a line each; it returns how many failed and how many of
+// those were stale.
+func (r *rollupRun) promoteLessons(outs []rollup.Outcome) (failed, stale int) {
+	for _, o := range outs {
+		if o.Err != nil || len(o.Lessons) == 0 {
+			continue
+		}
+		pr, err := rollup.Promote(r.m, o.Job.Journal, o.Lessons)
+		ref := o.Job.Journal.String() + journal.MemoryFile
+		if err != nil {
+			failed++
+			if _, ok := engine.IsStale(err); ok {
+				stale++
+			}
+			fmt.Fprintf(r.c.stdout, "failed %s: %v\n", ref, err)
+			continue
+		}
+		if len(pr.Added) > 0 {
+			fmt.Fprintf(r.c.stdout, "promoted %s: %s, revision %d\n", ref, plural(len(pr.Added), "lesson"), pr.Revision)
+		}
+	}
+	return failed, stale
 }
 
 // plural writes "1 source", "3 sources".

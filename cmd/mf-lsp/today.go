@@ -6,6 +6,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/rollup"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 func runToday(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -35,20 +36,20 @@ agent or task ID is refused (exit 2) unless --register adds it.`, stdout, stderr
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	if code, done := ensureRegistered(c, m, d, jf.scope, *register); done {
-		return code
-	}
-	p, created, err := rollup.Today(m, d, jf.scope, day)
+	daily, err := session.Today(m, d, jf.scope, *register, day)
 	if code, ok := unregistered(c, err); ok {
 		return code
 	}
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	if created {
-		fmt.Fprintf(stderr, "created %s\n", p)
+	if daily.Registered != "" {
+		fmt.Fprintf(stderr, "registered %s %q in %s\n", d, jf.scope, daily.Registered)
 	}
-	fmt.Fprintln(stdout, p)
+	if daily.Created {
+		fmt.Fprintf(stderr, "created %s\n", daily.Path)
+	}
+	fmt.Fprintln(stdout, daily.Path)
 	return exitOK
 }
 
