@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -57,4 +58,24 @@ func startDemoAt(t *testing.T, now func() time.Time) (c *lsptest.Client, data, p
 	c = serveInProcess(t, lsp.Options{Now: now})
 	c.Initialize(string(lsp.PathToURI(project)), map[string]any{"dataDir": data})
 	return c, data, project
+}
+
+// The journal's boot set in a block the server renders follows the server's
+// clock when no today setting names the day: on 2026-11-30 it holds yesterday's
+// daily 2026-11-29; a week earlier, 2026-11-23's daily as yesterday's.
+func TestRenderFollowsTheClock(t *testing.T) {
+	for _, tc := range []struct {
+		now           time.Time
+		want, wantNot string
+	}{
+		{time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), "journal/2026-11-29.md", "journal/2026-11-23.md"},
+		{time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC), "journal/2026-11-23.md", "journal/2026-11-29.md"},
+	} {
+		c, _, _ := startDemoAt(t, func() time.Time { return tc.now })
+		var block string
+		mustExec(t, c, "magicfrog.render", nil, &block)
+		if !strings.Contains(block, tc.want) || strings.Contains(block, tc.wantNot) {
+			t.Errorf("block rendered at %s: want %s in it and not %s:\n%s", tc.now.Format(time.DateOnly), tc.want, tc.wantNot, block)
+		}
+	}
 }

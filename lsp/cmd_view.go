@@ -194,7 +194,7 @@ func (s *Server) render(m *engine.Memory, a renderArg) (*engine.Block, error) {
 // renderScoped is render, with the options it rendered with.
 func (s *Server) renderScoped(m *engine.Memory, a renderArg) (*engine.Block, engine.RenderOptions, error) {
 	st := s.Settings()
-	opts := engine.RenderOptions{Scope: a.scope(s, m), Budget: st.Budget, Previous: a.Previous, Today: st.Today, Earlier: st.Earlier}
+	opts := engine.RenderOptions{Scope: a.scope(s, m), Budget: st.Budget, Previous: a.Previous, Today: s.Today().String(), Earlier: st.Earlier}
 	if a.Earlier != nil {
 		opts.Earlier = *a.Earlier
 	}
@@ -262,7 +262,7 @@ func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any
 		sc := a.scope(s, m)
 		v := m.View(sc)
 		st := s.Settings()
-		boot, err := m.BootSet(engine.RenderOptions{Scope: sc, Today: st.Today, Earlier: st.Earlier})
+		boot, err := m.BootSet(engine.RenderOptions{Scope: sc, Today: s.Today().String(), Earlier: st.Earlier})
 		if err != nil {
 			return nil, err
 		}
