@@ -27,8 +27,9 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/l
 //	-- clock --            the server's clock (RFC 3339); default 2026-11-30T12:00:00Z.
 //	                       The journal's today is its date unless settings name one.
 //	-- settings.json --    initializationOptions beside the default {"dataDir": "$ROOT/data"}
-//	-- data/... --         files of the data directory (data/machine-id defaults to
-//	-- project/... --      3f9c2a7e5b10d4c8); files of the project, the workspace root
+//	-- data/... --         files of the data directory (data/machine-id defaults
+//	                       to 3f9c2a7e5b10d4c8)
+//	-- project/... --      files of the project, the workspace root
 //	-- disk --             the marked note's bytes on disk when they differ from the
 //	                       buffer (an agent wrote since the editor read it)
 //	-- want/diagnostics -- the diagnostics published when the note is opened
@@ -40,7 +41,9 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/l
 // removed) and asked. Positions print as a marker's name when one sits there, else
 // as LINE:CHARACTER (0-based, UTF-16, as LSP counts); the temporary directory of the
 // tree prints as $ROOT. The server runs in-process over net.Pipe with its clock
-// pinned. go test ./lsp -run TestMarkers -update rewrites the want sections.
+// pinned. A case asks only what its want sections name; go test ./lsp -run
+// TestMarkers -update rewrites them (an empty one is filled), so a new case starts
+// as the tree, the markers and empty want sections.
 func TestMarkers(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "lsp", "*.txtar"))
 	if err != nil || len(files) == 0 {
