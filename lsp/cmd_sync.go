@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
@@ -81,7 +80,7 @@ func (s *Server) syncResolveCommand(_ *glsp.Context, arg json.RawMessage) (any, 
 		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"keep\" must be \"mine\" or \"theirs\", got %q", cmd, a.Keep)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
-		if err := session.ResolveSyncConflict(context.Background(), m, a.Path, a.Keep, time.Now()); err != nil {
+		if err := session.ResolveSyncConflict(context.Background(), m, a.Path, a.Keep, s.now()); err != nil {
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
 		s.memoryChanged(m)

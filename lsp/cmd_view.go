@@ -49,7 +49,7 @@ func (s *Server) scopeFor(m *engine.Memory, a session.ScopeRequest) engine.Scope
 // session's scope, budget and today unless the argument names them.
 func (s *Server) renderOptions(m *engine.Memory, a renderArg) engine.RenderOptions {
 	st := s.Settings()
-	return a.Options(m, s.scopeFor(m, a.ScopeRequest), session.RenderDefaults{Budget: st.Budget, Today: st.Today, Earlier: st.Earlier})
+	return a.Options(m, s.scopeFor(m, a.ScopeRequest), session.RenderDefaults{Budget: st.Budget, Today: s.Today().String(), Earlier: st.Earlier})
 }
 
 // renderFailed names the participant argument when a render refused several
@@ -96,7 +96,7 @@ func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
 		st := s.Settings()
-		return session.ViewOf(m, s.scopeFor(m, a), st.Today, st.Earlier)
+		return session.ViewOf(m, s.scopeFor(m, a), s.Today().String(), st.Earlier)
 	}), nil
 }
 

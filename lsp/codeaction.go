@@ -109,7 +109,7 @@ func (s *Server) codeAction(ctx *glsp.Context, _ *protocol.CodeActionParams) (an
 
 // findingsFor checks the note as publishFor does.
 func (s *Server) findingsFor(n *Located) []diagnostics.Finding {
-	in := diagnostics.Input{Memory: n.Memory, Note: n.Note, Scope: s.Participant(n.Memory), Today: s.Today(), OpenLoopDays: s.Settings().OpenLoopDays, WithFixes: true}
+	in := diagnostics.Input{Memory: n.Memory, Note: n.Note, Scope: s.Participant(n.Memory), Today: s.Today(), OpenLoopDays: s.Settings().OpenLoopDays, WithFixes: true, Now: s.now()}
 	if n.Doc != nil {
 		if b, ok := s.Base(n.URI); ok {
 			in.Base = &diagnostics.Base{Revision: b.Revision, Hash: b.Hash}

@@ -99,7 +99,7 @@ func (s *Server) MergeEdit(uri protocol.DocumentUri) (protocol.WorkspaceEdit, bo
 		next = st.floor + 1
 	})
 	src := []byte(merged)
-	if edits, ok := frontmatter.SetFields(src, frontmatter.Parse(src), []frontmatter.Set{{Key: "revision", Value: next}, {Key: "updated", Value: engine.FormatTime(now())}}); ok {
+	if edits, ok := frontmatter.SetFields(src, frontmatter.Parse(src), []frontmatter.Set{{Key: "revision", Value: next}, {Key: "updated", Value: engine.FormatTime(s.now())}}); ok {
 		src = frontmatter.Apply(src, edits)
 	}
 	end, err := d.Mapper().OffsetPosition(len(d.Text))

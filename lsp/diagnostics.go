@@ -160,7 +160,7 @@ func (s *Server) notifyMemoryChanged() {
 			}
 			gen := ""
 			st := s.Settings()
-			if b, err := m.Render(engine.RenderOptions{Scope: s.Participant(m), Budget: st.Budget, Today: st.Today}); err == nil {
+			if b, err := m.Render(engine.RenderOptions{Scope: s.Participant(m), Budget: st.Budget, Today: s.Today().String()}); err == nil {
 				gen = b.Generation
 			}
 			s.Notify("magicfrog/memoryChanged", map[string]string{"generation": gen})

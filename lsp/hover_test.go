@@ -2,14 +2,12 @@ package lsp_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/lsp"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
 )
@@ -136,41 +134,6 @@ func mustContain(t *testing.T, what, s string, parts ...string) {
 	}
 }
 
-func TestHoverShadowedNote(t *testing.T) {
-	c, data, project := startDemo(t)
-	// account/style/code.md is shadowed by the project's task note (task beats
-	// user beats account); user/style/code.md sits between them.
-	path := filepath.Join(data, "memory/account/style/code.md")
-	uri := openFile(t, c, path)
-	h := hoverAt(t, c, uri, 4, 3)
-	if h == nil {
-		t.Fatal("no hover on a memory note")
-	}
-	if h.Contents.Kind != "markdown" {
-		t.Errorf("hover kind %q, want markdown", h.Contents.Kind)
-	}
-	v := h.Contents.Value
-	taskURI := string(lsp.PathToURI(filepath.Join(project, ".magicfrog/memory/style/code.md")))
-	userURI := string(lsp.PathToURI(filepath.Join(data, "memory/user/style/code.md")))
-	mustContain(t, "hover", v,
-		"shadowed by task (rev 2)",
-		"dimension: `account`", "layer: `core`", "key: `style/code.md`", "revision: 2", "updated: 2026-09-02T10:00:00.000Z",
-		"tokens",
-		"]("+taskURI+") (effective)",
-		"]("+userURI+") (shadowed)",
-		"]("+uri+") (shadowed, this note)",
-	)
-	// The chain is most specific first.
-	if i, j := strings.Index(v, taskURI), strings.Index(v, userURI); i < 0 || j < i {
-		t.Errorf("chain order: task should come before user:\n%s", v)
-	}
-	if h.Range == nil || h.Range.Start.Line != 4 || h.Range.End.Line != 4 || h.Range.Start.Character != 0 {
-		t.Errorf("range %+v, want line 4", h.Range)
-	}
-	// The token count is the engine's (a real BPE count of the body).
-	mustContain(t, "hover", v, fmt.Sprintf("size: %d tokens", engine.Tokens("Prefer functional array methods over for loops.\n")))
-}
-
 func TestHoverEffectiveAndScopes(t *testing.T) {
 	c, data, _ := startDemo(t)
 	larry := openFile(t, c, filepath.Join(data, "memory/agent/larry/notes/style.md"))
@@ -203,37 +166,4 @@ func TestHoverSaysUnbound(t *testing.T) {
 	u := openFile(t, c, filepath.Join(data, "memory/user/editor.md"))
 	v := hoverAt(t, c, u, 0, 0).Contents.Value
 	mustContain(t, "unbound hover", v, "_Seen as no task · no agent · machine `3f9c2a7e5b10d4c8` (unbound: notes under a task or agent ID are not in this view)._")
-}
-
-func TestHoverLinkShowsTargetSummary(t *testing.T) {
-	c, data, _ := startDemo(t)
-	// CRLF line ends and characters outside the BMP before the link on its line:
-	// the range must be counted in UTF-16 code units.
-	prefix := "---\r\nrevision: 1\r\nupdated: 2026-08-14T08:30:00.000Z\r\n---\r\nWrite tersely.\r\n🐸🐸 é see "
-	link := "[the review skill](../user/skills/review.md)"
-	text := prefix + link + " and [code](style/code.md#x).\r\n"
-	uri := openText(t, c, filepath.Join(data, "memory/account/tone.md"), text)
-	start := utf16Pos(text, len(prefix))
-	end := utf16Pos(text, len(prefix)+len(link))
-	h := hoverAt(t, c, uri, start.Line, start.Character+3)
-	if h == nil {
-		t.Fatal("no hover on the link")
-	}
-	reviewURI := string(lsp.PathToURI(filepath.Join(data, "memory/user/skills/review.md")))
-	mustContain(t, "link hover", h.Contents.Value, "Review a change", "user · rev 3", reviewURI, "How to review a change before approving it")
-	if strings.Contains(h.Contents.Value, "Chain") {
-		t.Errorf("link hover describes the note instead of the target:\n%s", h.Contents.Value)
-	}
-	if h.Range == nil || h.Range.Start != start || h.Range.End != end {
-		t.Errorf("link range %+v, want %+v-%+v (UTF-16)", h.Range, start, end)
-	}
-	// The second link, with an anchor: the account note's own summary line.
-	second := strings.Index(text, "[code]")
-	p := utf16Pos(text, second+2)
-	h = hoverAt(t, c, uri, p.Line, p.Character)
-	mustContain(t, "second link hover", h.Contents.Value, "Prefer functional array methods over for loops.", "account · rev 2")
-	// Just after the link, on the same line: the note itself.
-	after := utf16Pos(text, len(prefix)+len(link)+2)
-	h = hoverAt(t, c, uri, after.Line, after.Character)
-	mustContain(t, "hover next to a link", h.Contents.Value, "**account/tone.md**")
 }

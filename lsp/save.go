@@ -89,9 +89,6 @@ func (t *saveTracker) with(uri protocol.DocumentUri, fn func(st *saveState)) {
 	fn(st)
 }
 
-// now is the time written into `updated`.
-var now = time.Now
-
 func (s *Server) willSaveWaitUntil(_ *glsp.Context, p *protocol.WillSaveTextDocumentParams) ([]protocol.TextEdit, error) {
 	uri := p.TextDocument.URI
 	d, open := s.Docs.Get(uri)
@@ -135,7 +132,7 @@ func (s *Server) willSaveWaitUntil(_ *glsp.Context, p *protocol.WillSaveTextDocu
 	if !s.Settings().AutoRevision || (exists && bytes.Equal(disk, d.Text)) {
 		return []protocol.TextEdit{}, nil
 	}
-	sets := []frontmatter.Set{{Key: "revision", Value: next}, {Key: "updated", Value: engine.FormatTime(now())}}
+	sets := []frontmatter.Set{{Key: "revision", Value: next}, {Key: "updated", Value: engine.FormatTime(s.now())}}
 	if n.Note.Dimension == engine.Device && n.Note.Machine() == "" {
 		if id := n.Memory.MachineOf(s.Scope(n.Memory)); id != "" {
 			sets = append(sets, frontmatter.Set{Key: "machine", Value: id})
@@ -323,7 +320,7 @@ func (s *Server) KeepMineEdit(uri protocol.DocumentUri) (protocol.WorkspaceEdit,
 		st.floor = max(st.floor, diskRev)
 		next = st.floor + 1
 	})
-	edits := frontmatterEdits(d, frontmatter.Parse(d.Text), []frontmatter.Set{{Key: "revision", Value: next}, {Key: "updated", Value: engine.FormatTime(now())}})
+	edits := frontmatterEdits(d, frontmatter.Parse(d.Text), []frontmatter.Set{{Key: "revision", Value: next}, {Key: "updated", Value: engine.FormatTime(s.now())}})
 	if len(edits) == 0 {
 		return protocol.WorkspaceEdit{}, 0, false
 	}

@@ -215,7 +215,7 @@ func chooseAction(title string) lsptest.Reply {
 }
 
 func TestSaveConflictKeepMine(t *testing.T) {
-	c, data, project := startDemo(t)
+	c, data, project := startDemoAt(t, steppingClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.Second))
 	c.Reply("window/showMessageRequest", chooseAction("Keep mine as next revision"))
 	path := filepath.Join(data, "memory/account/tone.md")
 	disk, _ := os.ReadFile(path)
@@ -239,8 +239,8 @@ func TestSaveConflictKeepMine(t *testing.T) {
 	mustContain(t, "conflict message", msg, "revision 2 on disk", "read revision 1")
 
 	got := applyLSPEdits(t, mine, appliedEdit(t, c, uri))
-	if !strings.Contains(got, "revision: 3\n") || !strings.HasSuffix(got, "My edit.\n") || !updatedRE.MatchString(got) {
-		t.Fatalf("Keep mine gave:\n%s\nwant revision 3 (disk 2 + 1) and my edit", got)
+	if !strings.Contains(got, "revision: 3\n") || !strings.HasSuffix(got, "My edit.\n") || !strings.Contains(got, "updated: 2026-11-30T09:00:") {
+		t.Fatalf("Keep mine gave:\n%s\nwant revision 3 (disk 2 + 1), my edit and updated from the server's clock", got)
 	}
 	// The editor applies it; the buffer is now based on the disk version, so the
 	// stale diagnostic goes and the next save goes through as revision 3.
@@ -250,7 +250,7 @@ func TestSaveConflictKeepMine(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(5 * time.Millisecond) // so that `updated` has to change: the edits are not empty
+	// The clock has moved on since Keep mine wrote `updated`: the edits are not empty.
 	edits := willSave(t, c, uri)
 	if next := applyLSPEdits(t, got, edits); len(edits) == 0 || !strings.Contains(next, "revision: 3\n") {
 		t.Errorf("save after Keep mine: edits %+v →\n%s\nwant revision 3", edits, next)

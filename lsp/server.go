@@ -31,6 +31,10 @@ type Options struct {
 	MaxDocumentBytes int
 	// Version is reported in serverInfo. Default: the module version from build info.
 	Version string
+	// Now is the server's clock: the journal's today (unless the today setting
+	// names one), open-loop ages and the `updated` a save writes. Default
+	// time.Now; tests pin it (clock.go).
+	Now func() time.Time
 }
 
 // ErrExitWithoutShutdown is returned by Serve when the client sent exit without a

@@ -207,13 +207,12 @@ func (st Settings) named() engine.Scope {
 	return engine.Scope{Task: st.Task, Agents: agents}
 }
 
-// Today is the journal's today: the setting, else the local date.
+// Today is the journal's today: the setting, else the date of the server's clock.
 func (s *Server) Today() journal.Day {
-	d, err := engine.Today(s.Settings().Today)
-	if err != nil {
-		d, _ = engine.Today("")
+	if d, err := journal.ParseDay(s.Settings().Today); err == nil {
+		return d
 	}
-	return d
+	return journal.DayOf(s.now())
 }
 
 // Located is an open or on-disk memory note as a feature sees it.

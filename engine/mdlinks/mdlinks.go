@@ -1,5 +1,6 @@
 // Package mdlinks finds the Markdown links of a note body with their byte
-// positions in the source. goldmark keeps the raw destination of a link but no
+// positions in the source, and resolves a link's destination to the note file it
+// names (NoteTarget). goldmark keeps the raw destination of a link but no
 // position for inline nodes, only the segments of their text; the positions are
 // recovered from those segments and the source around them.
 package mdlinks

@@ -1,6 +1,6 @@
 // Package lsptest is an end-to-end harness for mf-lsp: a scripted LSP client that
 // speaks JSON-RPC to the real binary over its stdio (StartBinary) or to an in-process
-// server over any connection (New, e.g. one end of net.Pipe). It records every
+// server over any connection such as one end of net.Pipe (New). It records every
 // notification and request the server sends, answers the server's requests with
 // configurable replies, and can write raw bytes to test malformed input.
 //
