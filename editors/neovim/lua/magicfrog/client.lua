@@ -14,7 +14,6 @@ local M = {}
 -- The generation of the last magicfrog/memoryChanged.
 M.generation = nil
 
-
 -- client id -> URI of the buffer it last saw willSaveWaitUntil for: the save-time
 -- conflict question does not name its note, and follows that save.
 local saving = {}
@@ -246,7 +245,6 @@ function M.show_message(_, params)
   return vim.NIL
 end
 
-
 --- magicfrog/compare: the disk version beside the note (ui.show_compare), then
 --- the save-time question again when a late "Compare" asked for it.
 function M.on_compare(_, params)
@@ -455,6 +453,5 @@ function M.client_for(bufnr)
   local id = root and M.start_detached(root)
   return id and vim.lsp.get_client_by_id(id) or nil
 end
-
 
 return M

@@ -180,7 +180,6 @@ function U.follow_moved(bufnr, new)
   return nb
 end
 
-
 local function short(uri_or_path)
   local p = tostring(uri_or_path)
   if p:match("^file://") then p = vim.uri_to_fname(p) end
