@@ -38,6 +38,7 @@ func (s *Server) registerCommands() map[string]CommandFunc {
 		"magicfrog.sync":            s.syncCommand,            // cmd_sync.go
 		"magicfrog.syncStatus":      s.syncStatusCommand,      // cmd_sync.go
 		"magicfrog.syncResolve":     s.syncResolveCommand,     // cmd_sync.go
+		"magicfrog.sessionInfo":     s.sessionInfoCommand,     // cmd_session_info.go
 	}
 }
 

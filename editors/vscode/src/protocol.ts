@@ -15,6 +15,8 @@ export interface Entry {
 }
 
 export interface Described extends Entry {
+  /** false: the session scope cannot see the note at all (another agent's, task's, machine's). */
+  inScope?: boolean;
   effective?: boolean;
   shadowedBy?: Entry | null;
 }
@@ -53,7 +55,19 @@ export const Commands = {
   showEntry: 'magicfrog.showEntry',
   sync: 'magicfrog.sync',
   syncStatus: 'magicfrog.syncStatus',
+  sessionInfo: 'magicfrog.sessionInfo',
 } as const;
+
+/** magicfrog.sessionInfo: what the server loaded, asked instead of recomputed. */
+export interface SessionInfo {
+  projectDir: string;
+  dataDir: string;
+  /** The session scope's agents: the settings', else the project's. */
+  agents: string[] | null;
+  participant: string;
+  task: string;
+  machine: string;
+}
 
 /** The report of magicfrog.sync and magicfrog.syncStatus (fields as the server names them). */
 export interface SyncReport {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The VS Code extension's real-editor test, from a bare Debian machine (as root):
 #   installs the Debian packages, the npm packages and code-server (cached),
-#   builds and packages the extension (.vsix), installs it into code-server,
+#   runs the unit tests (npm test: the pure parts, no VS Code), builds and packages
+#   the extension (.vsix), installs it into code-server,
 #   and drives VS Code in headless Chromium with puppeteer (test/e2e.mjs).
 #
 # Env: MF_LSP        the mf-lsp binary to test (default: go build ./cmd/mf-lsp)
@@ -122,6 +123,9 @@ if ! cmp -s package-lock.json node_modules/.mf-lock 2>/dev/null; then
   npm ci --no-audit --no-fund >"$WORK/npm-ext.log" 2>&1 || { tail -30 "$WORK/npm-ext.log"; fatal "npm ci (extension) failed"; }
   cp package-lock.json node_modules/.mf-lock
 fi
+# The pure parts (settings, labels, tree shaping, the server lookup), without VS Code.
+npm test >"$WORK/unit.log" 2>&1 || { tail -40 "$WORK/unit.log"; fatal "npm test (unit tests) failed"; }
+log "unit tests: $(grep -E '^ℹ (pass|fail) ' "$WORK/unit.log" | tr '\n' ' ')"
 rm -f ./*.vsix
 npm run package >"$WORK/package.log" 2>&1 || { tail -30 "$WORK/package.log"; fatal "npm run package failed"; }
 VSIX=$(ls "$EXT"/*.vsix | head -1)

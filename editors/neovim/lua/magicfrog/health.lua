@@ -37,8 +37,9 @@ end
 
 function M.check()
   local r = reporter()
-  local mf = require("magicfrog")
-  local cfg = mf.config
+  local config = require("magicfrog.config")
+  local client = require("magicfrog.client")
+  local cfg = config.options
 
   r.start("magicfrog: Neovim")
   local v = vim.version()
@@ -52,7 +53,7 @@ function M.check()
   else
     r.error("Neovim " .. vs .. " is too old", { "magicfrog needs Neovim 0.7 or newer" })
   end
-  if mf._setup_done then
+  if config.setup_done then
     r.ok("require('magicfrog').setup() has run")
   else
     r.info("require('magicfrog').setup() has not run: the server is not started automatically")
@@ -81,7 +82,7 @@ function M.check()
   end
 
   r.start("magicfrog: data directory")
-  local data = mf.data_dir()
+  local data = config.data_dir()
   if data and vim.fn.isdirectory(data) == 1 then
     r.ok("data dir exists: " .. data)
     if vim.fn.isdirectory(data .. "/memory") == 1 then
@@ -96,13 +97,22 @@ function M.check()
   end
 
   r.start("magicfrog: language client")
-  local clients = mf.clients()
+  local clients = client.clients()
   if #clients == 0 then
     r.warn("no mf-lsp client is running", { "Open a Markdown note inside a memory tree" })
   else
     for _, c in ipairs(clients) do
       local state = c.initialized and "running" or "starting"
       r.ok(string.format("client %d %s, root %s", c.id, state, tostring(c.config.root_dir)))
+      -- What its server loaded (magicfrog.sessionInfo), asked when it attached.
+      local info = client.session(c.id)
+      if type(info) == "table" then
+        local agents = type(info.agents) == "table" and table.concat(info.agents, ", ") or ""
+        r.info(string.format("server of client %d: project %s, data dir %s, task %s, agents %s, participant %s",
+          c.id, info.projectDir ~= "" and tostring(info.projectDir) or "none", tostring(info.dataDir),
+          info.task ~= "" and tostring(info.task) or "none", agents ~= "" and agents or "none",
+          info.participant ~= "" and tostring(info.participant) or "none"))
+      end
     end
   end
 end

@@ -1,0 +1,457 @@
+-- magicfrog.client: starting mf-lsp (one client per root directory), what the
+-- plugin answers the server (save-time questions, showDocument, compare), and
+-- running the server's commands asynchronously.
+--
+-- Neovim 0.11+ : vim.lsp.config / vim.lsp.enable (config in lsp/mf_lsp.lua)
+-- Neovim 0.8-0.10: a FileType autocmd calling vim.lsp.start
+-- Neovim 0.7    : a FileType autocmd calling vim.lsp.start_client, one client per
+--                 root directory, reused across buffers.
+local config = require("magicfrog.config")
+local ui = require("magicfrog.ui")
+
+local M = {}
+
+-- The generation of the last magicfrog/memoryChanged.
+M.generation = nil
+
+-- client id -> URI of the buffer it last saw willSaveWaitUntil for: the save-time
+-- conflict question does not name its note, and follows that save.
+local saving = {}
+-- Inside BufWritePre's willSaveWaitUntil (> 0), the save-time question is not
+-- asked at once but queued, then asked after the write: a prompt in the middle
+-- of :write is no place for it, and the server's "Take disk version" expects the
+-- editor's write to be over when the answer comes (it tells the disk version it
+-- saw from the editor's write by the written content's hash).
+local in_will_save = 0
+local deferred_questions = {}
+
+local has = function(feature) return vim.fn.has(feature) == 1 end
+local notify = ui.notify
+
+-- ---------------------------------------------------------------------------
+-- Clients
+
+local function is_stopped(client)
+  if has("nvim-0.11") then return client:is_stopped() end
+  return client.is_stopped()
+end
+
+--- All running mf-lsp clients, oldest first.
+function M.clients()
+  local get = vim.lsp.get_clients or vim.lsp.get_active_clients
+  local out = {}
+  for _, c in pairs(get()) do
+    if c.name == config.name and not is_stopped(c) then table.insert(out, c) end
+  end
+  table.sort(out, function(a, b) return a.id < b.id end)
+  return out
+end
+
+--- mf-lsp clients attached to a buffer.
+function M.buf_clients(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local out = {}
+  if vim.lsp.get_clients then
+    out = vim.lsp.get_clients({ bufnr = bufnr, name = config.name })
+  else
+    for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
+      if c.name == config.name then table.insert(out, c) end
+    end
+  end
+  return out
+end
+
+local function client_request(client, method, params, handler, bufnr)
+  if has("nvim-0.11") then return client:request(method, params, handler, bufnr) end
+  return client.request(method, params, handler, bufnr)
+end
+
+-- Neovim before 0.9 never sends textDocument/willSave(WaitUntil); the server
+-- bumps revision/updated through willSaveWaitUntil edits, so we send it.
+function M.needs_will_save_shim()
+  return not has("nvim-0.9")
+end
+
+-- BufWritePre: willSave, then willSaveWaitUntil and apply its edits.
+function M.will_save(bufnr)
+  for _, client in ipairs(M.buf_clients(bufnr)) do
+    local sync = client.server_capabilities and client.server_capabilities.textDocumentSync
+    if type(sync) == "table" then
+      local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, reason = 1 }
+      saving[client.id] = params.textDocument.uri
+      if sync.willSave then client.notify("textDocument/willSave", params) end
+      if sync.willSaveWaitUntil then
+        in_will_save = in_will_save + 1
+        local ok, res = pcall(client.request_sync, "textDocument/willSaveWaitUntil", params, 2000, bufnr)
+        in_will_save = in_will_save - 1
+        if not ok then res = { err = { message = tostring(res) } } end
+        -- Questions that came during the request are asked once the write is done
+        -- (nothing runs scheduled callbacks between here and the end of :write).
+        if in_will_save == 0 and #deferred_questions > 0 then
+          local qs = deferred_questions
+          deferred_questions = {}
+          vim.schedule(function() for _, q in ipairs(qs) do q() end end)
+        end
+        if res and res.err then
+          notify("willSaveWaitUntil failed: " .. tostring(res.err.message), vim.log.levels.WARN)
+        elseif res and type(res.result) == "table" and #res.result > 0 then
+          vim.lsp.util.apply_text_edits(res.result, bufnr, client.offset_encoding or "utf-16")
+        end
+      end
+    end
+  end
+end
+
+function M.capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.window = caps.window or {}
+  -- We handle window/showDocument ourselves where Neovim does not (0.7).
+  caps.window.showDocument = { support = true }
+  caps.window.showMessage = caps.window.showMessage or {}
+  caps.window.showMessage.messageActionItem = { additionalPropertiesSupport = false }
+  if M.needs_will_save_shim() then
+    -- We send willSave/willSaveWaitUntil ourselves (see will_save below).
+    local sync = caps.textDocument.synchronization
+    sync.willSave = true
+    sync.willSaveWaitUntil = true
+  end
+  return caps
+end
+
+-- ---------------------------------------------------------------------------
+-- Handlers
+
+-- Late answer from an asynchronous vim.ui.select (telescope, dressing, ...): the
+-- request was already answered with null, and by then the editor's save has put
+-- the buffer on disk (so the stale-revision diagnostic and its code actions are
+-- gone). magicfrog.resolveConflict answers the conflict as the question would.
+local conflict_choices = {
+  ["Take disk version"] = "takeDisk",
+  ["Keep mine as next revision"] = "keepMine",
+  ["Compare"] = "compare",
+  ["Merge"] = "merge",
+}
+
+-- uri -> the question to ask again once magicfrog/compare has shown the diff (a
+-- late "Compare" from the deferred question: the server does not ask again then).
+local reask_after_compare = {}
+
+local function apply_late_choice(client_id, title, uri)
+  local choice = conflict_choices[title]
+  local client = vim.lsp.get_client_by_id(client_id)
+  if not choice or not client or not uri then return end
+  local bufnr = vim.uri_to_bufnr(uri)
+  client_request(client, "workspace/executeCommand", {
+    command = "magicfrog.resolveConflict",
+    arguments = { { uri = uri, choice = choice } },
+  }, function(err)
+    if err then notify(title .. " failed: " .. tostring(err.message), vim.log.levels.ERROR) end
+  end, bufnr)
+end
+
+local severity_levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.INFO }
+
+-- window/showMessageRequest through vim.ui.select, so that choice UIs work and
+-- the save-time conflict question can be answered. With the stock (synchronous)
+-- vim.ui.select the choice is returned as the reply.
+function M.show_message_request(_, params, ctx)
+  params = params or {}
+  local actions = params.actions or {}
+  if #actions == 0 then
+    vim.notify("mf-lsp: " .. tostring(params.message), severity_levels[params.type or 4])
+    return vim.NIL
+  end
+  local uri = saving[ctx.client_id] or vim.uri_from_bufnr(vim.api.nvim_get_current_buf())
+  local answered, choice, replied = false, nil, false
+  local function ask()
+    vim.ui.select(actions, {
+      prompt = "mf-lsp: " .. tostring(params.message),
+      kind = "magicfrog.showMessageRequest",
+      format_item = function(a) return a.title end,
+    }, function(item)
+      answered, choice = true, item
+      if replied and item then
+        if item.title == "Compare" then reask_after_compare[uri] = ask end
+        apply_late_choice(ctx.client_id, item.title, uri)
+      end
+    end)
+  end
+  if in_will_save > 0 and conflict_choices[actions[1].title] then
+    -- Answered "dismissed" now; the choice made after the write runs
+    -- magicfrog.resolveConflict (see in_will_save).
+    table.insert(deferred_questions, ask)
+    replied = true
+    return vim.NIL
+  end
+  ask()
+  replied = true
+  if answered and choice then return choice end
+  return vim.NIL
+end
+
+-- window/showDocument for Neovim versions without a handler (0.7).
+function M.show_document(_, params, ctx)
+  if not params or not params.uri then return { success = false } end
+  if params.external then
+    if vim.ui.open then
+      local ok = pcall(vim.ui.open, params.uri)
+      return { success = ok }
+    end
+    return { success = false }
+  end
+  local fname = vim.uri_to_fname(params.uri)
+  local ok = pcall(function()
+    if params.takeFocus == false then
+      local buf = vim.fn.bufadd(fname)
+      vim.fn.bufload(buf)
+    elseif params.selection then
+      local client = vim.lsp.get_client_by_id(ctx.client_id)
+      vim.lsp.util.jump_to_location({ uri = params.uri, range = params.selection },
+        client and client.offset_encoding or "utf-16")
+    else
+      vim.cmd("edit " .. vim.fn.fnameescape(fname))
+    end
+  end)
+  return { success = ok }
+end
+
+function M.on_memory_changed(_, params, ctx)
+  params = params or {}
+  M.generation = params.generation
+  vim.schedule(function()
+    for _, name in ipairs({ ui.RENDER, ui.VIEW }) do
+      local b = ui.find_buf(name)
+      if b and vim.api.nvim_buf_is_loaded(b) then
+        local cid = vim.b[b].magicfrog_client
+        if cid == nil or cid == ctx.client_id then require("magicfrog.commands").refresh(name) end
+      end
+    end
+    -- Reload unmodified note buffers whose file changed on disk.
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(b) and vim.b[b].magicfrog_attached
+          and vim.b[b].magicfrog_autoread and not vim.bo[b].modified then
+        pcall(vim.cmd, "checktime " .. b)
+      end
+    end
+    pcall(vim.cmd, "doautocmd <nomodeline> User MagicFrogMemoryChanged")
+  end)
+end
+
+-- window/showMessage through vim.notify with the message's level (0.7 only echoes
+-- it): the server warns there, e.g. when a save re-created a note deleted on disk.
+function M.show_message(_, params)
+  params = params or {}
+  vim.notify("mf-lsp: " .. tostring(params.message), severity_levels[params.type or 4])
+  return vim.NIL
+end
+
+--- magicfrog/compare: the disk version beside the note (ui.show_compare), then
+--- the save-time question again when a late "Compare" asked for it.
+function M.on_compare(_, params)
+  if type(params) ~= "table" or type(params.uri) ~= "string" then return end
+  ui.show_compare(params)
+  local again = reask_after_compare[params.uri]
+  reask_after_compare[params.uri] = nil
+  if again then vim.schedule(again) end
+end
+
+function M.handlers()
+  local h = {
+    ["magicfrog/compare"] = M.on_compare,
+    ["magicfrog/memoryChanged"] = M.on_memory_changed,
+    ["window/showMessageRequest"] = M.show_message_request,
+    ["window/showMessage"] = M.show_message,
+  }
+  if not vim.lsp.handlers["window/showDocument"] then
+    h["window/showDocument"] = M.show_document
+  end
+  return h
+end
+
+-- Call fn() once `client` is initialized, polling without blocking the editor;
+-- fn(err) when it stops or is not ready within `ms`.
+local function when_initialized(client, ms, fn)
+  if client.initialized then return fn() end
+  if is_stopped(client) then return fn("mf-lsp stopped before it was ready") end
+  if ms <= 0 then return fn("mf-lsp did not finish starting") end
+  vim.defer_fn(function() when_initialized(client, ms - 20, fn) end, 20)
+end
+
+-- Send `method` once `client` is initialized; handler(err, result).
+local function request_when_ready(client, method, params, handler, bufnr)
+  when_initialized(client, 5000, function(not_ready)
+    if not_ready then return handler({ message = not_ready }) end
+    client_request(client, method, params, handler, bufnr)
+  end)
+end
+
+--- Run a workspace/executeCommand; `cb(err, result, client)`. Returns at once:
+--- the request goes out when the client is initialized, and cb runs with the
+--- answer (an error is also notified).
+function M.execute(command, args, cb, bufnr)
+  local client = M.client_for(bufnr)
+  if not client then
+    local msg = "mf-lsp is not running (open a Markdown note inside a memory tree)"
+    notify(msg, vim.log.levels.ERROR)
+    if cb then cb({ message = msg }, nil, nil) end
+    return
+  end
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local params = { command = command, arguments = { args or vim.empty_dict() } }
+  request_when_ready(client, "workspace/executeCommand", params, function(err, result)
+    if err then
+      notify(command .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    end
+    if cb then cb(err, result, client) end
+  end, bufnr)
+end
+
+-- client id -> magicfrog.sessionInfo's answer: what that server loaded.
+local sessions = {}
+
+--- What the server of `client` loaded (magicfrog.sessionInfo: projectDir,
+--- dataDir, agents, participant, task, machine), or nil before it answered.
+function M.session(client_id) return sessions[client_id] end
+
+-- Ask a new client's server what it loaded; its data directory then answers
+-- config.data_dir() instead of the plugin recomputing it. Quiet: a server
+-- without the command leaves the plugin's own rule in place.
+local function ask_session(client, bufnr)
+  if sessions[client.id] ~= nil then return end
+  sessions[client.id] = false
+  local params = { command = "magicfrog.sessionInfo", arguments = { vim.empty_dict() } }
+  request_when_ready(client, "workspace/executeCommand", params, function(err, info)
+    if err or type(info) ~= "table" then
+      sessions[client.id] = nil
+      return
+    end
+    sessions[client.id] = info
+    if type(info.dataDir) == "string" and info.dataDir ~= "" then
+      config.server_data_dir = config.normalize(info.dataDir) or info.dataDir
+    end
+  end, bufnr)
+end
+
+function M.on_attach(client, bufnr)
+  if M.needs_will_save_shim() and not vim.b[bufnr].magicfrog_attached then
+    vim.api.nvim_create_autocmd("BufWritePre", {
+      group = vim.api.nvim_create_augroup("magicfrog_save_" .. bufnr, { clear = true }),
+      buffer = bufnr,
+      callback = function(a) M.will_save(a.buf) end,
+    })
+  end
+  vim.b[bufnr].magicfrog_attached = true
+  ask_session(client, bufnr)
+  if config.options.autoread then
+    vim.bo[bufnr].autoread = true
+    vim.b[bufnr].magicfrog_autoread = true
+  end
+  if config.options.on_attach then config.options.on_attach(client, bufnr) end
+end
+
+-- Config for one client rooted at `root` (0.7-0.10).
+function M.client_config(root)
+  return {
+    name = config.name,
+    cmd = config.options.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    init_options = config.init_options(),
+    capabilities = M.capabilities(),
+    handlers = M.handlers(),
+    on_attach = M.on_attach,
+    flags = { debounce_text_changes = 150 },
+  }
+end
+
+-- Config for vim.lsp.config (0.11+), also returned by lsp/mf_lsp.lua.
+function M.lsp_config()
+  return {
+    cmd = config.options.cmd,
+    filetypes = config.options.filetypes,
+    root_dir = function(bufnr, on_dir)
+      local name = vim.api.nvim_buf_get_name(bufnr)
+      if name == "" or vim.bo[bufnr].buftype ~= "" then return end
+      on_dir(config.note_root(config.root_for(name)))
+    end,
+    init_options = config.init_options(),
+    capabilities = M.capabilities(),
+    handlers = M.handlers(),
+    on_attach = M.on_attach,
+  }
+end
+
+-- 0.7: one client per root, reused across buffers.
+local clients_by_root = {}
+
+local function start_07(root)
+  local id = clients_by_root[root]
+  local client = id and vim.lsp.get_client_by_id(id)
+  if client and not is_stopped(client) then return id end
+  local cfg = M.client_config(root)
+  cfg.on_exit = function(_, _, client_id)
+    if clients_by_root[root] == client_id then clients_by_root[root] = nil end
+  end
+  id = vim.lsp.start_client(cfg)
+  if not id then
+    notify("could not start " .. table.concat(config.options.cmd, " "), vim.log.levels.ERROR)
+    return nil
+  end
+  clients_by_root[root] = id
+  return id
+end
+
+--- Start (or reuse) the client for `bufnr` and attach it. Returns the client id.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if vim.bo[bufnr].buftype ~= "" then return nil end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == "" or name:match("^%a[%w+.-]*://") then return nil end
+  local root = config.note_root(config.root_for(name))
+  if not root then return nil end
+  if vim.lsp.start and not has("nvim-0.11") then
+    return vim.lsp.start(M.client_config(root), { bufnr = bufnr })
+  end
+  local id = start_07(root)
+  if id then vim.lsp.buf_attach_client(bufnr, id) end
+  return id
+end
+
+--- Start a client for `root` without a buffer (commands run from elsewhere).
+function M.start_detached(root)
+  for _, c in ipairs(M.clients()) do
+    if c.config.root_dir == root then return c.id end
+  end
+  if has("nvim-0.11") then
+    local cfg = vim.deepcopy(vim.lsp.config[config.name] or M.lsp_config())
+    cfg.name = config.name
+    cfg.root_dir = root
+    cfg.workspace_folders = { { uri = vim.uri_from_fname(root), name = root } }
+    return vim.lsp.start(cfg, { attach = false })
+  end
+  return start_07(root)
+end
+
+--- The client commands talk to: the one attached to the buffer, else the one
+--- that filled a MagicFrog scratch buffer, else the one whose root holds the
+--- current directory, else the oldest; started for the cwd if none is running.
+function M.client_for(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local c = M.buf_clients(bufnr)[1]
+  if c then return c end
+  local cid = vim.b[bufnr].magicfrog_client
+  c = cid and vim.lsp.get_client_by_id(cid)
+  if c and not is_stopped(c) then return c end
+  local all = M.clients()
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local here = (name ~= "" and not name:match("^%a[%w+.-]*://")) and name or vim.fn.getcwd()
+  local root = config.root_for(here)
+  for _, x in ipairs(all) do
+    if x.config.root_dir == root then return x end
+  end
+  if all[1] then return all[1] end
+  local id = root and M.start_detached(root)
+  return id and vim.lsp.get_client_by_id(id) or nil
+end
+
+return M
