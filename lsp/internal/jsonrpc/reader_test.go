@@ -1,8 +1,7 @@
-package lsp
+package jsonrpc
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"log"
 	"strconv"
@@ -10,22 +9,20 @@ import (
 	"testing"
 )
 
-// discardRWC reads a fixed input and throws writes away.
-type discardRWC struct{ io.Reader }
-
-func (discardRWC) Write(p []byte) (int, error) { return len(p), nil }
-func (discardRWC) Close() error                { return nil }
+func frame(body string) string {
+	return "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+}
 
 // opensBody reports whether in has a Content-Length header (anywhere, any
 // case) whose value could open a body of at most limit bytes.
 func opensBody(in []byte, limit int64) bool {
 	low := bytes.ToLower(in)
 	for {
-		i := bytes.Index(low, []byte("content-length:"))
+		i := bytes.Index(low, []byte(headerMark))
 		if i < 0 {
 			return false
 		}
-		low = low[i+len("content-length:"):]
+		low = low[i+len(headerMark):]
 		line, _, _ := bytes.Cut(low, []byte("\n"))
 		if n, err := strconv.ParseInt(strings.TrimSpace(string(line)), 10, 64); err == nil && n >= 0 && n <= limit {
 			return true
@@ -33,11 +30,10 @@ func opensBody(in []byte, limit int64) bool {
 	}
 }
 
-// FuzzStream feeds any bytes to the server's JSON-RPC framing: it never panics,
-// it ends at the end of input, and after junk that opens no message body the
-// next well-formed message is still read.
+// FuzzStream feeds any bytes to the framing: it never panics, it ends at the end of
+// input, and after junk that opens no message body the next well-formed message is
+// still read.
 func FuzzStream(f *testing.F) {
-	frame := func(body string) string { return "Content-Length: " + itoa(len(body)) + "\r\n\r\n" + body }
 	for _, s := range []string{
 		frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`),
 		"Content-Length: 5\r\n\r\n{\"a\":",
@@ -60,15 +56,17 @@ func FuzzStream(f *testing.F) {
 		// The sentinel follows the input after a blank line, so a header the
 		// input left open is closed by its own blank line first.
 		data := append(append([]byte(nil), in...), []byte("\r\n\r\n"+frame(sentinel))...)
-		st := newStream(discardRWC{bytes.NewReader(data)}, 1<<16, log.New(io.Discard, "", 0))
-		defer st.Close()
+		r := newReader(bytes.NewReader(data), 1<<16, log.New(io.Discard, "", 0))
 		sawSentinel := false
 		for i := 0; i < len(data)+2; i++ {
-			var msg json.RawMessage
-			if err := st.ReadObject(&msg); err != nil {
+			m, bad, err := r.next()
+			if err != nil {
 				break
 			}
-			if bytes.Contains(msg, []byte("fuzz/sentinel")) {
+			if (m == nil) == (bad == nil) {
+				t.Fatalf("next returned message %v and problem %v; want exactly one", m, bad)
+			}
+			if m != nil && m.Method == "fuzz/sentinel" {
 				sawSentinel = true
 			}
 		}
@@ -83,4 +81,31 @@ func FuzzStream(f *testing.F) {
 			t.Fatalf("after %q (lengths only over the limit) the next message was not read", truncate(string(in), 200))
 		}
 	})
+}
+
+// A message is decoded once into raw members: the handler gets params byte for byte
+// as the peer wrote them (key order, spacing, number spelling), not re-encoded.
+func TestParamsArriveAsSent(t *testing.T) {
+	params := `{ "b": 1.50, "a" : [ 1e3 ,"\u00e9"] }`
+	r := newReader(strings.NewReader(frame(`{"jsonrpc":"2.0","id":7,"method":"m","params":`+params+`}`)), 1<<10, log.New(io.Discard, "", 0))
+	m, bad, err := r.next()
+	if err != nil || bad != nil {
+		t.Fatalf("next: %v %v", bad, err)
+	}
+	if string(m.Params) != params || m.Method != "m" || m.ID == nil || *m.ID != (ID{Num: 7}) {
+		t.Errorf("read %+v params %s; want method m, id 7, params %s", m.Request, m.Params, params)
+	}
+}
+
+// Absent params are nil and null params are "null", as handlers have always seen them.
+func TestParamsAbsentOrNull(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","method":"m"}`:               "",
+		`{"jsonrpc":"2.0","method":"m","params":null}`: "null",
+	} {
+		m, bad := decodeMessage([]byte(body))
+		if bad != nil || string(m.Params) != want || (want == "") != (m.Params == nil) {
+			t.Errorf("%s: params %q (nil %v), problem %v; want %q", body, m.Params, m.Params == nil, bad, want)
+		}
+	}
 }
