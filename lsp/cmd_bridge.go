@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -33,7 +32,7 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 	if strings.HasPrefix(file, "file:") {
 		p, err := URIToPath(file)
 		if err != nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"file\": %v", cmd, err)
+			return nil, Errorf(CodeInvalidParams, "%s: argument \"file\": %v", cmd, err)
 		}
 		file = p
 	}
@@ -42,7 +41,7 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 		if path == "" {
 			path = defaultHostFile(m.Paths.ProjectDir)
 			if path == "" {
-				return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"file\" is required: the project has no CLAUDE.md or AGENTS.md", cmd)
+				return nil, Errorf(CodeInvalidParams, "%s: argument \"file\" is required: the project has no CLAUDE.md or AGENTS.md", cmd)
 			}
 		}
 		if !filepath.IsAbs(path) && m.Paths.ProjectDir != "" {

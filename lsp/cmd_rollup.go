@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -55,7 +54,7 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 	switch a.Kind {
 	case "due":
 		if a.Period != "" {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: kind \"due\" takes no period", cmd)
+			return nil, Errorf(CodeInvalidParams, "%s: kind \"due\" takes no period", cmd)
 		}
 	case "day", "week", "month":
 		if a.Period == "" {
@@ -63,21 +62,21 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 		}
 		words = append(words, a.Period)
 	default:
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"kind\" must be day, week, month or due, got %q", cmd, a.Kind)
+		return nil, Errorf(CodeInvalidParams, "%s: argument \"kind\" must be day, week, month or due, got %q", cmd, a.Kind)
 	}
 	req, err := rollup.ParseRequest(words)
 	if err != nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %v", cmd, err)
+		return nil, Errorf(CodeInvalidParams, "%s: %v", cmd, err)
 	}
 	var dim engine.Dimension
 	if a.Dimension != "" {
 		if dim, err = engine.ParseDimension(a.Dimension); err != nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
+			return nil, Errorf(CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
 		}
 	}
 	if a.Scope != nil {
 		if err := engine.CheckOwnerID(*a.Scope); err != nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+			return nil, Errorf(CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
 		}
 	}
 	token := WorkDoneToken(ctx)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -87,7 +86,7 @@ func (s *Server) syncResolveCommand(_ *glsp.Context, arg json.RawMessage) (any, 
 		return nil, MissingArg(cmd, "path")
 	}
 	if a.Keep != "mine" && a.Keep != "theirs" {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"keep\" must be \"mine\" or \"theirs\", got %q", cmd, a.Keep)
+		return nil, Errorf(CodeInvalidParams, "%s: argument \"keep\" must be \"mine\" or \"theirs\", got %q", cmd, a.Keep)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
 		if err := roam.Resolve(context.Background(), m, a.Path, a.Keep, time.Now()); err != nil {

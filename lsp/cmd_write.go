@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -65,19 +64,19 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 	layer := a.Layer
 	if a.To == "skills" {
 		if layer != "" && layer != "skills" {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: to \"skills\" and layer %q contradict each other", cmd, layer)
+			return nil, Errorf(CodeInvalidParams, "%s: to \"skills\" and layer %q contradict each other", cmd, layer)
 		}
 		layer = "skills"
 	} else if to, err = engine.ParseDimension(a.To); err != nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"to\": %v (want agent, user, account, task, device or skills)", cmd, err)
+		return nil, Errorf(CodeInvalidParams, "%s: argument \"to\": %v (want agent, user, account, task, device or skills)", cmd, err)
 	}
 	if a.Scope != nil {
 		if err := engine.CheckOwnerID(*a.Scope); err != nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+			return nil, Errorf(CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
 		}
 	}
 	if a.Scope != nil && *a.Scope != "" && to != 0 && !to.HasOwners() {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, to)
+		return nil, Errorf(CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, to)
 	}
 	// Snapshot the buffer on the loop: later edits run concurrently with fn.
 	var buffer []byte
@@ -87,14 +86,14 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 	return s.withMemory(func(*engine.Memory) (any, error) {
 		m, ok := s.memoryFor(path)
 		if !ok {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
+			return nil, Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
 		}
 		// Read the disk now rather than trust the index: the file watcher may not
 		// have reported a note written a moment ago.
 		m.Refresh(path)
 		src := m.Note(path)
 		if src == nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a note on disk (save it first)", cmd, a.URI)
+			return nil, Errorf(CodeInvalidParams, "%s: %s is not a note on disk (save it first)", cmd, a.URI)
 		}
 		if buffer != nil && !bytes.Equal(buffer, src.Src) {
 			return nil, Errorf(CodeRequestFailed, "%s: %s has unsaved changes or differs from the disk: save it first; nothing was moved", cmd, filepath.Base(path))
@@ -109,7 +108,7 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 		}
 		if layer != "" {
 			if _, ok := m.Layers().ByName(layer); !ok {
-				return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: no layer %q (see layers.json)", cmd, layer)
+				return nil, Errorf(CodeInvalidParams, "%s: no layer %q (see layers.json)", cmd, layer)
 			}
 		}
 		res, err := m.Promote(req)
@@ -144,7 +143,7 @@ func (s *Server) dirArg(command, dir string) (string, error) {
 	}
 	project := s.Settings().ProjectDir
 	if project == "" {
-		return "", Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dir\" %q is relative and there is no workspace folder to resolve it against; give an absolute path", command, dir)
+		return "", Errorf(CodeInvalidParams, "%s: argument \"dir\" %q is relative and there is no workspace folder to resolve it against; give an absolute path", command, dir)
 	}
 	return filepath.Join(project, dir), nil
 }
@@ -194,7 +193,7 @@ func (s *Server) importCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
 		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a folder", cmd, dir)
+			return nil, Errorf(CodeInvalidParams, "%s: %s is not a folder", cmd, dir)
 		}
 		res, err := m.Import(dir)
 		if res != nil && (len(res.Imported) > 0 || len(res.Config) > 0) {
@@ -246,14 +245,14 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 	if a.Dimension != "" {
 		var err error
 		if d, err = engine.ParseDimension(a.Dimension); err != nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
+			return nil, Errorf(CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
 		}
 	}
 	if err := engine.CheckOwnerID(a.Scope); err != nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+		return nil, Errorf(CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
 	}
 	if a.Scope != "" && !d.HasOwners() {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)
+		return nil, Errorf(CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
 		if a.Register && a.Scope != "" && !m.IsRegistered(d, a.Scope) {
@@ -303,7 +302,7 @@ func (s *Server) registerID(cmd string, d engine.Dimension, arg json.RawMessage)
 		return nil, MissingArg(cmd, "id")
 	}
 	if strings.ContainsAny(a.ID, `/\`) || strings.HasPrefix(a.ID, ".") || engine.CheckImportPath(a.ID) != nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %q cannot be an %s ID (a single folder name, not hidden)", cmd, a.ID, d)
+		return nil, Errorf(CodeInvalidParams, "%s: %q cannot be an %s ID (a single folder name, not hidden)", cmd, a.ID, d)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
 		file, changed, err := m.Register(d, a.ID, a.Shared)
@@ -333,12 +332,12 @@ func (s *Server) resolveConflictCommand(_ *glsp.Context, arg json.RawMessage) (a
 		return nil, err
 	}
 	if _, open := s.Docs.Get(a.URI); !open {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not open", cmd, a.URI)
+		return nil, Errorf(CodeInvalidParams, "%s: %s is not open", cmd, a.URI)
 	}
 	resolve := map[string]func(string){"takeDisk": s.resolveTakeDisk, "keepMine": s.resolveKeepMine, "merge": s.resolveMerge,
 		"compare": func(uri string) { s.sendCompare(uri) }}[a.Choice]
 	if resolve == nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: choice must be \"takeDisk\", \"keepMine\", \"merge\" or \"compare\", got %q", cmd, a.Choice)
+		return nil, Errorf(CodeInvalidParams, "%s: choice must be \"takeDisk\", \"keepMine\", \"merge\" or \"compare\", got %q", cmd, a.Choice)
 	}
 	// Off the read loop: the edit is a request to the client, whose reply that
 	// loop reads.
