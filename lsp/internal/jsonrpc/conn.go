@@ -108,14 +108,30 @@ func NewConn(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Conn {
 
 // Run reads and dispatches messages until the input ends or the connection is
 // closed, then closes it, letting queued messages out for a moment. It returns why
-// the connection ended: nil for the end of input or Close.
+// the connection ended: nil for the end of input or Close. It returns at Close even
+// when a read cannot be interrupted (stdin): the read loop is left to the process exit.
 func (c *Conn) Run(h Handler) error {
-	var err error
+	go c.readLoop(h)
+	<-c.finished
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cause
+}
+
+func (c *Conn) readLoop(h Handler) {
 	for {
-		m, bad, rerr := c.in.next()
-		if rerr != nil {
-			err = rerr
-			break
+		m, bad, err := c.in.next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			c.shutdown(err)
+			return
+		}
+		select {
+		case <-c.done:
+			return // closed while reading: what came after is not ours to handle
+		default:
 		}
 		if bad != nil {
 			c.rejected(bad)
@@ -123,14 +139,6 @@ func (c *Conn) Run(h Handler) error {
 		}
 		c.dispatch(h, m)
 	}
-	if errors.Is(err, io.EOF) {
-		err = nil
-	}
-	c.shutdown(err)
-	<-c.finished
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.cause
 }
 
 // Close closes the connection: later sends fail, calls waiting for a reply return

@@ -372,3 +372,27 @@ func TestPeerThatStopsReading(t *testing.T) {
 		t.Error("a send after the overflow succeeded")
 	}
 }
+
+// stdinLike is a transport whose Close does not interrupt a pending read, as with
+// stdin; what is written goes to out.
+type stdinLike struct {
+	*io.PipeReader
+	out io.Writer
+}
+
+func (s stdinLike) Write(p []byte) (int, error) { return s.out.Write(p) }
+func (s stdinLike) Close() error                { return nil }
+
+// Closing from a handler (LSP's exit) ends Run although the peer keeps its end open
+// and the read cannot be interrupted.
+func TestRunEndsAtCloseWhileReadBlocks(t *testing.T) {
+	in, feed := io.Pipe()
+	defer feed.Close()
+	c := NewConn(context.Background(), stdinLike{in, io.Discard}, Options{Log: log.New(io.Discard, "", 0)})
+	ran := make(chan struct{})
+	go func() { c.Run(func(context.Context, *Request) (any, error) { c.Close(); return nil, nil }); close(ran) }()
+	if _, err := io.WriteString(feed, frame(`{"jsonrpc":"2.0","method":"exit"}`)); err != nil {
+		t.Fatal(err)
+	}
+	within(t, "Run after Close, with the input still open", ran)
+}

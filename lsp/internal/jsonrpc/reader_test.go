@@ -109,3 +109,18 @@ func TestParamsAbsentOrNull(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReadDidOpen reads one frame of a 1 MiB document: one buffer of the
+// frame's size, one decode.
+func BenchmarkReadDidOpen(b *testing.B) {
+	text := strings.Repeat("0123456789abcdef\n", 1<<20/17)
+	data := []byte(frame(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///x.md","languageId":"markdown","version":1,"text":"` + strings.ReplaceAll(text, "\n", `\n`) + `"}}}`))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := newReader(bytes.NewReader(data), DefaultMaxMessageBytes, log.New(io.Discard, "", 0))
+		if m, _, err := r.next(); err != nil || m == nil {
+			b.Fatal(err)
+		}
+	}
+}
