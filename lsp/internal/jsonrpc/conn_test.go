@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -395,4 +396,37 @@ func TestRunEndsAtCloseWhileReadBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	within(t, "Run after Close, with the input still open", ran)
+}
+
+// fixedInput reads a fixed input, throws writes away and closes as a no-op.
+type fixedInput struct{ io.Reader }
+
+func (fixedInput) Write(p []byte) (int, error) { return len(p), nil }
+func (fixedInput) Close() error                { return nil }
+
+// FuzzConn runs a connection over any input: whatever the messages (responses to no
+// call, cancels of anything, Async handlers, panics), it never crashes and Run ends
+// at the end of input.
+func FuzzConn(f *testing.F) {
+	for _, s := range []string{
+		frame(`{"jsonrpc":"2.0","id":1,"method":"echo","params":{}}`),
+		frame(`{"jsonrpc":"2.0","id":"a","method":"slow"}`) + frame(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"a"}}`),
+		frame(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":7}`) + frame(`{"jsonrpc":"2.0","method":"$/cancelRequest"}`),
+		frame(`{"jsonrpc":"2.0","id":0,"result":null}`) + frame(`{"jsonrpc":"2.0","id":0,"error":{"code":1,"message":"x"}}`),
+		frame(`{"jsonrpc":"2.0","id":2,"method":"boom"}`) + frame(`{"jsonrpc":"2.0","method":"boom"}`),
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		c := NewConn(context.Background(), fixedInput{bytes.NewReader(in)}, Options{Log: log.New(io.Discard, "", 0)})
+		c.Run(func(ctx context.Context, req *Request) (any, error) {
+			switch req.Method {
+			case "boom":
+				panic("boom")
+			case "slow":
+				return Async(func(ctx context.Context) (any, error) { <-ctx.Done(); return nil, ctx.Err() }), nil
+			}
+			return echo(ctx, req)
+		})
+	})
 }

@@ -69,7 +69,7 @@ func (r *reader) readFrame() (body []byte, bad *badMessage, err error) {
 		if !ok || !isHeaderName(name) {
 			// Junk, e.g. a body whose Content-Length was short. If a header starts
 			// inside it, resynchronize there and drop what came before.
-			if i := strings.Index(strings.ToLower(line), headerMark); i > 0 {
+			if i := strings.Index(asciiLower(line), headerMark); i > 0 {
 				r.log.Printf("skipped %d bytes of junk before a header", i)
 				name, value, _ = strings.Cut(line[i:], ":")
 				length, problems = -1, nil
@@ -163,6 +163,18 @@ func (r *reader) readLine() (string, error) {
 		}
 		return strings.TrimRight(string(buf), "\r\n"), nil
 	}
+}
+
+// asciiLower lowers A-Z only, so that byte offsets in the result are offsets in s
+// (strings.ToLower turns invalid UTF-8 into U+FFFD, three bytes).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func isHeaderName(name string) bool {

@@ -124,3 +124,13 @@ func BenchmarkReadDidOpen(b *testing.B) {
 		}
 	}
 }
+
+// Junk before a header is dropped by byte offset: junk that is not UTF-8 (which
+// strings.ToLower would lengthen) crashed the server's read loop before.
+func TestJunkThatIsNotUTF8BeforeAHeader(t *testing.T) {
+	r := newReader(strings.NewReader("\x80\xe9\xdc0\x9d"+frame(`{"jsonrpc":"2.0","id":"m","method":"x"}`)), 1<<10, log.New(io.Discard, "", 0))
+	m, bad, err := r.next()
+	if err != nil || bad != nil || m.Method != "x" {
+		t.Errorf("read %+v, %+v, %v; want the message after the junk", m, bad, err)
+	}
+}
