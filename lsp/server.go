@@ -127,7 +127,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	s.mu.Lock()
 	s.conn = conn
 	s.mu.Unlock()
-	_ = conn.Run(glspHandler(s, conn, s.log.Printf)) // returns once the last replies went out; the conn logged why it ended
+	_ = conn.Run(glspHandler(s, conn, s.log.Printf)) // the conn logged why it ended
 	if lifecycle(s.state.Load()) == stateExited && s.shutdownSeen.Load() {
 		return nil
 	}
