@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -31,14 +30,14 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 	if strings.HasPrefix(file, "file:") {
 		p, err := URIToPath(file)
 		if err != nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"file\": %v", cmd, err)
+			return nil, Errorf(CodeInvalidParams, "%s: argument \"file\": %v", cmd, err)
 		}
 		file = p
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
 		path, err := session.HostFile(m.Paths.ProjectDir, file)
 		if err != nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"file\" is required: %v", cmd, err)
+			return nil, Errorf(CodeInvalidParams, "%s: argument \"file\" is required: %v", cmd, err)
 		}
 		b, err := m.Render(s.renderOptions(m, a.renderArg))
 		if err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -74,7 +73,7 @@ func decodeRollupArg(cmd string, arg json.RawMessage) (rollup.Request, session.R
 	switch a.Kind {
 	case "due":
 		if a.Period != "" {
-			return rollup.Request{}, setup, "", Errorf(jsonrpc2.CodeInvalidParams, "%s: kind \"due\" takes no period", cmd)
+			return rollup.Request{}, setup, "", Errorf(CodeInvalidParams, "%s: kind \"due\" takes no period", cmd)
 		}
 	case "day", "week", "month":
 		if a.Period == "" {
@@ -82,20 +81,20 @@ func decodeRollupArg(cmd string, arg json.RawMessage) (rollup.Request, session.R
 		}
 		words = append(words, a.Period)
 	default:
-		return rollup.Request{}, setup, "", Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"kind\" must be day, week, month or due, got %q", cmd, a.Kind)
+		return rollup.Request{}, setup, "", Errorf(CodeInvalidParams, "%s: argument \"kind\" must be day, week, month or due, got %q", cmd, a.Kind)
 	}
 	req, err := rollup.ParseRequest(words)
 	if err != nil {
-		return rollup.Request{}, setup, "", Errorf(jsonrpc2.CodeInvalidParams, "%s: %v", cmd, err)
+		return rollup.Request{}, setup, "", Errorf(CodeInvalidParams, "%s: %v", cmd, err)
 	}
 	if a.Dimension != "" {
 		if setup.Dimension, err = engine.ParseDimension(a.Dimension); err != nil {
-			return rollup.Request{}, setup, "", Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
+			return rollup.Request{}, setup, "", Errorf(CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
 		}
 	}
 	if a.Scope != nil {
 		if err := engine.CheckOwnerID(*a.Scope); err != nil {
-			return rollup.Request{}, setup, "", Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+			return rollup.Request{}, setup, "", Errorf(CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
 		}
 	}
 	setup.Owner = a.Scope

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -77,7 +76,7 @@ func (s *Server) syncResolveCommand(_ *glsp.Context, arg json.RawMessage) (any, 
 		return nil, MissingArg(cmd, "path")
 	}
 	if a.Keep != "mine" && a.Keep != "theirs" {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"keep\" must be \"mine\" or \"theirs\", got %q", cmd, a.Keep)
+		return nil, Errorf(CodeInvalidParams, "%s: argument \"keep\" must be \"mine\" or \"theirs\", got %q", cmd, a.Keep)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
 		if err := session.ResolveSyncConflict(context.Background(), m, a.Path, a.Keep, s.now()); err != nil {

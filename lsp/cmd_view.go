@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -25,14 +24,14 @@ type renderArg struct{ session.RenderRequest }
 // check refuses a negative budget or earlier and a malformed today.
 func (a renderArg) check(cmd string) error {
 	if a.Earlier != nil && *a.Earlier < 0 {
-		return Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"earlier\" must be a number of days ≥ 0, got %d", cmd, *a.Earlier)
+		return Errorf(CodeInvalidParams, "%s: argument \"earlier\" must be a number of days ≥ 0, got %d", cmd, *a.Earlier)
 	}
 	if a.Budget != nil && *a.Budget < 0 {
-		return Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"budget\" must be a token count ≥ 0 (0: no limit), got %d", cmd, *a.Budget)
+		return Errorf(CodeInvalidParams, "%s: argument \"budget\" must be a token count ≥ 0 (0: no limit), got %d", cmd, *a.Budget)
 	}
 	if a.Today != "" {
 		if _, err := engine.Today(a.Today); err != nil {
-			return Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"today\": %v", cmd, err)
+			return Errorf(CodeInvalidParams, "%s: argument \"today\": %v", cmd, err)
 		}
 	}
 	return nil
@@ -111,7 +110,7 @@ func (s *Server) describeCommand(_ *glsp.Context, arg json.RawMessage) (any, err
 	return s.withMemory(func(*engine.Memory) (any, error) {
 		n, ok := s.Note(a.URI)
 		if !ok {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
+			return nil, Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
 		}
 		return session.Describe(n.Memory, n.Note, s.Participant(n.Memory)), nil
 	}), nil

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"path/filepath"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -66,7 +65,7 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 	return s.withMemory(func(*engine.Memory) (any, error) {
 		m, ok := s.memoryFor(path)
 		if !ok {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
+			return nil, Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
 		}
 		out, changed, err := session.Promote(m, p)
 		if changed {
@@ -90,21 +89,21 @@ func (a promoteArg) promotion(cmd, path string) (session.Promotion, error) {
 	}
 	if a.To == "skills" {
 		if p.Layer != "" && p.Layer != "skills" {
-			return p, Errorf(jsonrpc2.CodeInvalidParams, "%s: to \"skills\" and layer %q contradict each other", cmd, p.Layer)
+			return p, Errorf(CodeInvalidParams, "%s: to \"skills\" and layer %q contradict each other", cmd, p.Layer)
 		}
 		p.Layer = "skills"
 	} else {
 		var err error
 		if p.To, err = engine.ParseDimension(a.To); err != nil {
-			return p, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"to\": %v (want agent, user, account, task, device or skills)", cmd, err)
+			return p, Errorf(CodeInvalidParams, "%s: argument \"to\": %v (want agent, user, account, task, device or skills)", cmd, err)
 		}
 	}
 	if a.Scope != nil {
 		if err := engine.CheckOwnerID(*a.Scope); err != nil {
-			return p, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+			return p, Errorf(CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
 		}
 		if *a.Scope != "" && p.To != 0 && !p.To.HasOwners() {
-			return p, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, p.To)
+			return p, Errorf(CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, p.To)
 		}
 	}
 	return p, nil
@@ -119,11 +118,11 @@ func promoteFailed(cmd, uri, path string, err error) error {
 	var u *engine.UnregisteredError
 	switch {
 	case errors.Is(err, session.ErrNotOnDisk):
-		return Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is %v", cmd, uri, err)
+		return Errorf(CodeInvalidParams, "%s: %s is %v", cmd, uri, err)
 	case errors.Is(err, session.ErrUnsaved):
 		return Errorf(CodeRequestFailed, "%s: %s %v", cmd, filepath.Base(path), err)
 	case errors.As(err, &noLayer):
-		return Errorf(jsonrpc2.CodeInvalidParams, "%s: %v", cmd, err)
+		return Errorf(CodeInvalidParams, "%s: %v", cmd, err)
 	case errors.As(err, &end):
 		return Errorf(CodeRequestFailed, "refused: the %s is at revision %d: %v", end.End, end.Err.Revision, err)
 	case errors.As(err, &u):
@@ -145,7 +144,7 @@ func (s *Server) dirArg(command, dir string) (string, error) {
 	}
 	project := s.Settings().ProjectDir
 	if project == "" {
-		return "", Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dir\" %q is relative and there is no workspace folder to resolve it against; give an absolute path", command, dir)
+		return "", Errorf(CodeInvalidParams, "%s: argument \"dir\" %q is relative and there is no workspace folder to resolve it against; give an absolute path", command, dir)
 	}
 	return filepath.Join(project, dir), nil
 }
@@ -191,7 +190,7 @@ func (s *Server) importCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 		}
 		var notAFolder *session.NotAFolderError
 		if errors.As(err, &notAFolder) {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %v", cmd, err)
+			return nil, Errorf(CodeInvalidParams, "%s: %v", cmd, err)
 		}
 		if err != nil {
 			return nil, err
@@ -217,14 +216,14 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 	if a.Dimension != "" {
 		var err error
 		if d, err = engine.ParseDimension(a.Dimension); err != nil {
-			return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
+			return nil, Errorf(CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
 		}
 	}
 	if err := engine.CheckOwnerID(a.Scope); err != nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
+		return nil, Errorf(CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
 	}
 	if a.Scope != "" && !d.HasOwners() {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)
+		return nil, Errorf(CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
 		out, err := session.Today(m, d, a.Scope, a.Register, s.Today())
@@ -273,7 +272,7 @@ func (s *Server) registerID(cmd string, d engine.Dimension, arg json.RawMessage)
 		return nil, MissingArg(cmd, "id")
 	}
 	if !session.RegistrableID(a.ID) {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %q cannot be an %s ID (a single folder name, not hidden)", cmd, a.ID, d)
+		return nil, Errorf(CodeInvalidParams, "%s: %q cannot be an %s ID (a single folder name, not hidden)", cmd, a.ID, d)
 	}
 	return s.withMemory(func(m *engine.Memory) (any, error) {
 		out, err := session.Register(m, d, a.ID, a.Shared)
@@ -303,12 +302,12 @@ func (s *Server) resolveConflictCommand(_ *glsp.Context, arg json.RawMessage) (a
 		return nil, err
 	}
 	if _, open := s.Docs.Get(a.URI); !open {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: %s is not open", cmd, a.URI)
+		return nil, Errorf(CodeInvalidParams, "%s: %s is not open", cmd, a.URI)
 	}
 	resolve := map[string]func(string){"takeDisk": s.resolveTakeDisk, "keepMine": s.resolveKeepMine, "merge": s.resolveMerge,
 		"compare": func(uri string) { s.sendCompare(uri) }}[a.Choice]
 	if resolve == nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "%s: choice must be \"takeDisk\", \"keepMine\", \"merge\" or \"compare\", got %q", cmd, a.Choice)
+		return nil, Errorf(CodeInvalidParams, "%s: choice must be \"takeDisk\", \"keepMine\", \"merge\" or \"compare\", got %q", cmd, a.Choice)
 	}
 	// Off the read loop: the edit is a request to the client, whose reply that
 	// loop reads.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -53,7 +52,7 @@ type codeActionParams struct {
 func (s *Server) codeAction(ctx *glsp.Context, _ *protocol.CodeActionParams) (any, error) {
 	var p codeActionParams
 	if err := json.Unmarshal(ctx.Params, &p); err != nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "invalid params for textDocument/codeAction: %v", err)
+		return nil, Errorf(CodeInvalidParams, "invalid params for textDocument/codeAction: %v", err)
 	}
 	out := []protocol.CodeAction{}
 	if !s.memoryLoaded() {

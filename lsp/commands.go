@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"sort"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -60,11 +59,11 @@ func (s *Server) executeCommand(ctx *glsp.Context) (any, error) {
 		Arguments []json.RawMessage `json:"arguments"`
 	}
 	if err := json.Unmarshal(ctx.Params, &params); err != nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "invalid params for workspace/executeCommand: %v", err)
+		return nil, Errorf(CodeInvalidParams, "invalid params for workspace/executeCommand: %v", err)
 	}
 	fn, known := s.commands[params.Command]
 	if !known {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "unknown command %q (known: %v)", params.Command, s.commandNames())
+		return nil, Errorf(CodeInvalidParams, "unknown command %q (known: %v)", params.Command, s.commandNames())
 	}
 	var arg json.RawMessage
 	if len(params.Arguments) > 0 {
@@ -81,14 +80,14 @@ func DecodeArg(command string, arg json.RawMessage, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(arg, v); err != nil {
-		return Errorf(jsonrpc2.CodeInvalidParams, "%s: invalid argument: %v", command, err)
+		return Errorf(CodeInvalidParams, "%s: invalid argument: %v", command, err)
 	}
 	return nil
 }
 
 // MissingArg is the error for a required argument field that is absent.
 func MissingArg(command, field string) error {
-	return Errorf(jsonrpc2.CodeInvalidParams, "%s: argument %q is required", command, field)
+	return Errorf(CodeInvalidParams, "%s: argument %q is required", command, field)
 }
 
 // memoryNow returns the session's memory for a command, as a RequestFailed error
@@ -140,7 +139,7 @@ func argURI(command, uri string) (string, error) {
 	}
 	path, err := URIToPath(uri)
 	if err != nil {
-		return "", Errorf(jsonrpc2.CodeInvalidParams, "%s: argument \"uri\": %v", command, err)
+		return "", Errorf(CodeInvalidParams, "%s: argument \"uri\": %v", command, err)
 	}
 	return path, nil
 }

@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/magicfrog/mf-lsp/lsp/internal/jsonrpc"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
@@ -79,7 +79,7 @@ type Server struct {
 	settingErr []error
 	clientCaps protocol.ClientCapabilities
 	trace      protocol.TraceValue
-	conn       *jsonrpc2.Conn
+	conn       *jsonrpc.Conn
 	notify     glsp.NotifyFunc // captured at initialized
 	ready      chan struct{}   // closed at initialized
 	progress   map[string]*Progress
@@ -128,21 +128,11 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 
 // Serve runs the session; see the package-level Serve. A Server serves once.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
-	st := newStream(rwc, s.opts.MaxMessageBytes, s.log)
-	conn := jsonrpc2.NewConn(ctx, st, newAdapter(s, s.log), jsonrpc2.SetLogger(s.log))
+	conn := s.newConn(ctx, rwc)
 	s.mu.Lock()
 	s.conn = conn
 	s.mu.Unlock()
-	select {
-	case <-conn.DisconnectNotify():
-	case <-ctx.Done():
-		conn.Close()
-	}
-	// Let the last queued messages out (the stream is closing now).
-	select {
-	case <-st.wdone:
-	case <-time.After(3 * time.Second):
-	}
+	_ = conn.Run(glspHandler(s, conn, s.log.Printf)) // the conn logged why it ended
 	if lifecycle(s.state.Load()) == stateExited && s.shutdownSeen.Load() {
 		return nil
 	}
@@ -157,7 +147,7 @@ func (s *Server) Handle(ctx *glsp.Context) (r any, validMethod, validParams bool
 	switch ctx.Method {
 	case string(protocol.MethodInitialize):
 		if state != stateNew {
-			return nil, true, true, Errorf(jsonrpc2.CodeInvalidRequest, "initialize may only be sent once")
+			return nil, true, true, Errorf(CodeInvalidRequest, "initialize may only be sent once")
 		}
 		r, err = s.initialize(ctx)
 		if err == nil {
@@ -174,7 +164,7 @@ func (s *Server) Handle(ctx *glsp.Context) (r any, validMethod, validParams bool
 		// Notifications answered with an error are dropped by the adapter (logged).
 		return nil, true, true, Errorf(CodeServerNotInitialized, "server not initialized: send initialize before %s", ctx.Method)
 	case stateShutdown, stateExited:
-		return nil, true, true, Errorf(jsonrpc2.CodeInvalidRequest, "server is shutting down: %s after shutdown", ctx.Method)
+		return nil, true, true, Errorf(CodeInvalidRequest, "server is shutting down: %s after shutdown", ctx.Method)
 	}
 	if ctx.Method == string(protocol.MethodShutdown) {
 		s.stopWatching()
@@ -194,7 +184,7 @@ func (s *Server) Handle(ctx *glsp.Context) (r any, validMethod, validParams bool
 func (s *Server) initialize(ctx *glsp.Context) (any, error) {
 	var params protocol.InitializeParams
 	if err := json.Unmarshal(ctx.Params, &params); err != nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "invalid initialize params: %v", err)
+		return nil, Errorf(CodeInvalidParams, "invalid initialize params: %v", err)
 	}
 	var raw struct {
 		InitializationOptions json.RawMessage `json:"initializationOptions"`
@@ -302,7 +292,7 @@ func (s *Server) Notify(method string, params any) {
 	case conn != nil:
 		// Before initialized only logMessage/showMessage/$/progress should be sent;
 		// that is the caller's business, not worth a queue here.
-		if err := conn.Notify(context.Background(), method, params); err != nil {
+		if err := conn.Notify(method, params); err != nil {
 			s.log.Printf("notify %s: %v", method, err)
 		}
 	default:
@@ -341,7 +331,7 @@ func (s *Server) Go(name string, fn func(ctx context.Context)) {
 		if conn != nil {
 			go func() {
 				select {
-				case <-conn.DisconnectNotify():
+				case <-conn.Done():
 					cancel()
 				case <-ctx.Done():
 				}
