@@ -120,7 +120,7 @@ func (s *Server) withMemory(fn func(m *engine.Memory) (any, error)) Async {
 // memoryLoaded reports whether the first load finished (without waiting).
 func (s *Server) memoryLoaded() bool {
 	select {
-	case <-s.ws.loaded:
+	case <-s.sess.Loaded():
 		return true
 	default:
 		return false
