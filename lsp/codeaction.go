@@ -67,48 +67,59 @@ func (s *Server) codeAction(ctx *glsp.Context, _ *protocol.CodeActionParams) (an
 	if err != nil {
 		return out, nil // not a note, or memory still loading: nothing to offer
 	}
-	wanted := func(kind protocol.CodeActionKind) bool {
-		if len(p.Context.Only) == 0 {
-			return true
-		}
-		for _, o := range p.Context.Only {
-			if string(kind) == o || strings.HasPrefix(string(kind), o+".") {
-				return true
-			}
-		}
-		return false
+	if p.wants(protocol.CodeActionKindQuickFix) {
+		out = append(out, s.quickFixActions(n, &p)...)
 	}
-	if wanted(protocol.CodeActionKindQuickFix) {
-		codes := map[string]bool{}
-		for _, d := range p.Context.Diagnostics {
-			var c string
-			if json.Unmarshal(d.Code, &c) == nil {
-				codes[c] = true
-			}
-		}
-		for _, f := range s.findingsFor(n) {
-			diag, ok := s.toDiagnostic(n.Mapper, f)
-			if !ok {
-				continue
-			}
-			onLines := diag.Range.Start.Line <= p.Range.End.Line && diag.Range.End.Line >= p.Range.Start.Line
-			if !onLines && !codes[f.Code] {
-				continue
-			}
-			for _, a := range s.quickFixes(n, f) {
-				a.Kind = ptr(protocol.CodeActionKindQuickFix)
-				a.Diagnostics = []protocol.Diagnostic{diag}
-				out = append(out, a)
-			}
-		}
-	}
-	if wanted(KindRefactorMove) {
+	if p.wants(KindRefactorMove) {
 		out = append(out, commandActions(session.PromoteActions(n.Snap))...)
 	}
-	if wanted(KindSourceRollup) {
+	if p.wants(KindSourceRollup) {
 		out = append(out, commandActions(session.RollupActions(n.Snap))...)
 	}
 	return out, nil
+}
+
+// wants reports whether the request asks for actions of kind (context.only).
+func (p *codeActionParams) wants(kind protocol.CodeActionKind) bool {
+	if len(p.Context.Only) == 0 {
+		return true
+	}
+	for _, o := range p.Context.Only {
+		if string(kind) == o || strings.HasPrefix(string(kind), o+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// quickFixActions are the fixes of the note's findings on the requested lines,
+// and of every finding whose code the request's diagnostics name, each
+// attached to its diagnostic.
+func (s *Server) quickFixActions(n *Located, p *codeActionParams) []protocol.CodeAction {
+	codes := map[string]bool{}
+	for _, d := range p.Context.Diagnostics {
+		var c string
+		if json.Unmarshal(d.Code, &c) == nil {
+			codes[c] = true
+		}
+	}
+	var out []protocol.CodeAction
+	for _, f := range s.findingsFor(n) {
+		diag, ok := s.toDiagnostic(n.Mapper, f)
+		if !ok {
+			continue
+		}
+		onLines := diag.Range.Start.Line <= p.Range.End.Line && diag.Range.End.Line >= p.Range.Start.Line
+		if !onLines && !codes[f.Code] {
+			continue
+		}
+		for _, a := range s.quickFixes(n, f) {
+			a.Kind = ptr(protocol.CodeActionKindQuickFix)
+			a.Diagnostics = []protocol.Diagnostic{diag}
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // findingsFor checks the note as publishFor does.

@@ -27,9 +27,22 @@ func (s *Server) newSession() *session.Session {
 		Logf:             s.log.Printf,
 		MaxDocumentBytes: s.opts.MaxDocumentBytes,
 		BeforeLoad:       s.opts.beforeLoad,
-		Loaded:           func(*engine.Memory, error) { s.republish() },
+		Loaded:           s.treeLoaded,
 		Changed:          s.memoryChanged,
 	})
+}
+
+// treeLoaded publishes the documents opened while a tree loaded and, when the
+// client can, asks it for the lenses again (they were answered empty).
+func (s *Server) treeLoaded(*engine.Memory, error) {
+	s.republish()
+	if ws := s.ClientCapabilities().Workspace; ws != nil && ws.CodeLens != nil && ws.CodeLens.RefreshSupport != nil && *ws.CodeLens.RefreshSupport {
+		s.Go("codeLens refresh", func(ctx context.Context) {
+			if err := s.Call(ctx, string(protocol.ServerWorkspaceCodeLensRefresh), nil, nil); err != nil {
+				s.log.Printf("workspace/codeLens/refresh: %v", err)
+			}
+		})
+	}
 }
 
 // loadMemory opens the session's memory tree. It runs once, beside the read
@@ -122,8 +135,14 @@ func (s *Server) memoryFor(path string) (*engine.Memory, bool) {
 	return snap.Memory, true
 }
 
-// Note is the memory note behind uri. Replace with s.note(uri).
+// Note waits for the tree of uri and returns the memory note behind it; never
+// call it on the read loop. Replace with s.sess.Await(ctx, path); s.note(uri).
 func (s *Server) Note(uri protocol.DocumentUri) (*Located, bool) {
+	if path, err := URIToPath(uri); err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		_ = s.sess.Await(ctx, path)
+	}
 	n, err := s.note(uri)
 	return n, err == nil
 }
