@@ -82,10 +82,14 @@ type SaveConflict struct {
 	Actions []string
 }
 
-// WillSave decides what saving the open buffer at path does. An error means
-// the disk could not be read (the revision is not bumped).
+// WillSave decides what saving the open buffer at path does. It never waits: an
+// error means the tree is still loading or the disk could not be read, and the
+// revision is not bumped.
 func (s *Session) WillSave(path string) (SaveDecision, error) {
 	snap, err := s.Snapshot(path)
+	if errors.Is(err, ErrLoading) {
+		return SaveDecision{}, fmt.Errorf("memory is still loading: the revision of %s was not bumped", path)
+	}
 	if err != nil || snap.Doc == nil {
 		return SaveDecision{}, nil
 	}
