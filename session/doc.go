@@ -23,7 +23,7 @@
 // may Await) and it returns an immutable Snapshot: the tree, the session's
 // scope and participant, today, and for a note the note as its open buffer has
 // it. Features are plain functions of a snapshot and byte offsets returning
-// byte spans: Hover, Describe, NoteLens and NoteStanding, DocumentSymbols and
+// byte spans: Hover, NoteMarkdown, NoteLens and NoteStanding, DocumentSymbols and
 // WorkspaceSymbols, Findings, PromoteActions and RollupActions; the save
 // decisions (WillSave, TakeDisk, KeepMine, Merge) are Session methods because
 // they move a buffer's base. Converting positions, URIs and protocol types is

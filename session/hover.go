@@ -39,12 +39,12 @@ func Hover(snap *Snapshot, off int) HoverResult {
 			}
 		}
 	}
-	return HoverResult{Markdown: Describe(snap)}
+	return HoverResult{Markdown: NoteMarkdown(snap)}
 }
 
-// Describe is the Markdown description of the snapshot's note: its standing,
+// NoteMarkdown is the Markdown description of the snapshot's note: its standing,
 // its fields and the chain of its key.
-func Describe(snap *Snapshot) string {
+func NoteMarkdown(snap *Snapshot) string {
 	var md strings.Builder
 	e := snap.Note
 	ns := NoteStanding(snap)
