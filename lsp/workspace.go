@@ -157,14 +157,7 @@ func (s *Server) Participant(m *engine.Memory) engine.Scope {
 	return session.Participant(st.Scope(m), st.Participant)
 }
 
-// Today is the journal's today. Replace with Snapshot.Today.
-func (s *Server) Today() journal.Day {
-	snap, err := s.sess.Snapshot("")
-	if err == nil {
-		return snap.Today
-	}
-	d, _ := engine.Today(s.sess.Settings().Today)
-	return d
-}
+// Today is the journal's today. Replace with Snapshot.Today (or s.sess.Today()).
+func (s *Server) Today() journal.Day { return s.sess.Today() }
 
 func itoa(n int) string { return strconv.Itoa(n) }

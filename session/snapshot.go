@@ -70,6 +70,9 @@ func (s *Session) Snapshot(path string) (*Snapshot, error) {
 	return snap, nil
 }
 
+// Today is the journal's today: the setting, else the clock's local date.
+func (s *Session) Today() journal.Day { return s.today(s.Settings()) }
+
 // today is the journal's today: the setting, else the clock's local date.
 func (s *Session) today(st Settings) journal.Day {
 	if st.Today != "" {
