@@ -218,6 +218,9 @@ func (s *Session) treeFor(path string) (*tree, error) {
 	if data == "" && m != nil {
 		data = m.Paths.DataDir
 	}
+	if m != nil && data == m.Paths.DataDir && project == m.Paths.ProjectDir {
+		return nil, ErrNotNote // the main tree again, which does not hold path
+	}
 	key := data + "\x00" + project
 	s.mu.Lock()
 	t, ok := s.lone[key]
