@@ -54,9 +54,11 @@ const (
 	stateExited
 )
 
-// Server is the mf-lsp language server. Feature files add methods to it; handlers.go
-// is the one place that wires methods to LSP requests. Everything on a Server is safe
-// for concurrent use, because Async funcs and Server.Go goroutines run beside the loop.
+// Server is the mf-lsp language server: the connection to one client over a
+// session.Session that holds memory and answers. Feature files add a handler
+// each; handlers.go is the one place that wires them to LSP requests. Everything
+// on a Server is safe for concurrent use, because Async funcs and Server.Go
+// goroutines run beside the loop.
 type Server struct {
 	opts Options
 	log  *log.Logger
