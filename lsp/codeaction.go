@@ -2,15 +2,15 @@ package lsp
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
+	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/magicfrog/mf-lsp/diagnostics"
-	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // Code actions (textDocument/codeAction):
@@ -30,8 +30,11 @@ import (
 // every finding on the requested lines, and for every finding whose code the
 // request's diagnostics name.
 
-// KindRefactorMove is the kind of the promotion actions.
-const KindRefactorMove protocol.CodeActionKind = "refactor.move"
+// The kinds of the promotion actions and of the rollup actions on journal files.
+const (
+	KindRefactorMove protocol.CodeActionKind = session.KindRefactorMove
+	KindSourceRollup protocol.CodeActionKind = session.KindSourceRollup
+)
 
 type codeActionParams struct {
 	TextDocument struct {
@@ -52,69 +55,80 @@ type codeActionParams struct {
 func (s *Server) codeAction(ctx *glsp.Context, _ *protocol.CodeActionParams) (any, error) {
 	var p codeActionParams
 	if err := json.Unmarshal(ctx.Params, &p); err != nil {
-		return nil, Errorf(CodeInvalidParams, "invalid params for textDocument/codeAction: %v", err)
+		return nil, Errorf(jsonrpc2.CodeInvalidParams, "invalid params for textDocument/codeAction: %v", err)
 	}
 	out := []protocol.CodeAction{}
-	if !s.memoryLoaded() {
-		return out, nil // never wait on the read loop
+	n, err := s.note(p.TextDocument.URI)
+	if err != nil {
+		return out, nil // not a note, or memory still loading: nothing to offer
 	}
-	n, ok := s.Note(p.TextDocument.URI)
-	if !ok {
-		return out, nil
+	if p.wants(protocol.CodeActionKindQuickFix) {
+		out = append(out, s.quickFixActions(n, &p)...)
 	}
-	wanted := func(kind protocol.CodeActionKind) bool {
-		if len(p.Context.Only) == 0 {
-			return true
-		}
-		for _, o := range p.Context.Only {
-			if string(kind) == o || strings.HasPrefix(string(kind), o+".") {
-				return true
-			}
-		}
-		return false
+	if p.wants(KindRefactorMove) {
+		out = append(out, commandActions(session.PromoteActions(n.Snap))...)
 	}
-	if wanted(protocol.CodeActionKindQuickFix) {
-		codes := map[string]bool{}
-		for _, d := range p.Context.Diagnostics {
-			var c string
-			if json.Unmarshal(d.Code, &c) == nil {
-				codes[c] = true
-			}
-		}
-		for _, f := range s.findingsFor(n) {
-			diag, ok := s.toDiagnostic(n.Mapper, f)
-			if !ok {
-				continue
-			}
-			onLines := diag.Range.Start.Line <= p.Range.End.Line && diag.Range.End.Line >= p.Range.Start.Line
-			if !onLines && !codes[f.Code] {
-				continue
-			}
-			for _, a := range s.quickFixes(n, f) {
-				a.Kind = ptr(protocol.CodeActionKindQuickFix)
-				a.Diagnostics = []protocol.Diagnostic{diag}
-				out = append(out, a)
-			}
-		}
-	}
-	if wanted(KindRefactorMove) {
-		out = append(out, s.promoteActions(n)...)
-	}
-	if wanted(KindSourceRollup) {
-		out = append(out, s.rollupActions(n)...)
+	if p.wants(KindSourceRollup) {
+		out = append(out, commandActions(session.RollupActions(n.Snap))...)
 	}
 	return out, nil
 }
 
-// findingsFor checks the note as publishFor does.
-func (s *Server) findingsFor(n *Located) []diagnostics.Finding {
-	in := diagnostics.Input{Memory: n.Memory, Note: n.Note, Scope: s.Participant(n.Memory), Today: s.Today(), OpenLoopDays: s.Settings().OpenLoopDays, WithFixes: true, Now: s.now()}
-	if n.Doc != nil {
-		if b, ok := s.Base(n.URI); ok {
-			in.Base = &diagnostics.Base{Revision: b.Revision, Hash: b.Hash}
+// wants reports whether the request asks for actions of kind (context.only).
+func (p *codeActionParams) wants(kind protocol.CodeActionKind) bool {
+	if len(p.Context.Only) == 0 {
+		return true
+	}
+	for _, o := range p.Context.Only {
+		if string(kind) == o || strings.HasPrefix(string(kind), o+".") {
+			return true
 		}
 	}
-	return diagnostics.Check(in)
+	return false
+}
+
+// quickFixActions are the fixes of the note's findings on the requested lines,
+// and of every finding whose code the request's diagnostics name, each
+// attached to its diagnostic.
+func (s *Server) quickFixActions(n *Located, p *codeActionParams) []protocol.CodeAction {
+	codes := map[string]bool{}
+	for _, d := range p.Context.Diagnostics {
+		var c string
+		if json.Unmarshal(d.Code, &c) == nil {
+			codes[c] = true
+		}
+	}
+	var out []protocol.CodeAction
+	for _, f := range s.findingsFor(n) {
+		diag, ok := s.toDiagnostic(n.Mapper, f)
+		if !ok {
+			continue
+		}
+		onLines := diag.Range.Start.Line <= p.Range.End.Line && diag.Range.End.Line >= p.Range.Start.Line
+		if !onLines && !codes[f.Code] {
+			continue
+		}
+		for _, a := range s.quickFixes(n, f) {
+			a.Kind = ptr(protocol.CodeActionKindQuickFix)
+			a.Diagnostics = []protocol.Diagnostic{diag}
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// findingsFor checks the note as publishFor does.
+func (s *Server) findingsFor(n *Located) []diagnostics.Finding { return session.FindingsWithFixes(n.Snap) }
+
+// commandActions converts the session's command actions.
+func commandActions(as []session.CommandAction) []protocol.CodeAction {
+	out := make([]protocol.CodeAction, 0, len(as))
+	for _, a := range as {
+		ca := commandAction(a.Title, a.Command, a.Arg)
+		ca.Kind = ptr(protocol.CodeActionKind(a.Kind))
+		out = append(out, *ca)
+	}
+	return out
 }
 
 // quickFixes converts the fixes diagnostics proposes for one finding
@@ -133,7 +147,6 @@ func (s *Server) quickFixes(n *Located, f diagnostics.Finding) []protocol.CodeAc
 	return out
 }
 
-// textEdits converts byte edits of the note's source to LSP text edits.
 func (s *Server) textEdits(n *Located, fe []frontmatter.Edit) ([]protocol.TextEdit, bool) {
 	out := make([]protocol.TextEdit, 0, len(fe))
 	for _, e := range fe {
@@ -168,53 +181,3 @@ func commandAction(title, command string, arg map[string]any) *protocol.CodeActi
 	return &protocol.CodeAction{Title: title, Command: &protocol.Command{Title: title, Command: command, Arguments: []any{arg}}}
 }
 
-// promoteActions offers moving a note on disk up the chain (task → agent → user
-// → account) and into the skills layer. Device and journal notes are not offered:
-// the first belong to one machine, the second to their journal.
-func (s *Server) promoteActions(n *Located) []protocol.CodeAction {
-	e := n.Memory.Note(n.Path)
-	if e == nil || e.Dimension == engine.Device || e.Layer.Kind == engine.KindFractal {
-		return []protocol.CodeAction{}
-	}
-	var out []protocol.CodeAction
-	add := func(title string, arg map[string]any) {
-		arg["uri"] = n.URI
-		// The revisions shown are the ones the promotion expects: a
-		// compare-and-swap on both ends, never a blind overwrite.
-		arg["sourceRevision"] = e.Revision()
-		to, _ := engine.ParseDimension(fmt.Sprint(arg["to"]))
-		key, scope := e.Key, e.Owner
-		if arg["to"] == "skills" {
-			l, _ := n.Memory.Layers().ByName("skills")
-			to, key = e.Dimension, l.Prefix+e.LayerKey()
-		} else if sc, ok := arg["scope"].(string); ok || to != e.Dimension {
-			scope = sc
-		}
-		if rev := n.Memory.CurrentRevision(to, scope, key); rev > 0 {
-			arg["destRevision"] = rev
-			title += fmt.Sprintf(" (replaces revision %d there)", rev)
-		}
-		a := commandAction(title, "magicfrog.promote", arg)
-		a.Kind = ptr(KindRefactorMove)
-		out = append(out, *a)
-	}
-	if e.Dimension == engine.Task {
-		agents := s.Scope(n.Memory).Agents
-		for _, id := range agents {
-			add("Promote to agent "+id, map[string]any{"to": "agent", "scope": id})
-		}
-		add("Promote to every agent (shared agent note)", map[string]any{"to": "agent", "scope": ""})
-	}
-	if e.Dimension.Specificity() > engine.User.Specificity() {
-		add("Promote to user", map[string]any{"to": "user"})
-	}
-	if e.Dimension.Specificity() > engine.Account.Specificity() {
-		add("Promote to account", map[string]any{"to": "account"})
-	}
-	if !e.Layer.IsSkills() {
-		if _, ok := n.Memory.Layers().ByName("skills"); ok {
-			add("Move into the skills layer", map[string]any{"to": "skills"})
-		}
-	}
-	return out
-}

@@ -48,6 +48,7 @@ func startDemoRich(t *testing.T) (c *lsptest.Client, data, project string) {
 	if err := c.Notify("initialized", map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
+	waitIndexed(t, c)
 	return c, data, project
 }
 

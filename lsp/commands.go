@@ -122,16 +122,6 @@ func (s *Server) withMemoryContext(fn func(ctx context.Context, m *engine.Memory
 	}
 }
 
-// memoryLoaded reports whether the first load finished (without waiting).
-func (s *Server) memoryLoaded() bool {
-	select {
-	case <-s.ws.loaded:
-		return true
-	default:
-		return false
-	}
-}
-
 // argURI checks a required uri argument: present and a file:// URI.
 func argURI(command, uri string) (string, error) {
 	if uri == "" {

@@ -9,24 +9,26 @@ import (
 	"github.com/magicfrog/mf-lsp/diagnostics"
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
-	"github.com/magicfrog/mf-lsp/engine/safefs"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
-// Diagnostics are pushed: on open, change and save of a buffer, and for every open
-// buffer when memory changes on disk (an agent's write, another editor, a rollup).
-// The checks are the diagnostics package's; this file only converts them.
+// Diagnostics are pushed: on open, change and save of a buffer, for every open
+// buffer when a tree finished loading, and when memory changes on disk (an
+// agent's write, another editor, a rollup). The findings are
+// session.Findings; this file only converts them.
 
+// publishFor publishes the diagnostics of one document; nothing while its tree
+// loads (the session's Loaded republishes then).
 func (s *Server) publishFor(d *Document) {
-	n, ok := s.Note(d.URI)
-	if !ok {
+	n, err := s.note(d.URI)
+	switch {
+	case err == session.ErrLoading:
+		return
+	case err != nil:
 		s.PublishDiagnostics(d.URI, &d.Version, nil)
 		return
 	}
-	in := diagnostics.Input{Memory: n.Memory, Note: n.Note, Scope: s.Participant(n.Memory), Today: s.Today(), OpenLoopDays: s.Settings().OpenLoopDays}
-	if b, ok := s.Base(d.URI); ok {
-		in.Base = &diagnostics.Base{Revision: b.Revision, Hash: b.Hash}
-	}
-	findings := diagnostics.Check(in)
+	findings := session.Findings(n.Snap)
 	out := make([]protocol.Diagnostic, 0, len(findings))
 	for _, f := range findings {
 		if diag, ok := s.toDiagnostic(n.Mapper, f); ok {
@@ -72,13 +74,7 @@ func (s *Server) rangeInFile(path string, span frontmatter.Span) protocol.Range 
 	if span == (frontmatter.Span{}) {
 		return protocol.Range{}
 	}
-	var src []byte
-	if d, ok := s.Docs.Get(PathToURI(path)); ok {
-		src = d.Text
-	} else if b, err := safefs.ReadFile(path, engine.MaxNoteSize); err == nil {
-		src = b
-	}
-	r, err := NewMapper(src).OffsetRange(span.Start, span.End)
+	r, err := NewMapper(s.sess.Source(path)).OffsetRange(span.Start, span.End)
 	if err != nil {
 		return protocol.Range{}
 	}
@@ -97,31 +93,6 @@ func severity(s diagnostics.Severity) protocol.DiagnosticSeverity {
 	return protocol.DiagnosticSeverityHint
 }
 
-// The document hooks: track what each buffer is based on, publish its findings.
-
-func (s *Server) onOpen(d *Document) {
-	s.setBase(d.URI, d.Text)
-	s.publishFor(d)
-}
-
-func (s *Server) onChange(d *Document) { s.publishFor(d) }
-
-func (s *Server) onSave(d *Document) {
-	// The disk now holds the buffer: refresh the tree and rebase the buffer on it.
-	if path, err := URIToPath(d.URI); err == nil {
-		if m, ok := s.memoryFor(path); ok && m.Refresh(path) {
-			s.memoryChanged(m)
-		}
-	}
-	s.setBase(d.URI, d.Text)
-	s.publishFor(d)
-}
-
-func (s *Server) onClose(d *Document) {
-	s.dropBase(d.URI)
-	s.PublishDiagnostics(d.URI, nil, nil)
-}
-
 // memoryChanged tells the client the tree changed (magicfrog/memoryChanged, with
 // the generation of the session's block) and republishes open buffers.
 func (s *Server) memoryChanged(*engine.Memory) {
@@ -135,32 +106,31 @@ func (s *Server) memoryChanged(*engine.Memory) {
 // pause that gathers a burst of changes, and again only if more came meanwhile,
 // so an agent writing fast never queues renders or delays diagnostics.
 func (s *Server) notifyMemoryChanged() {
-	s.ws.mu.Lock()
-	s.ws.changeDirty = true
-	if s.ws.changePending {
-		s.ws.mu.Unlock()
+	s.mu.Lock()
+	s.changeDirty = true
+	if s.changePending {
+		s.mu.Unlock()
 		return
 	}
-	s.ws.changePending = true
-	s.ws.mu.Unlock()
+	s.changePending = true
+	s.mu.Unlock()
 	s.Go("memoryChanged", func(context.Context) {
 		time.Sleep(50 * time.Millisecond)
 		for {
-			s.ws.mu.Lock()
-			if !s.ws.changeDirty {
-				s.ws.changePending = false
-				s.ws.mu.Unlock()
+			s.mu.Lock()
+			if !s.changeDirty {
+				s.changePending = false
+				s.mu.Unlock()
 				return
 			}
-			s.ws.changeDirty = false
-			s.ws.mu.Unlock()
-			m, err := s.Memory()
-			if err != nil || m == nil {
+			s.changeDirty = false
+			s.mu.Unlock()
+			snap, err := s.sess.Snapshot("")
+			if err != nil {
 				continue
 			}
 			gen := ""
-			st := s.Settings()
-			if b, err := m.Render(engine.RenderOptions{Scope: s.Participant(m), Budget: st.Budget, Today: s.Today().String()}); err == nil {
+			if b, err := snap.Memory.Render(engine.RenderOptions{Scope: snap.Participant, Budget: snap.Settings.Budget, Today: snap.Today.String()}); err == nil {
 				gen = b.Generation
 			}
 			s.Notify("magicfrog/memoryChanged", map[string]string{"generation": gen})

@@ -1,13 +1,14 @@
-// Package lsp is mf-lsp's language server: it serves the Language Server Protocol
-// (3.16, with glsp's protocol types) for memory notes over one JSON-RPC connection,
-// stdio in production.
+// Package lsp is the language server's protocol edge over package session.
 //
-// For each open note it publishes the diagnostics of package diagnostics and
-// answers hover (where the note stands in the effective view and its chain, or the
-// target of a link), code lens, code actions (quick fixes, promotions, rollups),
-// document and workspace symbols, and the workspace/executeCommand commands of
-// docs/protocol.md. It loads the project's memory through package engine, keeps it
-// in step with the disk, and turns a save over a newer revision into a conflict the
-// user resolves. It converts at the edge: UTF-16 positions to byte offsets, URIs to
-// paths, protocol types to the engine's.
+// A handler converts what the client sent (URI → path, UTF-16 position → byte
+// offset through a Mapper), asks the session (Session.Snapshot and the
+// session's feature functions), and converts the answer back to glsp's
+// protocol_3_16 types; one file per feature, registered in handlers.go. The
+// session holds memory, open documents, save trackers and watching; this
+// package holds only the connection: lifecycle, progress, messages to the
+// user, and the JSON-RPC transport.
+//
+// The read loop never waits for memory: a request that arrives while a tree
+// loads is answered at once (no lens, no symbols, ContentModified for hover),
+// and a document opened meanwhile gets its diagnostics when the load finishes.
 package lsp

@@ -42,12 +42,8 @@ func (s *Server) registerHandlers() {
 
 	s.commands = s.registerCommands() // commands.go
 
-	// Memory: loading, watching, diagnostics (workspace.go, watch.go, diagnostics.go).
+	// Memory changed on disk as the client saw it (watch.go).
 	h.WorkspaceDidChangeWatchedFiles = s.didChangeWatchedFiles
-	s.hooks.open = append(s.hooks.open, s.onOpen)
-	s.hooks.change = append(s.hooks.change, s.onChange)
-	s.hooks.save = append(s.hooks.save, s.onSave)
-	s.hooks.close = append(s.hooks.close, s.onClose)
 }
 
 // capabilities announces what registerHandlers wires. glsp's
@@ -67,20 +63,6 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 		ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: s.commandNames()},
 		DocumentSymbolProvider:  true,
 		WorkspaceSymbolProvider: true,
-	}
-}
-
-// Document hooks: feature files that react to buffer changes (diagnostics, most
-// likely) register here, in registerHandlers, e.g. s.hooks.change = append(...).
-// Hooks run on the read loop right after the store is updated; keep them quick or
-// hand work to s.Go with the *Document they were given (it is immutable).
-type docHooks struct {
-	open, change, save, close []func(*Document)
-}
-
-func (s *Server) runHooks(hooks []func(*Document), d *Document) {
-	for _, h := range hooks {
-		h(d)
 	}
 }
 

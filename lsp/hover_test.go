@@ -163,6 +163,7 @@ func TestHoverSaysUnbound(t *testing.T) {
 	data, _ := demo(t)
 	c := start(t)
 	c.Initialize(string(lsp.PathToURI(data)), map[string]any{"dataDir": data, "today": "2026-11-30"})
+	waitIndexed(t, c)
 	u := openFile(t, c, filepath.Join(data, "memory/user/editor.md"))
 	v := hoverAt(t, c, u, 0, 0).Contents.Value
 	mustContain(t, "unbound hover", v, "_Seen as no task · no agent · machine `3f9c2a7e5b10d4c8` (unbound: notes under a task or agent ID are not in this view)._")

@@ -18,6 +18,7 @@ func TestParticipant(t *testing.T) {
 	c := start(t)
 	c.Initialize(string(lsp.PathToURI(project)), map[string]any{"dataDir": data, "today": "2026-11-30",
 		"agents": []string{"larry", "moe"}, "participant": "moe"})
+	waitIndexed(t, c)
 
 	var block string
 	mustExec(t, c, "magicfrog.render", nil, &block)

@@ -45,6 +45,7 @@ func startDemo(t *testing.T) (c *lsptest.Client, data, project string) {
 	data, project = demo(t)
 	c = start(t)
 	c.Initialize(string(lsp.PathToURI(project)), map[string]any{"dataDir": data, "today": "2026-11-30"})
+	waitIndexed(t, c)
 	return c, data, project
 }
 
@@ -105,6 +106,7 @@ func TestWorkspaceIsTheDataDirectory(t *testing.T) {
 	data, _ := demo(t)
 	c := start(t)
 	c.Initialize(string(lsp.PathToURI(data)), map[string]any{"today": "2026-11-30"})
+	waitIndexed(t, c)
 	uri := openFile(t, c, filepath.Join(data, "memory/user/editor.md"))
 	if _, err := c.WaitDiagnostics(uri, hasCode("frontmatter-missing")); err != nil {
 		t.Fatal(err)
@@ -128,10 +130,15 @@ func TestLoneMemoryFile(t *testing.T) {
 	elsewhere := t.TempDir()
 	c := start(t)
 	c.Initialize(string(lsp.PathToURI(elsewhere)), map[string]any{"dataDir": filepath.Join(elsewhere, "no-data"), "today": "2026-11-30"})
+	waitIndexed(t, c)
 
 	// A task note of a project that is not the workspace: its project is found.
 	note := filepath.Join(project, ".magicfrog/memory/style/code.md")
 	uri := openFile(t, c, note)
+	// Its tree loads beside the read loop; its diagnostics come when it is loaded.
+	if _, err := c.WaitDiagnostics(uri, nil); err != nil {
+		t.Fatal(err)
+	}
 	var lens []struct{ Command struct{ Title string } }
 	if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lens); err != nil {
 		t.Fatal(err)
@@ -153,5 +160,25 @@ func TestLoneMemoryFile(t *testing.T) {
 	got, err := c.WaitDiagnostics(readme, nil)
 	if err != nil || len(got.Diagnostics) != 0 {
 		t.Errorf("a non-memory file got diagnostics %v (%v)", got.Diagnostics, err)
+	}
+}
+
+// waitIndexed waits until the server finished loading memory (the end of its
+// "indexing memory" progress). Until then requests are answered at once
+// without memory: no lens, no symbols, ContentModified for hover.
+func waitIndexed(t testing.TB, c *lsptest.Client) {
+	t.Helper()
+	err := c.WaitFor("memory indexed", func(r lsptest.Recorded) bool {
+		for _, m := range r.Notifications {
+			p := string(m.Params)
+			if m.Method == "$/progress" && strings.Contains(p, `"kind":"end"`) &&
+				(strings.Contains(p, `"message":"indexed `) || strings.Contains(p, `"message":"failed"`)) {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

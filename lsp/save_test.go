@@ -155,6 +155,7 @@ func TestWillSaveAutoRevisionOff(t *testing.T) {
 	data, project := demo(t)
 	c := start(t)
 	c.Initialize(string(lsp.PathToURI(project)), map[string]any{"dataDir": data, "autoRevision": false})
+	waitIndexed(t, c)
 	path := filepath.Join(data, "memory/account/tone.md")
 	disk, _ := os.ReadFile(path)
 	uri := openFile(t, c, path)

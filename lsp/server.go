@@ -16,6 +16,9 @@ import (
 	"github.com/magicfrog/mf-lsp/lsp/internal/jsonrpc"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // Options configure a Server. The zero value is what production uses.
@@ -35,6 +38,10 @@ type Options struct {
 	// names one), open-loop ages and the `updated` a save writes. Default
 	// time.Now; tests pin it (clock.go).
 	Now func() time.Time
+
+	// beforeLoad, set by tests, runs before each memory tree is loaded
+	// (session.Options.BeforeLoad): a test holds a load with it.
+	beforeLoad func(engine.Options)
 }
 
 // ErrExitWithoutShutdown is returned by Serve when the client sent exit without a
@@ -51,9 +58,11 @@ const (
 	stateExited
 )
 
-// Server is the mf-lsp language server. Feature files add methods to it; handlers.go
-// is the one place that wires methods to LSP requests. Everything on a Server is safe
-// for concurrent use, because Async funcs and Server.Go goroutines run beside the loop.
+// Server is the mf-lsp language server: the connection to one client over a
+// session.Session that holds memory and answers. Feature files add a handler
+// each; handlers.go is the one place that wires them to LSP requests. Everything
+// on a Server is safe for concurrent use, because Async funcs and Server.Go
+// goroutines run beside the loop.
 type Server struct {
 	opts Options
 	log  *log.Logger
@@ -66,16 +75,15 @@ type Server struct {
 	// commands are the workspace/executeCommand commands (commands.go).
 	commands map[string]CommandFunc
 
-	// Docs are the open documents.
+	// sess is the protocol-free core: memory, open documents, features.
+	sess *session.Session
+	// Docs are the open documents (the session's, seen from the protocol).
 	Docs *Documents
-	// hooks run after the document store changed (handlers.go).
-	hooks docHooks
 
 	state        atomic.Int32 // lifecycle
 	shutdownSeen atomic.Bool
 
 	mu         sync.Mutex
-	settings   Settings
 	settingErr []error
 	clientCaps protocol.ClientCapabilities
 	trace      protocol.TraceValue
@@ -85,8 +93,9 @@ type Server struct {
 	progress   map[string]*Progress
 	seq        atomic.Int64
 
-	// ws is the memory the session works on (workspace.go).
-	ws *workspace
+	// changePending: the memoryChanged goroutine is running; changeDirty: memory
+	// changed since it last rendered (diagnostics.go). Guarded by mu.
+	changePending, changeDirty bool
 }
 
 // RawHandler handles one LSP method given its raw params (ctx.Params). It may return
@@ -108,13 +117,12 @@ func NewServer(opts Options) *Server {
 		opts:     opts,
 		log:      log.New(opts.Log, "mf-lsp: ", log.LstdFlags|log.Lmsgprefix),
 		extra:    map[string]RawHandler{},
-		settings: DefaultSettings(),
 		trace:    protocol.TraceValueOff,
 		ready:    make(chan struct{}),
 		progress: map[string]*Progress{},
-		ws:       newWorkspace(),
 	}
-	s.Docs = NewDocuments(opts.MaxDocumentBytes)
+	s.sess = s.newSession()
+	s.Docs = &Documents{sess: s.sess}
 	s.registerHandlers()
 	return s
 }
@@ -167,7 +175,7 @@ func (s *Server) Handle(ctx *glsp.Context) (r any, validMethod, validParams bool
 		return nil, true, true, Errorf(CodeInvalidRequest, "server is shutting down: %s after shutdown", ctx.Method)
 	}
 	if ctx.Method == string(protocol.MethodShutdown) {
-		s.stopWatching()
+		s.sess.Shutdown()
 		s.state.Store(int32(stateShutdown))
 		s.shutdownSeen.Store(true)
 		return nil, true, true, nil
@@ -193,8 +201,8 @@ func (s *Server) initialize(ctx *glsp.Context) (any, error) {
 	settings, problems := ParseSettings(raw.InitializationOptions)
 	settings.ProjectDir = projectDir(&params)
 
+	s.sess.SetSettings(settings)
 	s.mu.Lock()
-	s.settings = settings
 	s.settingErr = problems
 	s.clientCaps = params.Capabilities
 	if params.Trace != nil {
@@ -263,11 +271,7 @@ func (s *Server) setTrace(_ *glsp.Context, p *protocol.SetTraceParams) error {
 }
 
 // Settings returns the settings from initializationOptions (defaults until initialize).
-func (s *Server) Settings() Settings {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.settings.clone()
-}
+func (s *Server) Settings() Settings { return s.sess.Settings() }
 
 // ClientCapabilities returns what the client announced at initialize.
 func (s *Server) ClientCapabilities() protocol.ClientCapabilities {

@@ -3,8 +3,8 @@ package lsp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/magicfrog/mf-lsp/engine"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,35 +12,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
-// Settings are the client's initializationOptions (docs/protocol.md), validated.
-// Empty fields mean "not set": the engine resolves the defaults (SPEC §1), because
-// only it knows the data directory and the project's config.
-type Settings struct {
-	DataDir      string   // absolute, "~" expanded
-	Task         string   // task id
-	Agents       []string // agent ids, deduplicated, in the client's order
-	Participant  string   // the one agent hover, code lens, render and the effective view answer for
-	Machine      string   // machine id
-	Budget       int      // token budget for magicfrog.render; 0: no limit
-	AutoRevision bool     // bump revision/updated on save; default true
-	Summarizer   string   // rollup summarizer command line
-	Today        string   // YYYY-MM-DD; "" means the local date
-	OpenLoopDays int      // age at which a blocker or next step is an open loop; 0: the default (7)
-	Earlier      int      // refined days before yesterday that magicfrog.render adds to a journal's boot set
-
-	// ProjectDir is not an option: it is the first workspace folder, else rootUri.
-	ProjectDir string
-}
+// Settings are the client's initializationOptions (docs/protocol.md), validated:
+// the session's plain settings.
+type Settings = session.Settings
 
 // DefaultSettings are the settings with no initializationOptions.
-func DefaultSettings() Settings { return Settings{AutoRevision: true} }
-
-func (s Settings) clone() Settings {
-	s.Agents = slices.Clone(s.Agents)
-	return s
-}
+func DefaultSettings() Settings { return session.DefaultSettings() }
 
 // SettingError is one invalid initializationOptions entry; its key keeps its default.
 type SettingError struct {
@@ -68,129 +50,137 @@ func ParseSettings(raw json.RawMessage) (Settings, []error) {
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return s, []error{&SettingError{Problem: "must be a JSON object, got " + truncate(string(raw), 40)}}
 	}
-	var problems []error
-	bad := func(key, format string, args ...any) {
-		problems = append(problems, &SettingError{Key: key, Problem: fmt.Sprintf(format, args...)})
-	}
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys) // deterministic problem order
+	var problems []error
 	for _, key := range keys {
 		v := bytes.TrimSpace(fields[key])
 		if string(v) == "null" {
 			continue // null means "default", as if absent
 		}
-		switch key {
-		case "dataDir":
-			str, ok := jsonString(v)
-			if !ok {
-				bad(key, "must be a string, got %s", truncate(string(v), 40))
-				continue
+		opt, known := settingKeys[key]
+		if !known {
+			problems = append(problems, &SettingError{Key: key, Problem: "is not a known option (known: agents, autoRevision, budget, dataDir, earlier, machine, openLoopDays, summarizer, task, today)"})
+			continue
+		}
+		if err := opt(&s, v); err != nil {
+			var se *SettingError
+			if errors.As(err, &se) {
+				se.Key = key + se.Key // an element of the value: agents[2]
+			} else {
+				se = &SettingError{Key: key, Problem: err.Error()}
 			}
-			dir, err := cleanDir(str)
-			if err != nil {
-				bad(key, "%v", err)
-				continue
-			}
-			s.DataDir = dir
-		case "task", "machine", "participant":
-			str, ok := jsonString(v)
-			if !ok {
-				bad(key, "must be a string, got %s", truncate(string(v), 40))
-				continue
-			}
-			if err := checkID(str); err != nil {
-				bad(key, "%v", err)
-				continue
-			}
-			switch key {
-			case "task":
-				s.Task = str
-			case "participant":
-				s.Participant = str
-			default:
-				s.Machine = str
-			}
-		case "agents":
-			var list []json.RawMessage
-			if json.Unmarshal(v, &list) != nil {
-				bad(key, "must be an array of agent ids, got %s", truncate(string(v), 40))
-				continue
-			}
-			var agents []string
-			ok := true
-			for i, item := range list {
-				str, isStr := jsonString(item)
-				if !isStr {
-					bad(fmt.Sprintf("%s[%d]", key, i), "must be a string, got %s", truncate(string(item), 40))
-					ok = false
-					break
-				}
-				if err := checkID(str); err != nil {
-					bad(fmt.Sprintf("%s[%d]", key, i), "%v", err)
-					ok = false
-					break
-				}
-				if !slices.Contains(agents, str) {
-					agents = append(agents, str)
-				}
-			}
-			if ok {
-				s.Agents = agents
-			}
-		case "budget":
-			n, err := strconv.ParseInt(string(v), 10, 64)
-			if err != nil || n < 0 || n > 1<<31-1 {
-				bad(key, "must be a non-negative whole number of tokens, got %s", truncate(string(v), 40))
-				continue
-			}
-			s.Budget = int(n)
-		case "autoRevision":
-			var b bool
-			if json.Unmarshal(v, &b) != nil {
-				bad(key, "must be true or false, got %s", truncate(string(v), 40))
-				continue
-			}
-			s.AutoRevision = b
-		case "summarizer":
-			str, ok := jsonString(v)
-			if !ok {
-				bad(key, "must be a command line string, got %s", truncate(string(v), 40))
-				continue
-			}
-			s.Summarizer = strings.TrimSpace(str)
-		case "today":
-			str, ok := jsonString(v)
-			if !ok {
-				bad(key, "must be a YYYY-MM-DD string, got %s", truncate(string(v), 40))
-				continue
-			}
-			if _, err := time.Parse(time.DateOnly, str); err != nil {
-				bad(key, "must be a date as YYYY-MM-DD, got %q", str)
-				continue
-			}
-			s.Today = str
-		case "earlier":
-			n, err := strconv.ParseInt(string(v), 10, 64)
-			if err != nil || n < 0 || n > 3650 {
-				bad(key, "must be a whole number of days from 0 to 3650, got %s", truncate(string(v), 40))
-				continue
-			}
-			s.Earlier = int(n)
-		case "openLoopDays":
-			n, err := strconv.ParseInt(string(v), 10, 64)
-			if err != nil || n < 1 || n > 3650 {
-				bad(key, "must be a whole number of days from 1 to 3650, got %s", truncate(string(v), 40))
-				continue
-			}
-			s.OpenLoopDays = int(n)
-		default:
-			bad(key, "is not a known option (known: agents, autoRevision, budget, dataDir, earlier, machine, openLoopDays, summarizer, task, today)")
+			problems = append(problems, se)
 		}
 	}
 	return s, problems
+}
+
+// settingKeys is the table of initializationOptions: each key's parser checks
+// the JSON value and sets its field, or says what is wrong with it (the field
+// then keeps its default).
+var settingKeys = map[string]func(s *Settings, v json.RawMessage) error{
+	"dataDir": stringSetting("must be a string", func(s *Settings, str string) error {
+		dir, err := cleanDir(str)
+		s.DataDir = dir
+		return err
+	}),
+	"task":        idSetting(func(s *Settings, id string) { s.Task = id }),
+	"participant": idSetting(func(s *Settings, id string) { s.Participant = id }),
+	"machine":     idSetting(func(s *Settings, id string) { s.Machine = id }),
+	"agents":      parseAgents,
+	"budget": intSetting(0, 1<<31-1, "must be a non-negative whole number of tokens, got %s",
+		func(s *Settings, n int) { s.Budget = n }),
+	"autoRevision": func(s *Settings, v json.RawMessage) error {
+		var b bool
+		if json.Unmarshal(v, &b) != nil {
+			return fmt.Errorf("must be true or false, got %s", truncate(string(v), 40))
+		}
+		s.AutoRevision = b
+		return nil
+	},
+	"summarizer": stringSetting("must be a command line string", func(s *Settings, str string) error {
+		s.Summarizer = strings.TrimSpace(str)
+		return nil
+	}),
+	"today": stringSetting("must be a YYYY-MM-DD string", func(s *Settings, str string) error {
+		if _, err := time.Parse(time.DateOnly, str); err != nil {
+			return fmt.Errorf("must be a date as YYYY-MM-DD, got %q", str)
+		}
+		s.Today = str
+		return nil
+	}),
+	"earlier": intSetting(0, 3650, "must be a whole number of days from 0 to 3650, got %s",
+		func(s *Settings, n int) { s.Earlier = n }),
+	"openLoopDays": intSetting(1, 3650, "must be a whole number of days from 1 to 3650, got %s",
+		func(s *Settings, n int) { s.OpenLoopDays = n }),
+}
+
+// stringSetting parses a JSON string and hands it to set; notString says what
+// the key must be when the value is not a string.
+func stringSetting(notString string, set func(s *Settings, str string) error) func(*Settings, json.RawMessage) error {
+	return func(s *Settings, v json.RawMessage) error {
+		str, ok := jsonString(v)
+		if !ok {
+			return fmt.Errorf("%s, got %s", notString, truncate(string(v), 40))
+		}
+		next := *s
+		if err := set(&next, str); err != nil {
+			return err
+		}
+		*s = next
+		return nil
+	}
+}
+
+// idSetting parses a task, agent or machine ID (checkID).
+func idSetting(set func(s *Settings, id string)) func(*Settings, json.RawMessage) error {
+	return stringSetting("must be a string", func(s *Settings, id string) error {
+		if err := checkID(id); err != nil {
+			return err
+		}
+		set(s, id)
+		return nil
+	})
+}
+
+// intSetting parses a whole number from lo to hi.
+func intSetting(lo, hi int64, problem string, set func(s *Settings, n int)) func(*Settings, json.RawMessage) error {
+	return func(s *Settings, v json.RawMessage) error {
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil || n < lo || n > hi {
+			return fmt.Errorf(problem, truncate(string(v), 40))
+		}
+		set(s, int(n))
+		return nil
+	}
+}
+
+// parseAgents parses the agents list: IDs, deduplicated, in the client's order.
+// The first bad element is reported as agents[i]; the list then keeps its default.
+func parseAgents(s *Settings, v json.RawMessage) error {
+	var list []json.RawMessage
+	if json.Unmarshal(v, &list) != nil {
+		return fmt.Errorf("must be an array of agent ids, got %s", truncate(string(v), 40))
+	}
+	var agents []string
+	for i, item := range list {
+		str, isStr := jsonString(item)
+		if !isStr {
+			return &SettingError{Key: fmt.Sprintf("[%d]", i), Problem: "must be a string, got " + truncate(string(item), 40)}
+		}
+		if err := checkID(str); err != nil {
+			return &SettingError{Key: fmt.Sprintf("[%d]", i), Problem: err.Error()}
+		}
+		if !slices.Contains(agents, str) {
+			agents = append(agents, str)
+		}
+	}
+	s.Agents = agents
+	return nil
 }
 
 func jsonString(v json.RawMessage) (string, bool) {

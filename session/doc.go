@@ -1,0 +1,31 @@
+// Package session is the protocol-free core under every front end: what one
+// client (an editor, an agent) has open against memory, and the answers the
+// front ends give about it, as plain Go values with byte offsets.
+//
+// A Session owns, per project it was asked about (the main tree the settings
+// name, and a lone tree for each file opened outside it):
+//
+//   - the loaded *engine.Memory and its watcher (engine/watch), and the reloads
+//     they trigger (Options.Changed, Options.Loaded);
+//   - the open documents (Document: URI, path, version, bytes), the note parsed
+//     from each version of a buffer, and what each buffer was based on on disk
+//     (Base: revision, hash, bytes);
+//   - the save-conflict state of each buffer (the revision floor, the disk
+//     version a conflict found, whether the question is open);
+//   - each tree's workspace symbol index;
+//   - the client settings (Settings) and the clock (Options.Now).
+//
+// Nothing grows without bound: closing a document drops its state, and a lone
+// tree that no open document is in is dropped with its watcher and index.
+//
+// The snapshot rule: Session.Snapshot is the one way to memory. It never waits
+// (ErrLoading while a tree loads: a read loop answers at once, code beside it
+// may Await) and it returns an immutable Snapshot: the tree, the session's
+// scope and participant, today, and for a note the note as its open buffer has
+// it. Features are plain functions of a snapshot and byte offsets returning
+// byte spans: Hover, NoteMarkdown, NoteLens and NoteStanding, DocumentSymbols and
+// WorkspaceSymbols, Findings, PromoteActions and RollupActions; the save
+// decisions (WillSave, TakeDisk, KeepMine, Merge) are Session methods because
+// they move a buffer's base. Converting positions, URIs and protocol types is
+// the front end's business (package lsp); this package imports no protocol.
+package session

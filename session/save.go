@@ -1,0 +1,347 @@
+package session
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
+	"github.com/magicfrog/mf-lsp/engine/store"
+	"github.com/magicfrog/mf-lsp/engine/textmerge"
+)
+
+// Saving a memory note (docs/protocol.md, "Save"):
+//
+//   - before a save, WillSave bumps `revision` and sets `updated` when the
+//     autoRevision setting is on and the disk still holds the version the buffer
+//     was based on (its revision and, where known, its content hash; never the
+//     mtime). The new revision is one more than the disk's, or than the highest
+//     revision a conflict showed on disk for this buffer, so that saving twice,
+//     or saving after "Keep mine as next revision", never skips or repeats a
+//     number. A note without frontmatter gets a block; a device note without
+//     `machine` is bound to this machine; a note whose frontmatter does not
+//     parse is never touched. A buffer identical to the disk gets no edits.
+//   - When the disk moved on (an agent, another editor), the answer is a
+//     conflict and no edits: the save is not silently merged. The editor writes
+//     the buffer anyway (a language server cannot veto a save), so the disk
+//     version is kept for "Take disk version", "Compare" and "Merge".
+//   - When the note was deleted on disk, the save re-creates it: the revision
+//     goes on from the one that was deleted, and the decision says so.
+
+// The answers to a save conflict (docs/protocol.md: exact titles).
+const (
+	ActionTakeDisk = "Take disk version"
+	ActionKeepMine = "Keep mine as next revision"
+	ActionCompare  = "Compare"
+	ActionMerge    = "Merge"
+)
+
+// Edit replaces the bytes Span of a buffer with Text.
+type Edit = frontmatter.Edit
+
+// saveState is what save-time conflict handling remembers for one open buffer.
+type saveState struct {
+	// floor is the highest revision a conflict showed on disk: the next revision
+	// written from this buffer is above it even when the editor's own write took
+	// the disk back to an older revision.
+	floor int
+	// asking: a conflict question is open; another save does not ask again.
+	asking bool
+	// disk is the disk's content when the conflict was seen, and written the hash
+	// of the buffer the conflicting save wrote over it.
+	disk    []byte
+	written string
+	// base is the version the buffer was based on when the conflict was seen
+	// (nil when unknown): the common ancestor of a Merge.
+	base []byte
+}
+
+// SaveDecision is what to do before a buffer is written.
+type SaveDecision struct {
+	// Edits are the frontmatter edits of the buffer (byte offsets); none when
+	// nothing is to change.
+	Edits []Edit
+	// Conflict is set when the disk moved on since the buffer was based on it.
+	Conflict *SaveConflict
+	// Recreated is set when the note was deleted on disk: saving creates it
+	// again. It says so in a sentence.
+	Recreated string
+}
+
+// SaveConflict is a save over a disk that moved on.
+type SaveConflict struct {
+	// Ask is true the first time: the question below is to be asked. While it
+	// is open, further saves report the conflict without asking again.
+	Ask bool
+	// Question explains the conflict and asks how to resolve it.
+	Question string
+	// Actions are the answers offered (ActionTakeDisk, ... ActionMerge).
+	Actions []string
+}
+
+// WillSave decides what saving the open buffer at path does. It never waits: an
+// error means the tree is still loading or the disk could not be read, and the
+// revision is not bumped.
+func (s *Session) WillSave(path string) (SaveDecision, error) {
+	snap, err := s.Snapshot(path)
+	if errors.Is(err, ErrLoading) {
+		return SaveDecision{}, fmt.Errorf("memory is still loading: the revision of %s was not bumped", path)
+	}
+	if err != nil || snap.Doc == nil {
+		return SaveDecision{}, nil
+	}
+	disk, err := safefs.ReadFile(path, store.MaxRead)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return SaveDecision{}, fmt.Errorf("cannot read %s before saving: %v; revision not bumped", path, err)
+	}
+	if snap.HasBase && exists && conflicts(snap.Base, disk) {
+		return SaveDecision{Conflict: s.saveConflict(snap, disk)}, nil
+	}
+	floor := 0
+	s.withSave(snap.Doc.URI, func(st *saveState) { floor = st.floor })
+	base := snap.Base
+	deleted := snap.HasBase && !exists && (base.Revision != 0 || base.Hash != "")
+	next := max(floor, 0) + 1
+	switch {
+	case exists:
+		rev, readable := store.RevisionOf(disk)
+		if !readable {
+			rev = snap.Note.Revision() // the buffer repairs a broken block: go on from its number
+		}
+		next = max(rev, floor) + 1
+	case deleted:
+		next = max(base.Revision, floor) + 1
+	}
+	var out SaveDecision
+	if deleted {
+		out.Recreated = fmt.Sprintf("%s was deleted on disk after this buffer read revision %d; saving creates it again (revision %d). Delete it again if that was meant.",
+			snap.Note.Ref(), base.Revision, next)
+	}
+	d := snap.Doc
+	if !snap.Settings.AutoRevision || (exists && bytes.Equal(disk, d.Text)) {
+		return out, nil
+	}
+	sets := []frontmatter.Set{{Key: "revision", Value: next}, {Key: "updated", Value: snap.Updated()}}
+	if snap.Note.Dimension == engine.Device && snap.Note.Machine() == "" {
+		if id := snap.Machine(); id != "" {
+			sets = append(sets, frontmatter.Set{Key: "machine", Value: id})
+		}
+	}
+	out.Edits = FrontmatterEdits(d.Text, snap.Note.Doc, sets)
+	return out, nil
+}
+
+// conflicts reports whether the disk no longer holds what the buffer was based
+// on, as the stale-revision diagnostic judges it.
+func conflicts(base Base, disk []byte) bool {
+	if base.Revision == 0 && base.Hash == "" {
+		return true // created on disk while the buffer was new
+	}
+	if rev, _ := store.RevisionOf(disk); rev != base.Revision {
+		return true
+	}
+	return base.Hash != "" && store.Hash(disk) != base.Hash
+}
+
+// FrontmatterEdits are the edits giving a buffer's frontmatter sets; none when
+// its frontmatter does not parse. Edits that would not change anything are
+// left out.
+func FrontmatterEdits(text []byte, doc *frontmatter.Document, sets []frontmatter.Set) []Edit {
+	edits, ok := frontmatter.SetFields(text, doc, sets)
+	if !ok {
+		return nil
+	}
+	out := edits[:0:0]
+	for _, e := range edits {
+		if string(text[e.Span.Start:e.Span.End]) != e.Text {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// saveConflict records a save over a disk that moved on: the tree is brought
+// up to the disk (the stale-revision diagnostic judges against it) and the
+// question is asked once per open conflict.
+func (s *Session) saveConflict(snap *Snapshot, disk []byte) *SaveConflict {
+	d, base := snap.Doc, snap.Base
+	diskRev, _ := store.RevisionOf(disk)
+	if e := snap.Memory.Note(snap.Path); e == nil || e.Hash != store.Hash(disk) {
+		if snap.Memory.Refresh(snap.Path) {
+			s.changed(snap.Memory)
+		}
+	}
+	ask := false
+	s.withSave(d.URI, func(st *saveState) {
+		st.floor = max(st.floor, diskRev)
+		if !st.asking {
+			st.asking, ask = true, true
+			st.disk, st.written, st.base = disk, store.Hash(d.Text), base.Text
+		}
+	})
+	if !ask {
+		return &SaveConflict{}
+	}
+	ref := snap.Note.Ref()
+	var msg string
+	switch {
+	case base.Revision == 0 && base.Hash == "":
+		msg = fmt.Sprintf("%s was created on disk (revision %d) while this buffer was new.", ref, diskRev)
+	case diskRev != base.Revision:
+		msg = fmt.Sprintf("%s is at revision %d on disk, written after this buffer read revision %d.", ref, diskRev, base.Revision)
+	default:
+		msg = fmt.Sprintf("%s changed on disk since this buffer read it (still revision %d: edited outside mf-lsp).", ref, diskRev)
+	}
+	msg = "mf-lsp: " + msg + " The save was not merged with it and the revision was not bumped. " +
+		fmt.Sprintf("Take the disk version into the buffer, or keep yours as revision %d?", diskRev+1)
+	return &SaveConflict{Ask: true, Question: msg, Actions: conflictActions(base.Text, disk, d.Text)}
+}
+
+// conflictActions are the answers the question offers for a conflict between
+// base (the version the buffer was based on; nil when unknown), disk and buffer.
+func conflictActions(base, disk, buffer []byte) []string {
+	actions := []string{ActionTakeDisk, ActionKeepMine, ActionCompare}
+	if base != nil {
+		if _, ok := textmerge.Merge(string(base), string(disk), string(buffer)); ok {
+			actions = append(actions, ActionMerge)
+		}
+	}
+	return actions
+}
+
+// withSave runs fn on the save state of an open buffer under the session lock;
+// not at all when the buffer is closed (its state went with it).
+func (s *Session) withSave(uri string, fn func(st *saveState)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ds, ok := s.docs[uri]; ok {
+		fn(&ds.save)
+	}
+}
+
+// Answered closes the conflict question of uri: the next conflict asks again.
+func (s *Session) Answered(uri string) {
+	s.withSave(uri, func(st *saveState) { st.asking = false })
+}
+
+// ConflictDisk is the disk version the open conflict of uri found, and its
+// revision; nil when there is none.
+func (s *Session) ConflictDisk(uri string) ([]byte, int) {
+	var disk []byte
+	s.withSave(uri, func(st *saveState) { disk = st.disk })
+	rev, _ := store.RevisionOf(disk)
+	return disk, rev
+}
+
+// Resolution is a whole-buffer replacement answering a conflict.
+type Resolution struct {
+	// Text replaces the buffer's whole Buffer (the version it was computed for).
+	Text   string
+	Buffer []byte
+	// Revision is the revision the buffer gets (Keep mine, Merge); 0 for Take disk.
+	Revision int
+	// Edits, when set, are used instead of Text: frontmatter edits of Buffer.
+	Edits []Edit
+}
+
+// TakeDisk replaces the buffer of uri with the disk version: the disk's current
+// content, or, when the editor's own save has since written the buffer over
+// it, the content the conflict found there. It rebases the buffer on the disk.
+// ok is false when the buffer is not open or there is no disk version.
+func (s *Session) TakeDisk(uri string) (Resolution, bool) {
+	return s.withOpen(uri, func(ds *docState) (Resolution, bool) {
+		disk, exists := s.rebaseOnDisk(ds)
+		st := &ds.save
+		remembered, written := st.disk, st.written
+		if exists {
+			rev, _ := store.RevisionOf(disk)
+			st.floor = max(st.floor, rev)
+		}
+		// The disk counts only when it moved past what the conflict found there: an
+		// agent wrote again. Otherwise it holds the editor's own save, or a save
+		// still being written, and the version to take is the one remembered.
+		content := disk
+		if remembered != nil {
+			remRev, _ := store.RevisionOf(remembered)
+			diskRev, readable := store.RevisionOf(disk)
+			movedOn := exists && readable && diskRev > remRev && store.Hash(disk) != written
+			if !movedOn {
+				content = remembered
+			}
+		}
+		if content == nil {
+			return Resolution{}, false
+		}
+		return Resolution{Text: string(content), Buffer: ds.doc.Text}, true
+	})
+}
+
+// KeepMine makes the buffer of uri the next revision after the disk's (and
+// after any revision a conflict saw there): revision = that + 1, updated = now,
+// as frontmatter edits. It rebases the buffer on the disk, so the next save
+// goes through. ok is false when the buffer is not open or its frontmatter does
+// not parse.
+func (s *Session) KeepMine(uri string) (Resolution, bool) {
+	return s.withOpen(uri, func(ds *docState) (Resolution, bool) {
+		diskRev := diskRevision(s.rebaseOnDisk(ds))
+		ds.save.floor = max(ds.save.floor, diskRev)
+		next := ds.save.floor + 1
+		text := ds.doc.Text
+		edits := FrontmatterEdits(text, frontmatter.Parse(text), []frontmatter.Set{{Key: "revision", Value: next}, {Key: "updated", Value: engine.FormatTime(s.opts.Now())}})
+		if len(edits) == 0 {
+			return Resolution{}, false
+		}
+		return Resolution{Buffer: text, Revision: next, Edits: edits}, true
+	})
+}
+
+// Merge makes the buffer of uri the three-way merge of the version it was
+// based on, the disk version the conflict found, and the buffer, at the next
+// revision. ok is false when they changed the same lines (or any of them is
+// unknown).
+func (s *Session) Merge(uri string) (Resolution, bool) {
+	return s.withOpen(uri, func(ds *docState) (Resolution, bool) {
+		base, theirs := ds.save.base, ds.save.disk
+		if base == nil || theirs == nil {
+			return Resolution{}, false
+		}
+		merged, ok := textmerge.Merge(string(base), string(theirs), string(ds.doc.Text))
+		if !ok {
+			return Resolution{}, false
+		}
+		diskRev := diskRevision(s.rebaseOnDisk(ds))
+		theirRev, _ := store.RevisionOf(theirs)
+		ds.save.floor = max(ds.save.floor, diskRev, theirRev)
+		next := ds.save.floor + 1
+		src := []byte(merged)
+		if edits, ok := frontmatter.SetFields(src, frontmatter.Parse(src), []frontmatter.Set{{Key: "revision", Value: next}, {Key: "updated", Value: engine.FormatTime(s.opts.Now())}}); ok {
+			src = frontmatter.Apply(src, edits)
+		}
+		return Resolution{Text: string(src), Buffer: ds.doc.Text, Revision: next}, true
+	})
+}
+
+// withOpen runs fn on the state of the open file buffer uri under the session
+// lock; ok is false when there is none.
+func (s *Session) withOpen(uri string, fn func(ds *docState) (Resolution, bool)) (Resolution, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ds, open := s.docs[uri]
+	if !open || ds.doc.Path == "" {
+		return Resolution{}, false
+	}
+	return fn(ds)
+}
+
+// diskRevision is the revision of the disk's bytes; 0 when there is no file.
+func diskRevision(disk []byte, exists bool) int {
+	if !exists {
+		return 0
+	}
+	rev, _ := store.RevisionOf(disk)
+	return rev
+}

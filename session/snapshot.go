@@ -1,0 +1,118 @@
+package session
+
+import (
+	"bytes"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/journal"
+)
+
+// Snapshot is what a feature sees: one tree, the session's scope and clock,
+// and, for a note, the note as its open buffer has it. It is immutable (the
+// tree it names may refresh under it, as engine.Memory allows; the note and
+// the document do not change), so a feature may keep it beyond the request.
+type Snapshot struct {
+	Memory   *engine.Memory
+	Settings Settings
+	// Scope is the session scope (the settings, else the project binding);
+	// Participant is it narrowed to the one agent an editor answers for.
+	Scope, Participant engine.Scope
+	// Today is the journal's today: the setting, else the local date.
+	Today journal.Day
+
+	// Path is the note's file; "" for a snapshot of the tree alone.
+	Path string
+	// Note is parsed from the open buffer, else the loaded note.
+	Note *engine.Note
+	// Doc is the open buffer; nil when the note is not open.
+	Doc *Document
+	// Base is what the open buffer was based on, when HasBase.
+	Base    Base
+	HasBase bool
+
+	session *Session
+	tree    *tree
+}
+
+// Snapshot is the one way to memory. For path "" it is the main tree; for a
+// file, the tree that holds it, with the note as its open buffer has it. It
+// never waits: ErrLoading while the tree loads (a lone tree starts loading
+// beside the caller), ErrNotNote for files that are not memory notes, and the
+// error that kept the main tree from opening.
+func (s *Session) Snapshot(path string) (*Snapshot, error) {
+	t, err := s.treeFor(path)
+	if err != nil {
+		return nil, err
+	}
+	m := t.memory
+	st := s.Settings()
+	scope := st.Scope(m)
+	snap := &Snapshot{Memory: m, Settings: st, Scope: scope, Participant: Participant(scope, st.Participant), Today: s.today(st), session: s, tree: t}
+	if path == "" {
+		return snap, nil
+	}
+	snap.Path = path
+	s.mu.Lock()
+	ds := s.byPath[path]
+	var d *Document
+	if ds != nil {
+		d, snap.Base, snap.HasBase = ds.doc, ds.base, ds.hasBase
+	}
+	s.mu.Unlock()
+	if d == nil {
+		snap.Note = m.Note(path)
+	} else {
+		snap.Doc, snap.Note = d, s.parse(ds, m, d)
+	}
+	if snap.Note == nil {
+		return nil, ErrNotNote
+	}
+	return snap, nil
+}
+
+// Today is the journal's today: the setting, else the clock's local date.
+func (s *Session) Today() journal.Day { return s.today(s.Settings()) }
+
+// today is the journal's today: the setting, else the clock's local date.
+func (s *Session) today(st Settings) journal.Day {
+	if st.Today != "" {
+		if d, err := journal.ParseDay(st.Today); err == nil {
+			return d
+		}
+	}
+	return journal.DayOf(s.opts.Now())
+}
+
+// parse is the note of an open buffer: the loaded note when the buffer holds
+// the disk's bytes (its token counts and rendered element are cached there),
+// else the buffer parsed once per version, so that hovering over a large
+// edited note does not tokenize it again on every request.
+func (s *Session) parse(ds *docState, m *engine.Memory, d *Document) *engine.Note {
+	if e := m.Note(d.Path); e != nil && bytes.Equal(e.Src, d.Text) {
+		return e
+	}
+	tree := m.Version()
+	s.mu.Lock()
+	c := ds.parsed
+	s.mu.Unlock()
+	if c.doc == d && c.memory == m && c.tree == tree && c.note != nil {
+		return c.note
+	}
+	e, _, ok := m.Parse(d.Path, d.Text)
+	if !ok || e == nil {
+		return nil
+	}
+	s.mu.Lock()
+	ds.parsed = parsedBuffer{doc: d, memory: m, tree: tree, note: e}
+	s.mu.Unlock()
+	return e
+}
+
+// Machine is the session's machine ID: the scope's, else the tree's.
+func (snap *Snapshot) Machine() string { return snap.Memory.MachineOf(snap.Scope) }
+
+// Src is the note's bytes: the open buffer's, else the file's.
+func (snap *Snapshot) Src() []byte { return snap.Note.Src }
+
+// Updated is the session's clock as an `updated` value.
+func (snap *Snapshot) Updated() string { return engine.FormatTime(snap.session.opts.Now()) }
