@@ -118,7 +118,9 @@ func (s *Server) quickFixActions(n *Located, p *codeActionParams) []protocol.Cod
 }
 
 // findingsFor checks the note as publishFor does.
-func (s *Server) findingsFor(n *Located) []diagnostics.Finding { return session.FindingsWithFixes(n.Snap) }
+func (s *Server) findingsFor(n *Located) []diagnostics.Finding {
+	return session.FindingsWithFixes(n.Snap)
+}
 
 // commandActions converts the session's command actions.
 func commandActions(as []session.CommandAction) []protocol.CodeAction {
@@ -180,4 +182,3 @@ func (s *Server) workspaceEdit(n *Located, edits []protocol.TextEdit) *protocol.
 func commandAction(title, command string, arg map[string]any) *protocol.CodeAction {
 	return &protocol.CodeAction{Title: title, Command: &protocol.Command{Title: title, Command: command, Arguments: []any{arg}}}
 }
-
