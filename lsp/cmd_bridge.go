@@ -1,12 +1,12 @@
 package lsp
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 
 	"github.com/tliron/glsp"
 
-	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -34,12 +34,13 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 		}
 		file = p
 	}
-	return s.withMemory(func(m *engine.Memory) (any, error) {
+	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
+		m := snap.Memory
 		path, err := session.HostFile(m.Paths.ProjectDir, file)
 		if err != nil {
 			return nil, Errorf(CodeInvalidParams, "%s: argument \"file\" is required: %v", cmd, err)
 		}
-		b, err := m.Render(s.renderOptions(m, a.renderArg))
+		b, err := m.Render(renderOptions(snap, a.renderArg))
 		if err != nil {
 			return nil, renderFailed(cmd, err)
 		}

@@ -40,8 +40,9 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 		return nil, err
 	}
 	token := WorkDoneToken(ctx)
-	return s.withMemoryContext(func(rctx context.Context, m *engine.Memory) (any, error) {
-		setup.Summarizer, setup.Today = s.Settings().Summarizer, s.Today()
+	return s.withSnapshot(cmd, "", func(rctx context.Context, snap *session.Snapshot) (any, error) {
+		m := snap.Memory
+		setup.Summarizer, setup.Today = snap.Settings.Summarizer, snap.Today
 		opts, err := session.RollupOptions(m, setup)
 		var terr *session.TranscriptsError
 		if errors.As(err, &terr) {
@@ -124,7 +125,7 @@ func (s *Server) runRollup(ctx context.Context, m *engine.Memory, req rollup.Req
 		p.Report(fmt.Sprintf("%s %s (%d/%d)", step.Verb, step.Ref, done, max(total, done)), pct)
 	})
 	if len(report.Written) > 0 {
-		s.memoryChanged(m)
+		s.memoryChanged()
 	}
 	if err != nil {
 		p.End("failed: " + err.Error())

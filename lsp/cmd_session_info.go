@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/tliron/glsp"
+
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // sessionInfo is magicfrog.sessionInfo's answer: what the server loaded, so that
@@ -21,12 +23,8 @@ type sessionInfo struct {
 
 // sessionInfoCommand: magicfrog.sessionInfo {} → sessionInfo, once memory is loaded.
 func (s *Server) sessionInfoCommand(_ *glsp.Context, _ json.RawMessage) (any, error) {
-	return Async(func(context.Context) (any, error) {
-		m, err := s.Memory()
-		if err != nil {
-			return nil, Errorf(CodeRequestFailed, "mf-lsp: memory is not available: %v", err)
-		}
-		sc, who := s.Scope(m), s.Participant(m)
+	return s.withSnapshot("magicfrog.sessionInfo", "", func(_ context.Context, snap *session.Snapshot) (any, error) {
+		m, sc, who := snap.Memory, snap.Scope, snap.Participant
 		info := sessionInfo{ProjectDir: m.Paths.ProjectDir, DataDir: m.Paths.DataDir, Agents: sc.Agents,
 			Task: sc.Task, Machine: sc.Machine}
 		if info.Agents == nil {

@@ -8,7 +8,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/magicfrog/mf-lsp/diagnostics"
-	"github.com/magicfrog/mf-lsp/engine"
+
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -28,16 +28,16 @@ func (s *Server) syncCommand(ctx *glsp.Context, arg json.RawMessage) (any, error
 		return nil, err
 	}
 	token := WorkDoneToken(ctx)
-	return s.withMemoryContext(func(rctx context.Context, m *engine.Memory) (any, error) {
+	return s.withSnapshot(cmd, "", func(rctx context.Context, snap *session.Snapshot) (any, error) {
 		p := s.BeginProgress(token, "mf-lsp: sync", false)
 		p.Report("fetching, merging, pushing", 0)
-		rep, err := session.Sync(rctx, m, a.Remote)
+		rep, err := session.Sync(rctx, snap.Memory, a.Remote)
 		if err != nil {
 			p.End("failed")
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
 		p.End("done")
-		s.memoryChanged(m)
+		s.memoryChanged()
 		return rep, nil
 	}), nil
 }
@@ -52,8 +52,8 @@ func (s *Server) syncStatusCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
 	}
-	return s.withMemoryContext(func(rctx context.Context, m *engine.Memory) (any, error) {
-		rep, err := session.SyncStatus(rctx, m, a.Offline)
+	return s.withSnapshot(cmd, "", func(rctx context.Context, snap *session.Snapshot) (any, error) {
+		rep, err := session.SyncStatus(rctx, snap.Memory, a.Offline)
 		if err != nil {
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
@@ -78,11 +78,11 @@ func (s *Server) syncResolveCommand(_ *glsp.Context, arg json.RawMessage) (any, 
 	if a.Keep != "mine" && a.Keep != "theirs" {
 		return nil, Errorf(CodeInvalidParams, "%s: argument \"keep\" must be \"mine\" or \"theirs\", got %q", cmd, a.Keep)
 	}
-	return s.withMemory(func(m *engine.Memory) (any, error) {
-		if err := session.ResolveSyncConflict(context.Background(), m, a.Path, a.Keep, s.now()); err != nil {
+	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
+		if err := session.ResolveSyncConflict(context.Background(), snap.Memory, a.Path, a.Keep, s.now()); err != nil {
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
-		s.memoryChanged(m)
+		s.memoryChanged()
 		return nil, nil
 	}), nil
 }

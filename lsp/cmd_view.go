@@ -15,7 +15,7 @@ import (
 
 // The read-only commands of docs/protocol.md: magicfrog.render,
 // magicfrog.effectiveView, magicfrog.describe and magicfrog.showEntry. Every
-// command runs Async: memory may still be loading (Server.Memory waits for it)
+// command runs Async: memory may still be loading (withSnapshot waits for it)
 // and the read loop must never wait.
 
 // renderArg is the argument of magicfrog.render and magicfrog.renderInto.
@@ -40,15 +40,15 @@ func (a renderArg) check(cmd string) error {
 // scopeFor is the scope a render or effective view answers for: the
 // session's participant (or scope, when the argument names agents) with the
 // argument's fields applied.
-func (s *Server) scopeFor(m *engine.Memory, a session.ScopeRequest) engine.Scope {
-	return a.For(s.Participant(m), s.Scope(m))
+func scopeFor(snap *session.Snapshot, a session.ScopeRequest) engine.Scope {
+	return a.For(snap.Participant, snap.Scope)
 }
 
 // renderOptions are the engine's options for a render argument: the
 // session's scope, budget and today unless the argument names them.
-func (s *Server) renderOptions(m *engine.Memory, a renderArg) engine.RenderOptions {
-	st := s.Settings()
-	return a.Options(m, s.scopeFor(m, a.ScopeRequest), session.RenderDefaults{Budget: st.Budget, Today: s.Today().String(), Earlier: st.Earlier})
+func renderOptions(snap *session.Snapshot, a renderArg) engine.RenderOptions {
+	st := snap.Settings
+	return a.Options(snap.Memory, scopeFor(snap, a.ScopeRequest), session.RenderDefaults{Budget: st.Budget, Today: snap.Today.String(), Earlier: st.Earlier})
 }
 
 // renderFailed names the participant argument when a render refused several
@@ -72,9 +72,9 @@ func (s *Server) renderCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 	if err := a.check(cmd); err != nil {
 		return nil, err
 	}
-	return s.withMemory(func(m *engine.Memory) (any, error) {
-		opts := s.renderOptions(m, a)
-		b, err := m.Render(opts)
+	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
+		opts := renderOptions(snap, a)
+		b, err := snap.Memory.Render(opts)
 		if err != nil {
 			return nil, renderFailed(cmd, err)
 		}
@@ -93,9 +93,8 @@ func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
 	}
-	return s.withMemory(func(m *engine.Memory) (any, error) {
-		st := s.Settings()
-		return session.ViewOf(m, s.scopeFor(m, a), s.Today().String(), st.Earlier)
+	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
+		return session.ViewOf(snap.Memory, scopeFor(snap, a), snap.Today.String(), snap.Settings.Earlier)
 	}), nil
 }
 
@@ -104,15 +103,15 @@ func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any
 func (s *Server) describeCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.describe"
 	var a noteArg
-	if _, err := decodeNoteArg(cmd, arg, &a); err != nil {
+	path, err := decodeNoteArg(cmd, arg, &a)
+	if err != nil {
 		return nil, err
 	}
-	return s.withMemory(func(*engine.Memory) (any, error) {
-		n, ok := s.Note(a.URI)
-		if !ok {
+	return s.withSnapshot(cmd, path, func(_ context.Context, snap *session.Snapshot) (any, error) {
+		if snap.Note == nil {
 			return nil, Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
 		}
-		return session.Describe(n.Memory, n.Note, s.Participant(n.Memory)), nil
+		return session.Describe(snap.Memory, snap.Note, snap.Participant), nil
 	}), nil
 }
 

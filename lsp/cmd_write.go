@@ -62,14 +62,10 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 	if d, open := s.Docs.Get(a.URI); open {
 		p.Buffer = d.Text
 	}
-	return s.withMemory(func(*engine.Memory) (any, error) {
-		m, ok := s.memoryFor(path)
-		if !ok {
-			return nil, Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
-		}
-		out, changed, err := session.Promote(m, p)
+	return s.withSnapshot(cmd, path, func(_ context.Context, snap *session.Snapshot) (any, error) {
+		out, changed, err := session.Promote(snap.Memory, p)
 		if changed {
-			s.memoryChanged(m)
+			s.memoryChanged()
 		}
 		if err != nil {
 			return nil, promoteFailed(cmd, a.URI, path, err)
@@ -165,8 +161,8 @@ func (s *Server) exportCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return s.withMemory(func(m *engine.Memory) (any, error) {
-		return session.Export(m, dir, engine.ExportOptions{WithDevice: a.WithDevice, AllMachines: a.AllMachines})
+	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
+		return session.Export(snap.Memory, dir, engine.ExportOptions{WithDevice: a.WithDevice, AllMachines: a.AllMachines})
 	}), nil
 }
 
@@ -183,10 +179,10 @@ func (s *Server) importCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return s.withMemory(func(m *engine.Memory) (any, error) {
-		out, changed, err := session.Import(m, dir)
+	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
+		out, changed, err := session.Import(snap.Memory, dir)
 		if changed {
-			s.memoryChanged(m)
+			s.memoryChanged()
 		}
 		var notAFolder *session.NotAFolderError
 		if errors.As(err, &notAFolder) {
@@ -225,8 +221,8 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 	if a.Scope != "" && !d.HasOwners() {
 		return nil, Errorf(CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)
 	}
-	return s.withMemory(func(m *engine.Memory) (any, error) {
-		out, err := session.Today(m, d, a.Scope, a.Register, s.Today())
+	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
+		out, err := session.Today(snap.Memory, d, a.Scope, a.Register, snap.Today)
 		var registering *session.RegisteringError
 		if errors.As(err, &registering) {
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
@@ -239,7 +235,7 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 			return nil, err
 		}
 		if out.Created {
-			s.memoryChanged(m)
+			s.memoryChanged()
 		}
 		return out, nil
 	}), nil
@@ -274,13 +270,13 @@ func (s *Server) registerID(cmd string, d engine.Dimension, arg json.RawMessage)
 	if !session.RegistrableID(a.ID) {
 		return nil, Errorf(CodeInvalidParams, "%s: %q cannot be an %s ID (a single folder name, not hidden)", cmd, a.ID, d)
 	}
-	return s.withMemory(func(m *engine.Memory) (any, error) {
-		out, err := session.Register(m, d, a.ID, a.Shared)
+	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
+		out, err := session.Register(snap.Memory, d, a.ID, a.Shared)
 		if err != nil {
 			return nil, err
 		}
 		if out.Changed {
-			s.memoryChanged(m)
+			s.memoryChanged()
 		}
 		return out, nil
 	}), nil

@@ -66,10 +66,10 @@ func (s *Server) codeAction(ctx *glsp.Context, _ *protocol.CodeActionParams) (an
 		out = append(out, s.quickFixActions(n, &p)...)
 	}
 	if p.wants(KindRefactorMove) {
-		out = append(out, commandActions(session.PromoteActions(n.Snap))...)
+		out = append(out, commandActions(session.PromoteActions(n.Snapshot))...)
 	}
 	if p.wants(KindSourceRollup) {
-		out = append(out, commandActions(session.RollupActions(n.Snap))...)
+		out = append(out, commandActions(session.RollupActions(n.Snapshot))...)
 	}
 	return out, nil
 }
@@ -119,7 +119,7 @@ func (s *Server) quickFixActions(n *Located, p *codeActionParams) []protocol.Cod
 
 // findingsFor checks the note as publishFor does.
 func (s *Server) findingsFor(n *Located) []diagnostics.Finding {
-	return session.FindingsWithFixes(n.Snap)
+	return session.FindingsWithFixes(n.Snapshot)
 }
 
 // commandActions converts the session's command actions.

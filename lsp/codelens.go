@@ -15,7 +15,7 @@ func (s *Server) codeLens(_ *glsp.Context, p *protocol.CodeLensParams) ([]protoc
 	if err != nil {
 		return []protocol.CodeLens{}, nil
 	}
-	lens := session.NoteLens(n.Snap)
+	lens := session.NoteLens(n.Snapshot)
 	winner := p.TextDocument.URI
 	if lens.Path != n.Path {
 		winner = PathToURI(lens.Path)

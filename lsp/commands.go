@@ -3,11 +3,13 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sort"
+	"time"
 
 	"github.com/tliron/glsp"
 
-	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // CommandFunc runs one workspace/executeCommand command. arg is the first element of
@@ -90,36 +92,50 @@ func MissingArg(command, field string) error {
 	return Errorf(CodeInvalidParams, "%s: argument %q is required", command, field)
 }
 
-// memoryNow returns the session's memory for a command, as a RequestFailed error
-// a user can read when it could not be opened.
-func (s *Server) memoryNow() (*engine.Memory, error) {
-	m, err := s.Memory()
-	if err != nil {
-		return nil, Errorf(CodeRequestFailed, "mf-lsp: memory is not available: %v", err)
-	}
-	if m == nil {
-		return nil, Errorf(CodeRequestFailed, "mf-lsp: memory is not available")
-	}
-	return m, nil
-}
+// loadWait bounds how long a command waits for a tree to load.
+const loadWait = 2 * time.Minute
 
-// withMemory is a command's result that runs fn beside the read loop on the
-// session's memory, once it is loaded; fn is not called when it could not be
-// (memoryNow's error).
-func (s *Server) withMemory(fn func(m *engine.Memory) (any, error)) Async {
-	return s.withMemoryContext(func(_ context.Context, m *engine.Memory) (any, error) { return fn(m) })
-}
-
-// withMemoryContext is withMemory for commands that stop when the request is
-// cancelled: fn gets the request's context.
-func (s *Server) withMemoryContext(fn func(ctx context.Context, m *engine.Memory) (any, error)) Async {
+// withSnapshot is the one way a command (or other work beside the read loop)
+// reaches memory: a result that waits, with the request's context, for the
+// tree that holds path ("" for the main tree), takes its snapshot and runs fn
+// on it. A tree that could not be opened is a RequestFailed error the user can
+// read, a path no tree holds an InvalidParams error naming cmd; fn is not
+// called then. A path the main tree locates but holds no note at (a note
+// written a moment ago that the index has not seen, which promote reads from
+// the disk) gets the main tree's snapshot, with Note nil.
+func (s *Server) withSnapshot(cmd, path string, fn func(ctx context.Context, snap *session.Snapshot) (any, error)) Async {
 	return func(ctx context.Context) (any, error) {
-		m, err := s.memoryNow()
-		if err != nil {
-			return nil, err
+		snap, err := s.awaitSnapshot(ctx, path)
+		switch {
+		case errors.Is(err, session.ErrNotNote):
+			return nil, Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, session.PathToURI(path))
+		case err != nil:
+			return nil, Errorf(CodeRequestFailed, "mf-lsp: memory is not available: %v", err)
 		}
-		return fn(ctx, m)
+		return fn(ctx, snap)
 	}
+}
+
+// awaitSnapshot waits for the main tree, then for the tree of path, and
+// snapshots it (see withSnapshot).
+func (s *Server) awaitSnapshot(ctx context.Context, path string) (*session.Snapshot, error) {
+	wctx, cancel := context.WithTimeout(ctx, loadWait)
+	defer cancel()
+	if err := s.sess.Await(wctx, ""); err != nil {
+		return nil, session.ErrLoading
+	}
+	main, err := s.sess.Snapshot("")
+	if err != nil || path == "" {
+		return main, err
+	}
+	_ = s.sess.Await(wctx, path)
+	snap, err := s.sess.Snapshot(path)
+	if errors.Is(err, session.ErrNotNote) {
+		if _, ok := main.Memory.Locate(path); ok {
+			return main, nil
+		}
+	}
+	return snap, err
 }
 
 // argURI checks a required uri argument: present and a file:// URI.

@@ -28,7 +28,7 @@ func (s *Server) publishFor(d *Document) {
 		s.PublishDiagnostics(d.URI, &d.Version, nil)
 		return
 	}
-	findings := session.Findings(n.Snap)
+	findings := session.Findings(n.Snapshot)
 	out := make([]protocol.Diagnostic, 0, len(findings))
 	for _, f := range findings {
 		if diag, ok := s.toDiagnostic(n.Mapper, f); ok {
@@ -95,7 +95,7 @@ func severity(s diagnostics.Severity) protocol.DiagnosticSeverity {
 
 // memoryChanged tells the client the tree changed (magicfrog/memoryChanged, with
 // the generation of the session's block) and republishes open buffers.
-func (s *Server) memoryChanged(*engine.Memory) {
+func (s *Server) memoryChanged() {
 	s.republish()
 	s.notifyMemoryChanged()
 }

@@ -23,7 +23,7 @@ func (s *Server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 	if err != nil {
 		return nil, nil
 	}
-	h := session.Hover(n.Snap, off)
+	h := session.Hover(n.Snapshot, off)
 	r := lineRange(n.Mapper, int(p.Position.Line))
 	if h.OnLink {
 		r = nil

@@ -2,14 +2,12 @@ package lsp
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/journal"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -18,7 +16,8 @@ import (
 // handler reaches memory through Session.Snapshot, which never waits: a
 // request that arrives while the tree loads is answered at once (see
 // errLoading), and the documents opened meanwhile are published when the load
-// finishes (Options.Loaded of the session, below).
+// finishes (Options.Loaded of the session, below). Commands, which run beside
+// the loop, wait for the tree they need with withSnapshot (commands.go).
 
 // newSession makes the server's session, wired to tell the client about loads
 // and changes.
@@ -29,7 +28,7 @@ func (s *Server) newSession() *session.Session {
 		BeforeLoad:       s.opts.beforeLoad,
 		Now:              s.opts.Now,
 		Loaded:           s.treeLoaded,
-		Changed:          s.memoryChanged,
+		Changed:          func(*engine.Memory) { s.memoryChanged() },
 	})
 }
 
@@ -69,20 +68,17 @@ func errLoading(method string) error {
 }
 
 // Located is a memory note as a feature at the edge sees it: the session's
-// snapshot of it, with its URI and the position mapper of its source.
+// snapshot of it, with the URI the client named it by and the position mapper
+// of its source (Note.Src).
 type Located struct {
+	*session.Snapshot
 	URI    protocol.DocumentUri
-	Path   string
-	Memory *engine.Memory
-	Note   *engine.Note // parsed from the buffer when open, else the loaded note
-	Doc    *Document    // the open buffer; nil when not open
-	Mapper *Mapper      // positions of Note.Src
-	Snap   *session.Snapshot
+	Mapper *Mapper
 }
 
-// note is the snapshot of the memory note behind uri. The error is
-// session.ErrLoading while its tree loads, session.ErrNotNote (or a URI
-// error) for other files.
+// note is the snapshot of the memory note behind uri; it never waits. The
+// error is session.ErrLoading while its tree loads, session.ErrNotNote (or a
+// URI error) for other files.
 func (s *Server) note(uri protocol.DocumentUri) (*Located, error) {
 	path, err := URIToPath(uri)
 	if err != nil {
@@ -92,73 +88,7 @@ func (s *Server) note(uri protocol.DocumentUri) (*Located, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Located{URI: uri, Path: path, Memory: snap.Memory, Note: snap.Note, Doc: snap.Doc,
-		Mapper: NewMapper(snap.Note.Src), Snap: snap}, nil
+	return &Located{Snapshot: snap, URI: uri, Mapper: NewMapper(snap.Note.Src)}, nil
 }
-
-// The accessors below are what lsp/cmd_*.go used before the session; they stand
-// on Session.Snapshot and stay only until the commands are rewritten over the
-// session (see the replacements named in each).
-
-// Memory waits for the first load and returns the main tree; never call it on
-// the read loop. Replace with: <-s.sess.Loaded(); s.sess.Snapshot("").
-func (s *Server) Memory() (*engine.Memory, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := s.sess.Await(ctx, ""); err != nil {
-		return nil, session.ErrLoading
-	}
-	snap, err := s.sess.Snapshot("")
-	if err != nil {
-		return nil, err
-	}
-	return snap.Memory, nil
-}
-
-// memoryFor waits for the tree that holds path. Replace with:
-// s.sess.Await(ctx, path); s.sess.Snapshot(path) (.Memory).
-func (s *Server) memoryFor(path string) (*engine.Memory, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	_ = s.sess.Await(ctx, path)
-	snap, err := s.sess.Snapshot(path)
-	if err != nil {
-		if errors.Is(err, session.ErrNotNote) {
-			// A path with no note yet (promote's destination): its tree still counts.
-			if t, err := s.sess.Snapshot(""); err == nil {
-				if _, ok := t.Memory.Locate(path); ok {
-					return t.Memory, true
-				}
-			}
-		}
-		return nil, false
-	}
-	return snap.Memory, true
-}
-
-// Note waits for the tree of uri and returns the memory note behind it; never
-// call it on the read loop. Replace with s.sess.Await(ctx, path); s.note(uri).
-func (s *Server) Note(uri protocol.DocumentUri) (*Located, bool) {
-	if path, err := URIToPath(uri); err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		_ = s.sess.Await(ctx, path)
-	}
-	n, err := s.note(uri)
-	return n, err == nil
-}
-
-// Scope is the session scope over m. Replace with Snapshot.Scope.
-func (s *Server) Scope(m *engine.Memory) engine.Scope { return s.sess.Settings().Scope(m) }
-
-// Participant is the session scope narrowed to the participant. Replace with
-// Snapshot.Participant.
-func (s *Server) Participant(m *engine.Memory) engine.Scope {
-	st := s.sess.Settings()
-	return session.Participant(st.Scope(m), st.Participant)
-}
-
-// Today is the journal's today. Replace with Snapshot.Today (or s.sess.Today()).
-func (s *Server) Today() journal.Day { return s.sess.Today() }
 
 func itoa(n int) string { return strconv.Itoa(n) }
