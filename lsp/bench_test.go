@@ -17,6 +17,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/lsp"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // Latency benchmarks: each reports the round trip of one request as p50 and p99 in
@@ -109,7 +110,7 @@ func BenchmarkMemory100k(b *testing.B) {
 	c.Timeout = 5 * time.Minute
 	defer cli.Close()
 	start := time.Now()
-	c.Initialize(string(lsp.PathToURI(tree.project)), map[string]any{"dataDir": tree.data})
+	c.Initialize(string(session.PathToURI(tree.project)), map[string]any{"dataDir": tree.data})
 
 	shadowed := benchOpen(b, c, filepath.Join(tree.data, "memory/account/topics/hot.md"))
 	if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": shadowed}}, nil); err != nil {
@@ -191,7 +192,7 @@ func benchOpen(b *testing.B, c *lsptest.Client, path string) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	uri := string(lsp.PathToURI(path))
+	uri := string(session.PathToURI(path))
 	if err := c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": uri, "languageId": "markdown", "version": 1, "text": string(text)}}); err != nil {
 		b.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/lsp"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // serveInProcess serves a new lsp.Server over net.Pipe and returns a client that
@@ -56,7 +57,7 @@ func startDemoAt(t *testing.T, now func() time.Time) (c *lsptest.Client, data, p
 	t.Helper()
 	data, project = demo(t)
 	c = serveInProcess(t, lsp.Options{Now: now})
-	c.Initialize(string(lsp.PathToURI(project)), map[string]any{"dataDir": data})
+	c.Initialize(string(session.PathToURI(project)), map[string]any{"dataDir": data})
 	return c, data, project
 }
 

@@ -28,7 +28,7 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 	}
 	file := a.File
 	if strings.HasPrefix(file, "file:") {
-		p, err := URIToPath(file)
+		p, err := session.URIToPath(file)
 		if err != nil {
 			return nil, Errorf(CodeInvalidParams, "%s: argument \"file\": %v", cmd, err)
 		}

@@ -170,7 +170,7 @@ func (s *Server) offerLessons(m *engine.Memory, outs []rollup.Outcome) {
 // existing MEMORY.md (at its byte offset, mapped on the current file), or the
 // creation of the file with its whole content.
 func (s *Server) lessonsEdit(le rollup.LessonsEdit) (map[string]any, error) {
-	uri := string(PathToURI(le.Path))
+	uri := string(session.PathToURI(le.Path))
 	annotation := map[string]any{"lessons": map[string]any{
 		"label": "Promote lessons to MEMORY.md", "needsConfirmation": true,
 		"description": strings.Join(le.Added, "\n"),

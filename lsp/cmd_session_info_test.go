@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/magicfrog/mf-lsp/lsp"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 type sessionInfo struct {
@@ -32,7 +32,7 @@ func TestSessionInfo(t *testing.T) {
 func TestSessionInfoFromSettings(t *testing.T) {
 	data, project := demo(t)
 	c := start(t)
-	c.Initialize(string(lsp.PathToURI(project)), map[string]any{"dataDir": data, "task": "T-9",
+	c.Initialize(string(session.PathToURI(project)), map[string]any{"dataDir": data, "task": "T-9",
 		"agents": []string{"larry", "moe"}, "participant": "moe", "machine": "m-1"})
 	var got sessionInfo
 	mustExec(t, c, "magicfrog.sessionInfo", map[string]any{}, &got)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magicfrog/mf-lsp/lsp"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 type caTextEdit struct {
@@ -39,7 +39,7 @@ func startDemoRich(t *testing.T) (c *lsptest.Client, data, project string) {
 	t.Helper()
 	data, project = demo(t)
 	c = start(t)
-	p := lsptest.InitializeParams(string(lsp.PathToURI(project)), map[string]any{"dataDir": data, "today": "2026-11-30"})
+	p := lsptest.InitializeParams(string(session.PathToURI(project)), map[string]any{"dataDir": data, "today": "2026-11-30"})
 	p["capabilities"].(map[string]any)["workspace"].(map[string]any)["workspaceEdit"] = map[string]any{
 		"documentChanges": true, "resourceOperations": []string{"create", "rename", "delete"}}
 	if _, err := c.CallRaw("initialize", p); err != nil {

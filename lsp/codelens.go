@@ -18,7 +18,7 @@ func (s *Server) codeLens(_ *glsp.Context, p *protocol.CodeLensParams) ([]protoc
 	lens := session.NoteLens(n.Snapshot)
 	winner := p.TextDocument.URI
 	if lens.Path != n.Path {
-		winner = PathToURI(lens.Path)
+		winner = session.PathToURI(lens.Path)
 	}
 	return []protocol.CodeLens{{
 		Range:   protocol.Range{},

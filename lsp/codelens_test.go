@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/magicfrog/mf-lsp/lsp"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 type codeLens struct {
@@ -52,7 +52,7 @@ func TestCodeLensStanding(t *testing.T) {
 		}
 		want := uri
 		if tc.opens != "" {
-			want = string(lsp.PathToURI(tc.opens))
+			want = string(session.PathToURI(tc.opens))
 		}
 		if l.Command.Command != "magicfrog.showEntry" || len(l.Command.Arguments) != 1 || l.Command.Arguments[0]["uri"] != want {
 			t.Errorf("%s: lens command %+v, want magicfrog.showEntry {uri: %s}", tc.path, l.Command, want)

@@ -143,7 +143,7 @@ func argURI(command, uri string) (string, error) {
 	if uri == "" {
 		return "", MissingArg(command, "uri")
 	}
-	path, err := URIToPath(uri)
+	path, err := session.URIToPath(uri)
 	if err != nil {
 		return "", Errorf(CodeInvalidParams, "%s: argument \"uri\": %v", command, err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/lsp"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // execCommand runs workspace/executeCommand with one argument (nil: none).
@@ -104,7 +105,7 @@ func TestCommandEffectiveViewAndDescribe(t *testing.T) {
 		if k.Winner.Dimension != "task" || len(k.Shadowed) != 2 || k.Shadowed[0].Dimension != "user" || k.Shadowed[1].Dimension != "account" {
 			t.Errorf("style/code.md: winner %+v shadowed %+v; want task over user, account", k.Winner, k.Shadowed)
 		}
-		if k.Winner.URI != string(lsp.PathToURI(filepath.Join(project, ".magicfrog/memory/style/code.md"))) || k.Winner.Tokens <= 0 || k.Winner.Revision != 2 || k.Winner.Hash == "" {
+		if k.Winner.URI != string(session.PathToURI(filepath.Join(project, ".magicfrog/memory/style/code.md"))) || k.Winner.Tokens <= 0 || k.Winner.Revision != 2 || k.Winner.Hash == "" {
 			t.Errorf("winner entry: %+v", k.Winner)
 		}
 	}
@@ -124,19 +125,19 @@ func TestCommandEffectiveViewAndDescribe(t *testing.T) {
 		ShadowedBy *entryJSON
 		Shadows    []entryJSON
 	}
-	mustExec(t, c, "magicfrog.describe", map[string]any{"uri": lsp.PathToURI(filepath.Join(data, "memory/account/style/code.md"))}, &d)
+	mustExec(t, c, "magicfrog.describe", map[string]any{"uri": session.PathToURI(filepath.Join(data, "memory/account/style/code.md"))}, &d)
 	if d.Dimension != "account" || d.Key != "style/code.md" || d.Effective || d.ShadowedBy == nil || d.ShadowedBy.Dimension != "task" {
 		t.Errorf("describe account/style/code.md: %+v (shadowedBy %+v)", d.entryJSON, d.ShadowedBy)
 	}
 	d.ShadowedBy = nil
-	mustExec(t, c, "magicfrog.describe", map[string]any{"uri": lsp.PathToURI(filepath.Join(project, ".magicfrog/memory/style/code.md"))}, &d)
+	mustExec(t, c, "magicfrog.describe", map[string]any{"uri": session.PathToURI(filepath.Join(project, ".magicfrog/memory/style/code.md"))}, &d)
 	if !d.Effective || d.ShadowedBy != nil || len(d.Shadows) != 2 {
 		t.Errorf("describe the winner: effective %v shadowedBy %+v shadows %d", d.Effective, d.ShadowedBy, len(d.Shadows))
 	}
 	wantInvalidParams(t, c, "magicfrog.describe", map[string]any{}, `"uri" is required`)
 	wantInvalidParams(t, c, "magicfrog.describe", nil, `"uri" is required`)
 	wantInvalidParams(t, c, "magicfrog.describe", map[string]any{"uri": "untitled:1"}, "not a file URI")
-	wantInvalidParams(t, c, "magicfrog.describe", map[string]any{"uri": lsp.PathToURI(filepath.Join(project, "README.md"))}, "not a memory note")
+	wantInvalidParams(t, c, "magicfrog.describe", map[string]any{"uri": session.PathToURI(filepath.Join(project, "README.md"))}, "not a memory note")
 }
 
 func TestCommandPromote(t *testing.T) {
@@ -147,9 +148,9 @@ func TestCommandPromote(t *testing.T) {
 		Revision int
 		Moved    bool
 	}
-	mustExec(t, c, "magicfrog.promote", map[string]any{"uri": lsp.PathToURI(src), "to": "user"}, &res)
+	mustExec(t, c, "magicfrog.promote", map[string]any{"uri": session.PathToURI(src), "to": "user"}, &res)
 	dest := filepath.Join(data, "memory/user/notes/progress.md")
-	if res.URI != string(lsp.PathToURI(dest)) || res.Revision != 1 || !res.Moved {
+	if res.URI != string(session.PathToURI(dest)) || res.Revision != 1 || !res.Moved {
 		t.Errorf("promote to user: %+v", res)
 	}
 	if _, err := os.Stat(src); !os.IsNotExist(err) {
@@ -163,8 +164,8 @@ func TestCommandPromote(t *testing.T) {
 	}
 
 	// Into the skills layer of its own dimension, as a copy.
-	mustExec(t, c, "magicfrog.promote", map[string]any{"uri": lsp.PathToURI(filepath.Join(data, "memory/account/tone.md")), "to": "skills", "copy": true}, &res)
-	if res.URI != string(lsp.PathToURI(filepath.Join(data, "memory/account/skills/tone.md"))) || res.Moved {
+	mustExec(t, c, "magicfrog.promote", map[string]any{"uri": session.PathToURI(filepath.Join(data, "memory/account/tone.md")), "to": "skills", "copy": true}, &res)
+	if res.URI != string(session.PathToURI(filepath.Join(data, "memory/account/skills/tone.md"))) || res.Moved {
 		t.Errorf("promote to skills: %+v", res)
 	}
 
@@ -179,7 +180,7 @@ func TestCommandPromote(t *testing.T) {
 	// (it expected to create the note); then promote itself refuses.
 	var err error
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		_, err = execCommand(c, "magicfrog.promote", map[string]any{"uri": lsp.PathToURI(larry), "to": "user"})
+		_, err = execCommand(c, "magicfrog.promote", map[string]any{"uri": session.PathToURI(larry), "to": "user"})
 		if !strings.Contains(fmt.Sprint(err), "stale") {
 			break
 		}
@@ -205,10 +206,10 @@ func TestCommandPromote(t *testing.T) {
 	}
 
 	wantInvalidParams(t, c, "magicfrog.promote", map[string]any{"to": "user"}, `"uri" is required`)
-	wantInvalidParams(t, c, "magicfrog.promote", map[string]any{"uri": lsp.PathToURI(larry)}, `"to" is required`)
-	wantInvalidParams(t, c, "magicfrog.promote", map[string]any{"uri": lsp.PathToURI(larry), "to": "galaxy"}, `"to"`)
-	wantInvalidParams(t, c, "magicfrog.promote", map[string]any{"uri": lsp.PathToURI(larry), "to": "user", "scope": "larry"}, "no ID")
-	wantInvalidParams(t, c, "magicfrog.promote", map[string]any{"uri": lsp.PathToURI(filepath.Join(data, "memory/user/none.md")), "to": "account"}, "not a note on disk")
+	wantInvalidParams(t, c, "magicfrog.promote", map[string]any{"uri": session.PathToURI(larry)}, `"to" is required`)
+	wantInvalidParams(t, c, "magicfrog.promote", map[string]any{"uri": session.PathToURI(larry), "to": "galaxy"}, `"to"`)
+	wantInvalidParams(t, c, "magicfrog.promote", map[string]any{"uri": session.PathToURI(larry), "to": "user", "scope": "larry"}, "no ID")
+	wantInvalidParams(t, c, "magicfrog.promote", map[string]any{"uri": session.PathToURI(filepath.Join(data, "memory/user/none.md")), "to": "account"}, "not a note on disk")
 }
 
 func TestCommandExportImport(t *testing.T) {
@@ -331,7 +332,7 @@ func TestCommandTodayAndShowEntry(t *testing.T) {
 	}
 	mustExec(t, c, "magicfrog.today", map[string]any{"dimension": "task"}, &res)
 	want := filepath.Join(project, ".magicfrog/memory/journal/2026-11-30.md")
-	if res.URI != string(lsp.PathToURI(want)) || !res.Created {
+	if res.URI != string(session.PathToURI(want)) || !res.Created {
 		t.Errorf("today: %+v; want %s created", res, want)
 	}
 	if b, err := os.ReadFile(want); err != nil || !strings.Contains(string(b), "revision: 1") || !strings.Contains(string(b), "# 2026-11-30 (Monday)") {

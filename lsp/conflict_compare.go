@@ -43,7 +43,7 @@ func (s *Server) sendCompare(uri protocol.DocumentUri) bool {
 	name := string(uri)
 	if n, err := s.note(uri); err == nil {
 		name = n.Note.Ref() // task/T-7/notes/progress.md: the note as the block names it
-	} else if p, err := URIToPath(uri); err == nil {
+	} else if p, err := session.URIToPath(uri); err == nil {
 		name = p
 	}
 	s.Notify(CompareNotification, &CompareParams{URI: uri, Disk: string(disk), Revision: rev,

@@ -62,7 +62,7 @@ func (s *Server) toDiagnostic(m *Mapper, f diagnostics.Finding) (protocol.Diagno
 	}
 	for _, r := range f.Related {
 		diag.RelatedInformation = append(diag.RelatedInformation, protocol.DiagnosticRelatedInformation{
-			Location: protocol.Location{URI: PathToURI(r.Path), Range: s.rangeInFile(r.Path, r.Span)},
+			Location: protocol.Location{URI: session.PathToURI(r.Path), Range: s.rangeInFile(r.Path, r.Span)},
 			Message:  r.Message,
 		})
 	}

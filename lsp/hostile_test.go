@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/magicfrog/mf-lsp/lsp"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // Issue 14, smaller items: a bad scope is bad params (-32602), not a failed
@@ -12,7 +12,7 @@ import (
 // answering OK having done nothing.
 func TestCommandsRefuseBadScopes(t *testing.T) {
 	c, _, project := startDemo(t)
-	src := lsp.PathToURI(filepath.Join(project, ".magicfrog/memory/T-7/notes/progress.md"))
+	src := session.PathToURI(filepath.Join(project, ".magicfrog/memory/T-7/notes/progress.md"))
 	for _, scope := range []string{"../../x", " ", "a\nb", ".hidden"} {
 		wantInvalidParams(t, c, "magicfrog.promote", map[string]any{"uri": src, "to": "agent", "scope": scope}, `"scope"`)
 		wantInvalidParams(t, c, "magicfrog.today", map[string]any{"dimension": "agent", "scope": scope}, `"scope"`)

@@ -8,8 +8,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/magicfrog/mf-lsp/lsp"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // Wire types the feature tests decode into.
@@ -44,7 +44,7 @@ func hoverAt(t *testing.T, c *lsptest.Client, uri string, line, char int) *hover
 
 func openText(t *testing.T, c *lsptest.Client, path, text string) string {
 	t.Helper()
-	uri := string(lsp.PathToURI(path))
+	uri := string(session.PathToURI(path))
 	if err := c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": uri, "languageId": "markdown", "version": 1, "text": text}}); err != nil {
 		t.Fatal(err)
@@ -162,7 +162,7 @@ func TestHoverEffectiveAndScopes(t *testing.T) {
 func TestHoverSaysUnbound(t *testing.T) {
 	data, _ := demo(t)
 	c := start(t)
-	c.Initialize(string(lsp.PathToURI(data)), map[string]any{"dataDir": data, "today": "2026-11-30"})
+	c.Initialize(string(session.PathToURI(data)), map[string]any{"dataDir": data, "today": "2026-11-30"})
 	waitIndexed(t, c)
 	u := openFile(t, c, filepath.Join(data, "memory/user/editor.md"))
 	v := hoverAt(t, c, u, 0, 0).Contents.Value

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/magicfrog/mf-lsp/lsp"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // TestParticipant: the editor answers for one agent, the participant setting
@@ -16,7 +17,7 @@ import (
 func TestParticipant(t *testing.T) {
 	data, project := demo(t)
 	c := start(t)
-	c.Initialize(string(lsp.PathToURI(project)), map[string]any{"dataDir": data, "today": "2026-11-30",
+	c.Initialize(string(session.PathToURI(project)), map[string]any{"dataDir": data, "today": "2026-11-30",
 		"agents": []string{"larry", "moe"}, "participant": "moe"})
 	waitIndexed(t, c)
 
@@ -38,12 +39,12 @@ func TestParticipant(t *testing.T) {
 	var d struct {
 		InScope bool `json:"inScope"`
 	}
-	mustExec(t, c, "magicfrog.describe", map[string]any{"uri": string(lsp.PathToURI(filepath.Join(data, "memory/agent/larry/notes/style.md")))}, &d)
+	mustExec(t, c, "magicfrog.describe", map[string]any{"uri": string(session.PathToURI(filepath.Join(data, "memory/agent/larry/notes/style.md")))}, &d)
 	if d.InScope {
 		t.Error("larry's note is in scope for participant moe")
 	}
 	// An unregistered folder is in no one's view.
-	mustExec(t, c, "magicfrog.describe", map[string]any{"uri": string(lsp.PathToURI(filepath.Join(data, "memory/agent/helpers/notes.md")))}, &d)
+	mustExec(t, c, "magicfrog.describe", map[string]any{"uri": string(session.PathToURI(filepath.Join(data, "memory/agent/helpers/notes.md")))}, &d)
 	if d.InScope {
 		t.Error("agent/helpers/ (unregistered) is in scope")
 	}
@@ -53,7 +54,7 @@ func TestParticipant(t *testing.T) {
 // showed, and an existing destination is never overwritten blind.
 func TestPromoteCompareAndSwap(t *testing.T) {
 	c, data, _ := startDemo(t)
-	tone := string(lsp.PathToURI(filepath.Join(data, "memory/account/tone.md")))
+	tone := string(session.PathToURI(filepath.Join(data, "memory/account/tone.md")))
 	var res struct {
 		Revision int `json:"revision"`
 	}

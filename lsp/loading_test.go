@@ -13,6 +13,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // answerBound is how long a request may take while memory loads: it must be
@@ -45,7 +46,7 @@ func TestRequestsWhileLoadingAreAnsweredAtOnce(t *testing.T) {
 	}})
 	go s.Serve(context.Background(), srv)
 	c := lsptest.New(t, cli)
-	c.Initialize(string(PathToURI(data)), map[string]any{"dataDir": data, "today": "2026-11-30"})
+	c.Initialize(string(session.PathToURI(data)), map[string]any{"dataDir": data, "today": "2026-11-30"})
 	select {
 	case <-loading:
 	case <-time.After(10 * time.Second):
@@ -53,7 +54,7 @@ func TestRequestsWhileLoadingAreAnsweredAtOnce(t *testing.T) {
 	}
 	defer close(release)
 
-	uri := string(PathToURI(note))
+	uri := string(session.PathToURI(note))
 	timed := func(what string, call func() error) {
 		t.Helper()
 		start := time.Now()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/lsp"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 var update = flag.Bool("update", false, "rewrite the want sections of testdata/lsp/*.txtar with the server's answers")
@@ -122,7 +123,7 @@ func runMarkerCase(t *testing.T, file string) {
 	}
 
 	c := serveInProcess(t, lsp.Options{Now: func() time.Time { return clock }})
-	c.Initialize(string(lsp.PathToURI(filepath.Join(mc.root, "project"))), settings)
+	c.Initialize(string(session.PathToURI(filepath.Join(mc.root, "project"))), settings)
 	mc.uri = openText(t, c, notePath, mc.text)
 	published, err := c.WaitDiagnostics(mc.uri, func(p lsptest.PublishedDiagnostics) bool { return p.Version != nil && *p.Version == 1 })
 	if err != nil {
@@ -213,7 +214,7 @@ func (mc *markerCase) span(r lspRange) string { return mc.pos(r.Start) + "-" + m
 // clean replaces the temporary tree's location with $ROOT: as a URI, as a path
 // escaped for Markdown, and as a plain path.
 func (mc *markerCase) clean(s string) string {
-	s = strings.ReplaceAll(s, string(lsp.PathToURI(mc.root)), "$ROOT")
+	s = strings.ReplaceAll(s, string(session.PathToURI(mc.root)), "$ROOT")
 	s = strings.ReplaceAll(s, strings.ReplaceAll(mc.root, "_", `\_`), "$ROOT")
 	return strings.ReplaceAll(s, mc.root, "$ROOT")
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/magicfrog/mf-lsp/lsp"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // demo copies testdata/demo into a temp dir and returns its data and project dirs.
@@ -44,7 +44,7 @@ func startDemo(t *testing.T) (c *lsptest.Client, data, project string) {
 	t.Helper()
 	data, project = demo(t)
 	c = start(t)
-	c.Initialize(string(lsp.PathToURI(project)), map[string]any{"dataDir": data, "today": "2026-11-30"})
+	c.Initialize(string(session.PathToURI(project)), map[string]any{"dataDir": data, "today": "2026-11-30"})
 	waitIndexed(t, c)
 	return c, data, project
 }
@@ -55,7 +55,7 @@ func openFile(t *testing.T, c *lsptest.Client, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	uri := string(lsp.PathToURI(path))
+	uri := string(session.PathToURI(path))
 	if err := c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": uri, "languageId": "markdown", "version": 1, "text": string(b)}}); err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func TestDiagnosticsOnOpenAndExternalChange(t *testing.T) {
 func TestWorkspaceIsTheDataDirectory(t *testing.T) {
 	data, _ := demo(t)
 	c := start(t)
-	c.Initialize(string(lsp.PathToURI(data)), map[string]any{"today": "2026-11-30"})
+	c.Initialize(string(session.PathToURI(data)), map[string]any{"today": "2026-11-30"})
 	waitIndexed(t, c)
 	uri := openFile(t, c, filepath.Join(data, "memory/user/editor.md"))
 	if _, err := c.WaitDiagnostics(uri, hasCode("frontmatter-missing")); err != nil {
@@ -129,7 +129,7 @@ func TestLoneMemoryFile(t *testing.T) {
 	data, project := demo(t)
 	elsewhere := t.TempDir()
 	c := start(t)
-	c.Initialize(string(lsp.PathToURI(elsewhere)), map[string]any{"dataDir": filepath.Join(elsewhere, "no-data"), "today": "2026-11-30"})
+	c.Initialize(string(session.PathToURI(elsewhere)), map[string]any{"dataDir": filepath.Join(elsewhere, "no-data"), "today": "2026-11-30"})
 	waitIndexed(t, c)
 
 	// A task note of a project that is not the workspace: its project is found.

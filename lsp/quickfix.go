@@ -5,6 +5,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/diagnostics"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // fixAction converts one fix diagnostics proposes to a code action: byte
@@ -23,7 +24,7 @@ func (s *Server) fixAction(n *Located, fix diagnostics.Fix) (protocol.CodeAction
 			return a, false
 		}
 		// The new file is empty: every edit of it is at its start.
-		uri := PathToURI(fix.Create)
+		uri := session.PathToURI(fix.Create)
 		edits := []any{}
 		for _, e := range fix.Edits {
 			edits = append(edits, protocol.TextEdit{Range: protocol.Range{}, NewText: e.NewText})
@@ -73,5 +74,5 @@ func fileURI(n *Located, path string) protocol.DocumentUri {
 	if path == n.Note.Path {
 		return n.URI
 	}
-	return PathToURI(path)
+	return session.PathToURI(path)
 }

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/magicfrog/mf-lsp/lsp"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 var updatedRE = regexp.MustCompile(`updated: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
@@ -154,7 +154,7 @@ func TestWillSaveCRLFUnicodeAndBrokenFrontmatter(t *testing.T) {
 func TestWillSaveAutoRevisionOff(t *testing.T) {
 	data, project := demo(t)
 	c := start(t)
-	c.Initialize(string(lsp.PathToURI(project)), map[string]any{"dataDir": data, "autoRevision": false})
+	c.Initialize(string(session.PathToURI(project)), map[string]any{"dataDir": data, "autoRevision": false})
 	waitIndexed(t, c)
 	path := filepath.Join(data, "memory/account/tone.md")
 	disk, _ := os.ReadFile(path)

@@ -232,7 +232,7 @@ func projectDir(p *protocol.InitializeParams) string {
 	if uri == "" {
 		return ""
 	}
-	path, err := URIToPath(uri)
+	path, err := session.URIToPath(uri)
 	if err != nil {
 		return ""
 	}

@@ -66,7 +66,7 @@ func (s *Server) workspaceSymbol(_ *glsp.Context, p *protocol.WorkspaceSymbolPar
 		out = append(out, protocol.SymbolInformation{
 			Name:          e.Key,
 			Kind:          protocol.SymbolKindFile,
-			Location:      protocol.Location{URI: PathToURI(e.Path), Range: protocol.Range{}},
+			Location:      protocol.Location{URI: session.PathToURI(e.Path), Range: protocol.Range{}},
 			ContainerName: &container,
 		})
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magicfrog/mf-lsp/lsp"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 type docSymbol struct {
@@ -115,13 +115,13 @@ func TestWorkspaceSymbols(t *testing.T) {
 	// Subsequence: "lrystl" matches agent/larry/notes/style.md only.
 	got = query("lrystl")
 	if len(got) != 1 || got[0].ContainerName != "agent/larry" ||
-		got[0].Location.URI != string(lsp.PathToURI(filepath.Join(data, "memory/agent/larry/notes/style.md"))) {
+		got[0].Location.URI != string(session.PathToURI(filepath.Join(data, "memory/agent/larry/notes/style.md"))) {
 		t.Errorf("subsequence query: %+v", got)
 	}
 	// Substring matches come before subsequence matches.
 	got = query("progress")
 	if len(got) != 2 || got[0].ContainerName != "task" || got[1].ContainerName != "task/T-7" ||
-		got[1].Location.URI != string(lsp.PathToURI(filepath.Join(project, ".magicfrog/memory/T-7/notes/progress.md"))) {
+		got[1].Location.URI != string(session.PathToURI(filepath.Join(project, ".magicfrog/memory/T-7/notes/progress.md"))) {
 		t.Errorf("progress: %+v", got)
 	}
 	if got := query("zzzz"); len(got) != 0 {

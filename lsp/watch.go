@@ -3,6 +3,8 @@ package lsp
 import (
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // The session watches memory itself (engine/watch): the data directory is
@@ -12,7 +14,7 @@ import (
 func (s *Server) didChangeWatchedFiles(_ *glsp.Context, p *protocol.DidChangeWatchedFilesParams) error {
 	paths := make([]string, 0, len(p.Changes))
 	for _, c := range p.Changes {
-		if path, err := URIToPath(c.URI); err == nil {
+		if path, err := session.URIToPath(c.URI); err == nil {
 			paths = append(paths, path)
 		}
 	}

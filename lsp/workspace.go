@@ -80,7 +80,7 @@ type Located struct {
 // error is session.ErrLoading while its tree loads, session.ErrNotNote (or a
 // URI error) for other files.
 func (s *Server) note(uri protocol.DocumentUri) (*Located, error) {
-	path, err := URIToPath(uri)
+	path, err := session.URIToPath(uri)
 	if err != nil {
 		return nil, err
 	}

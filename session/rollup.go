@@ -122,10 +122,10 @@ func (r *RollupReport) add(o rollup.Outcome) RollupStep {
 		step.Verb = RollupUpToDate
 		r.UpToDate++
 	default:
-		r.Written = append(r.Written, FileURI(o.Path))
+		r.Written = append(r.Written, PathToURI(o.Path))
 	}
 	for _, l := range o.Lessons {
-		r.Lessons = append(r.Lessons, RollupLesson{URI: FileURI(o.Path), Text: l})
+		r.Lessons = append(r.Lessons, RollupLesson{URI: PathToURI(o.Path), Text: l})
 	}
 	return step
 }

@@ -3,11 +3,9 @@ package session
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -43,7 +41,7 @@ type NoteSummary struct {
 func Summarize(n *engine.Note) NoteSummary {
 	return NoteSummary{
 		Ref: n.Ref(), Dimension: n.Dimension.String(), Scope: n.Owner, Key: n.Key, Layer: n.Layer.Name,
-		Path: n.Path, URI: FileURI(n.Path), Revision: n.Revision(), Updated: n.Updated(),
+		Path: n.Path, URI: PathToURI(n.Path), Revision: n.Revision(), Updated: n.Updated(),
 		Machine: n.Machine(), Legacy: n.Legacy, Tokens: n.Tokens(), Hash: n.Hash,
 	}
 }
@@ -55,16 +53,6 @@ func SummarizeAll(ns []*engine.Note) []NoteSummary {
 		out = append(out, Summarize(n))
 	}
 	return out
-}
-
-// FileURI is the file:// URI of an absolute local path, percent-encoded as
-// clients expect (RFC 8089; the same as lsp.PathToURI).
-func FileURI(path string) string {
-	p := filepath.ToSlash(path)
-	if runtime.GOOS == "windows" && !strings.HasPrefix(p, "/") {
-		p = "/" + p
-	}
-	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
 // ScopeRequest is the optional scope a render or an effective view is asked
@@ -243,7 +231,7 @@ func WriteBlockInto(m *engine.Memory, file string, b *engine.Block) (Written, er
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Path: file, URI: FileURI(file), Outcome: outcome, Generation: b.Generation, Tokens: b.CountTokens()}, nil
+	return Written{Path: file, URI: PathToURI(file), Outcome: outcome, Generation: b.Generation, Tokens: b.CountTokens()}, nil
 }
 
 // RenderDetails is magicfrog.render's answer with {details: true}: the block

@@ -63,7 +63,7 @@ func (tr *testTree) put(t *testing.T, d engine.Dimension, owner, key, body strin
 // byte for byte.
 func (tr *testTree) hide(s string) string {
 	for _, dir := range []string{tr.data, tr.project} {
-		s = strings.ReplaceAll(s, FileURI(dir), "file://"+strings.ToUpper(filepath.Base(dir)))
+		s = strings.ReplaceAll(s, PathToURI(dir), "file://"+strings.ToUpper(filepath.Base(dir)))
 		s = strings.ReplaceAll(s, dir, strings.ToUpper(filepath.Base(dir)))
 	}
 	return s

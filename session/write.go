@@ -93,7 +93,7 @@ func Promote(m *engine.Memory, p Promotion) (out Promoted, changed bool, err err
 	if err != nil {
 		return Promoted{}, changed, err
 	}
-	return Promoted{Moved: res.Removed, Revision: res.Revision, URI: FileURI(res.Path), Key: res.Key}, changed, nil
+	return Promoted{Moved: res.Removed, Revision: res.Revision, URI: PathToURI(res.Path), Key: res.Key}, changed, nil
 }
 
 // Exported is an export's answer: how many notes were written, those left out
@@ -152,7 +152,7 @@ func Import(m *engine.Memory, dir string) (out Imported, changed bool, err error
 	out = Imported{Imported: len(res.Imported), URIs: []string{}, Unchanged: res.Unchanged, Skipped: []ImportSkip{},
 		Config: append([]string{}, res.Config...), LayersDiffer: res.LayersDiffer}
 	for _, p := range res.Imported {
-		out.URIs = append(out.URIs, FileURI(p))
+		out.URIs = append(out.URIs, PathToURI(p))
 	}
 	for _, sk := range res.Skipped {
 		out.Skipped = append(out.Skipped, ImportSkip{From: sk.From, Reason: sk.Reason, Kept: sk.Kept})
@@ -199,7 +199,7 @@ func Today(m *engine.Memory, d engine.Dimension, owner string, register bool, da
 	if err != nil {
 		return Daily{}, err
 	}
-	out.Created, out.URI, out.Path = created, FileURI(path), path
+	out.Created, out.URI, out.Path = created, PathToURI(path), path
 	return out, nil
 }
 
@@ -223,5 +223,5 @@ func Register(m *engine.Memory, d engine.Dimension, id string, shared bool) (Reg
 	if err != nil {
 		return Registration{}, err
 	}
-	return Registration{Changed: changed, URI: FileURI(file)}, nil
+	return Registration{Changed: changed, URI: PathToURI(file)}, nil
 }
