@@ -198,7 +198,7 @@ func (s *Server) initialize(ctx *glsp.Context) (any, error) {
 		InitializationOptions json.RawMessage `json:"initializationOptions"`
 	}
 	_ = json.Unmarshal(ctx.Params, &raw) // cannot fail where the line above succeeded
-	settings, problems := ParseSettings(raw.InitializationOptions)
+	settings, problems := session.ParseSettings(raw.InitializationOptions)
 	settings.ProjectDir = projectDir(&params)
 
 	s.sess.SetSettings(settings)
@@ -271,7 +271,7 @@ func (s *Server) setTrace(_ *glsp.Context, p *protocol.SetTraceParams) error {
 }
 
 // Settings returns the settings from initializationOptions (defaults until initialize).
-func (s *Server) Settings() Settings { return s.sess.Settings() }
+func (s *Server) Settings() session.Settings { return s.sess.Settings() }
 
 // ClientCapabilities returns what the client announced at initialize.
 func (s *Server) ClientCapabilities() protocol.ClientCapabilities {

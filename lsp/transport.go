@@ -98,11 +98,3 @@ func glspHandler(h glsp.Handler, conn *jsonrpc.Conn, logf func(string, ...any)) 
 		return result, err
 	}
 }
-
-// truncate shortens s to n bytes for an error message that quotes input.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

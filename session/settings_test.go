@@ -1,4 +1,4 @@
-package lsp
+package session
 
 import (
 	"encoding/json"
@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/magicfrog/mf-lsp/session"
 )
 
 func TestParseSettings(t *testing.T) {
@@ -55,32 +53,5 @@ func TestParseSettings(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestURIRoundTrip(t *testing.T) {
-	for _, p := range []string{"/tmp/a.md", "/tmp/my project/notes/ü 😀.md", "/tmp/100%/#1.md"} {
-		uri := session.PathToURI(p)
-		back, err := session.URIToPath(uri)
-		if err != nil || back != p {
-			t.Errorf("session.URIToPath(session.PathToURI(%q)) = %q (%s), %v", p, back, uri, err)
-		}
-	}
-	if got, err := session.URIToPath("file:///tmp/my%20project"); err != nil || got != "/tmp/my project" {
-		t.Errorf("URIToPath = %q, %v", got, err)
-	}
-	if _, err := session.URIToPath("untitled:Untitled-1"); err == nil {
-		t.Error("session.URIToPath(untitled:) succeeded")
-	}
-}
-
-// Issue 14: file://otherhost/x names a file on another machine; it is not /x
-// here. file://localhost/x is local.
-func TestURIOtherHost(t *testing.T) {
-	if _, err := session.URIToPath("file://otherhost/etc/passwd"); err == nil {
-		t.Error("file://otherhost/… taken as a local file")
-	}
-	if got, err := session.URIToPath("file://localhost/tmp/a.md"); err != nil || got != filepath.FromSlash("/tmp/a.md") {
-		t.Errorf("file://localhost: %q, %v", got, err)
 	}
 }
