@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/tliron/glsp"
@@ -17,13 +18,13 @@ import (
 func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.renderInto"
 	var a struct {
-		renderArg
+		session.RenderRequest
 		File string `json:"file"`
 	}
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
 	}
-	if err := a.check(cmd); err != nil {
+	if err := checkRender(cmd, a.RenderRequest); err != nil {
 		return nil, err
 	}
 	file := a.File
@@ -35,18 +36,15 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 		file = p
 	}
 	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
-		m := snap.Memory
-		path, err := session.HostFile(m.Paths.ProjectDir, file)
-		if err != nil {
+		w, err := session.RenderInto(snap, a.RenderRequest, file)
+		var write *session.WriteError
+		switch {
+		case errors.Is(err, session.ErrNoHostFile):
 			return nil, Errorf(CodeInvalidParams, "%s: argument \"file\" is required: %v", cmd, err)
-		}
-		b, err := m.Render(renderOptions(snap, a.renderArg))
-		if err != nil {
-			return nil, renderFailed(cmd, err)
-		}
-		w, err := session.WriteBlockInto(m, path, b)
-		if err != nil {
+		case errors.As(err, &write):
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
+		case err != nil:
+			return nil, renderFailed(cmd, err)
 		}
 		return w, nil
 	}), nil

@@ -18,37 +18,12 @@ import (
 // command runs Async: memory may still be loading (withSnapshot waits for it)
 // and the read loop must never wait.
 
-// renderArg is the argument of magicfrog.render and magicfrog.renderInto.
-type renderArg struct{ session.RenderRequest }
-
-// check refuses a negative budget or earlier and a malformed today.
-func (a renderArg) check(cmd string) error {
-	if a.Earlier != nil && *a.Earlier < 0 {
-		return Errorf(CodeInvalidParams, "%s: argument \"earlier\" must be a number of days ≥ 0, got %d", cmd, *a.Earlier)
-	}
-	if a.Budget != nil && *a.Budget < 0 {
-		return Errorf(CodeInvalidParams, "%s: argument \"budget\" must be a token count ≥ 0 (0: no limit), got %d", cmd, *a.Budget)
-	}
-	if a.Today != "" {
-		if _, err := engine.Today(a.Today); err != nil {
-			return Errorf(CodeInvalidParams, "%s: argument \"today\": %v", cmd, err)
-		}
+// checkRender refuses a render argument session.RenderRequest.Check refuses.
+func checkRender(cmd string, r session.RenderRequest) error {
+	if err := r.Check(); err != nil {
+		return Errorf(CodeInvalidParams, "%s: %v", cmd, err)
 	}
 	return nil
-}
-
-// scopeFor is the scope a render or effective view answers for: the
-// session's participant (or scope, when the argument names agents) with the
-// argument's fields applied.
-func scopeFor(snap *session.Snapshot, a session.ScopeRequest) engine.Scope {
-	return a.For(snap.Participant, snap.Scope)
-}
-
-// renderOptions are the engine's options for a render argument: the
-// session's scope, budget and today unless the argument names them.
-func renderOptions(snap *session.Snapshot, a renderArg) engine.RenderOptions {
-	st := snap.Settings
-	return a.Options(snap.Memory, scopeFor(snap, a.ScopeRequest), session.RenderDefaults{Budget: st.Budget, Today: snap.Today.String(), Earlier: st.Earlier})
 }
 
 // renderFailed names the participant argument when a render refused several
@@ -65,23 +40,19 @@ func renderFailed(cmd string, err error) error {
 // <memory> block, or with details a preview's answer (session.Preview).
 func (s *Server) renderCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.render"
-	var a renderArg
+	var a session.RenderRequest
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
 	}
-	if err := a.check(cmd); err != nil {
+	if err := checkRender(cmd, a); err != nil {
 		return nil, err
 	}
 	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
-		opts := renderOptions(snap, a)
-		b, err := snap.Memory.Render(opts)
+		out, err := session.Render(snap, a)
 		if err != nil {
 			return nil, renderFailed(cmd, err)
 		}
-		if a.Details {
-			return session.Preview(b, opts.Scope, opts.Budget, scopeSentence(opts.Scope, opts.Scope.Machine)), nil
-		}
-		return b.Text, nil
+		return out, nil
 	}), nil
 }
 
@@ -94,7 +65,7 @@ func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any
 		return nil, err
 	}
 	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
-		return session.ViewOf(snap.Memory, scopeFor(snap, a), snap.Today.String(), snap.Settings.Earlier)
+		return session.View(snap, a)
 	}), nil
 }
 

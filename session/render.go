@@ -1,0 +1,88 @@
+package session
+
+import (
+	"fmt"
+
+	"github.com/magicfrog/mf-lsp/engine"
+)
+
+// The read-only commands over a snapshot: the <memory> block (Render,
+// RenderInto), the effective view (View) and where a note stands (Describe).
+// Each takes its defaults from the snapshot's session: its participant and
+// scope, budget, today and earlier.
+
+// Check refuses a negative budget or earlier and a malformed today, naming
+// the argument.
+func (r RenderRequest) Check() error {
+	if r.Earlier != nil && *r.Earlier < 0 {
+		return fmt.Errorf("argument \"earlier\" must be a number of days ≥ 0, got %d", *r.Earlier)
+	}
+	if r.Budget != nil && *r.Budget < 0 {
+		return fmt.Errorf("argument \"budget\" must be a token count ≥ 0 (0: no limit), got %d", *r.Budget)
+	}
+	if r.Today != "" {
+		if _, err := engine.Today(r.Today); err != nil {
+			return fmt.Errorf("argument \"today\": %v", err)
+		}
+	}
+	return nil
+}
+
+// ScopeFor is the scope a render or an effective view answers for: the
+// session's participant (or scope, when the request names agents) with the
+// request's fields applied.
+func (snap *Snapshot) ScopeFor(r ScopeRequest) engine.Scope {
+	return r.For(snap.Participant, snap.Scope)
+}
+
+// RenderOptions are the engine's options for request r: the session's scope,
+// budget, today and earlier unless r names them.
+func (snap *Snapshot) RenderOptions(r RenderRequest) engine.RenderOptions {
+	st := snap.Settings
+	return r.Options(snap.Memory, snap.ScopeFor(r.ScopeRequest), RenderDefaults{Budget: st.Budget, Today: snap.Today.String(), Earlier: st.Earlier})
+}
+
+// Render is magicfrog.render's answer: the block's text, or with r.Details
+// what a preview shows (RenderDetails).
+func Render(snap *Snapshot, r RenderRequest) (any, error) {
+	opts := snap.RenderOptions(r)
+	b, err := snap.Memory.Render(opts)
+	if err != nil {
+		return nil, err
+	}
+	if r.Details {
+		return Preview(b, opts.Scope, opts.Budget, ScopeSentence(opts.Scope, opts.Scope.Machine)), nil
+	}
+	return b.Text, nil
+}
+
+// WriteError is a rendered block that could not be written into its file.
+type WriteError struct{ Err error }
+
+func (e *WriteError) Error() string { return e.Err.Error() }
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// RenderInto renders r into the managed section of file (HostFile: ""
+// is the project's CLAUDE.md, else its AGENTS.md; ErrNoHostFile when neither
+// exists). A failed write is a *WriteError; a failed render is the engine's.
+func RenderInto(snap *Snapshot, r RenderRequest, file string) (Written, error) {
+	m := snap.Memory
+	path, err := HostFile(m.Paths.ProjectDir, file)
+	if err != nil {
+		return Written{}, err
+	}
+	b, err := m.Render(snap.RenderOptions(r))
+	if err != nil {
+		return Written{}, err
+	}
+	w, err := WriteBlockInto(m, path, b)
+	if err != nil {
+		return Written{}, &WriteError{Err: err}
+	}
+	return w, nil
+}
+
+// View is magicfrog.effectiveView's answer for request r (ViewOf).
+func View(snap *Snapshot, r ScopeRequest) (EffectiveView, error) {
+	return ViewOf(snap.Memory, snap.ScopeFor(r), snap.Today.String(), snap.Settings.Earlier)
+}
