@@ -12,19 +12,8 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/rollup"
-	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/session"
 )
-
-// rollupArg is magicfrog.rollup's argument. dimension and scope select journals
-// as the CLI's --dimension and --scope do (absent: every journal with files;
-// scope "" is a dimension's shared journal).
-type rollupArg struct {
-	Kind      string  `json:"kind"`
-	Period    string  `json:"period"`
-	Dimension string  `json:"dimension"`
-	Scope     *string `json:"scope"`
-}
 
 // rollupCommand: magicfrog.rollup {kind, period, dimension, scope} →
 // session.RollupReport. It runs beside the read loop, reports $/progress (the
@@ -35,15 +24,17 @@ type rollupArg struct {
 // accept or reject.
 func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.rollup"
-	req, setup, label, err := decodeRollupArg(cmd, arg)
-	if err != nil {
+	var a session.RollupRequest
+	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
+	}
+	req, setup, label, err := a.Parse()
+	if err != nil {
+		return nil, Errorf(CodeInvalidParams, "%s: %v", cmd, err)
 	}
 	token := WorkDoneToken(ctx)
 	return s.withSnapshot(cmd, "", func(rctx context.Context, snap *session.Snapshot) (any, error) {
-		m := snap.Memory
-		setup.Summarizer, setup.Today = snap.Settings.Summarizer, snap.Today
-		opts, err := session.RollupOptions(m, setup)
+		opts, total, err := session.PlanRollup(snap, req, setup)
 		var terr *session.TranscriptsError
 		if errors.As(err, &terr) {
 			return nil, Errorf(CodeRequestFailed, "%s: %v (.magicfrog/config.json \"transcripts\")", cmd, err)
@@ -51,55 +42,8 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 		if err != nil {
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
-		jobs, err := rollup.Plan(m, req, opts)
-		if err != nil {
-			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
-		}
-		return s.runRollup(rctx, m, req, opts, s.BeginProgress(token, "mf-lsp: "+label, true), len(jobs))
+		return s.runRollup(rctx, snap.Memory, req, opts, s.BeginProgress(token, "mf-lsp: "+label, true), total)
 	}), nil
-}
-
-// decodeRollupArg checks magicfrog.rollup's argument: the request its kind
-// and period make, the journals it selects, and its progress label.
-func decodeRollupArg(cmd string, arg json.RawMessage) (rollup.Request, session.RollupSetup, string, error) {
-	var a rollupArg
-	setup := session.RollupSetup{Timeout: rollup.DefaultTimeout}
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return rollup.Request{}, setup, "", err
-	}
-	if a.Kind == "" {
-		return rollup.Request{}, setup, "", MissingArg(cmd, "kind")
-	}
-	words := []string{a.Kind}
-	switch a.Kind {
-	case "due":
-		if a.Period != "" {
-			return rollup.Request{}, setup, "", Errorf(CodeInvalidParams, "%s: kind \"due\" takes no period", cmd)
-		}
-	case "day", "week", "month":
-		if a.Period == "" {
-			return rollup.Request{}, setup, "", MissingArg(cmd, "period")
-		}
-		words = append(words, a.Period)
-	default:
-		return rollup.Request{}, setup, "", Errorf(CodeInvalidParams, "%s: argument \"kind\" must be day, week, month or due, got %q", cmd, a.Kind)
-	}
-	req, err := rollup.ParseRequest(words)
-	if err != nil {
-		return rollup.Request{}, setup, "", Errorf(CodeInvalidParams, "%s: %v", cmd, err)
-	}
-	if a.Dimension != "" {
-		if setup.Dimension, err = engine.ParseDimension(a.Dimension); err != nil {
-			return rollup.Request{}, setup, "", Errorf(CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
-		}
-	}
-	if a.Scope != nil {
-		if err := engine.CheckOwnerID(*a.Scope); err != nil {
-			return rollup.Request{}, setup, "", Errorf(CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
-		}
-	}
-	setup.Owner = a.Scope
-	return req, setup, "rollup " + strings.Join(words, " "), nil
 }
 
 // runRollup runs the planned jobs (total of them), reporting each on p, and
@@ -176,12 +120,9 @@ func (s *Server) lessonsEdit(le rollup.LessonsEdit) (map[string]any, error) {
 		"description": strings.Join(le.Added, "\n"),
 	}}
 	if le.Exists {
-		src, err := safefs.ReadFile(le.Path, engine.MaxNoteSize)
+		src, err := s.sess.LessonsSource(le.Path)
 		if err != nil {
 			return nil, err
-		}
-		if d, open := s.Docs.Get(uri); open && string(d.Text) != string(src) {
-			return nil, fmt.Errorf("%s has unsaved changes; save it and run the rollup again to review the lessons", le.Path)
 		}
 		pos, err := NewMapper(src).OffsetPosition(le.Offset)
 		if err != nil {
@@ -213,29 +154,4 @@ func (s *Server) lessonsEdit(le rollup.LessonsEdit) (map[string]any, error) {
 		},
 		"changeAnnotations": annotation,
 	}, nil
-}
-
-// supportsDocumentChanges reports whether the client takes WorkspaceEdit.documentChanges.
-func (s *Server) supportsDocumentChanges() bool {
-	caps := s.ClientCapabilities()
-	return caps.Workspace != nil && caps.Workspace.WorkspaceEdit != nil &&
-		caps.Workspace.WorkspaceEdit.DocumentChanges != nil && *caps.Workspace.WorkspaceEdit.DocumentChanges
-}
-
-// supportsResourceOp reports whether the client applies documentChanges with the
-// resource operation op ("create", "rename", "delete").
-func (s *Server) supportsResourceOp(op string) bool {
-	caps := s.ClientCapabilities()
-	if caps.Workspace == nil || caps.Workspace.WorkspaceEdit == nil {
-		return false
-	}
-	if !s.supportsDocumentChanges() {
-		return false
-	}
-	for _, k := range caps.Workspace.WorkspaceEdit.ResourceOperations {
-		if string(k) == op {
-			return true
-		}
-	}
-	return false
 }

@@ -7,7 +7,6 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/magicfrog/mf-lsp/diagnostics"
-	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/session"
 )
@@ -129,11 +128,7 @@ func (s *Server) notifyMemoryChanged() {
 			if err != nil {
 				continue
 			}
-			gen := ""
-			if b, err := snap.Memory.Render(engine.RenderOptions{Scope: snap.Participant, Budget: snap.Settings.Budget, Today: snap.Today.String()}); err == nil {
-				gen = b.Generation
-			}
-			s.Notify("magicfrog/memoryChanged", map[string]string{"generation": gen})
+			s.Notify("magicfrog/memoryChanged", map[string]string{"generation": session.Generation(snap)})
 		}
 	})
 }

@@ -86,3 +86,14 @@ func RenderInto(snap *Snapshot, r RenderRequest, file string) (Written, error) {
 func View(snap *Snapshot, r ScopeRequest) (EffectiveView, error) {
 	return ViewOf(snap.Memory, snap.ScopeFor(r), snap.Today.String(), snap.Settings.Earlier)
 }
+
+// Generation is the generation of the session's block (the participant's,
+// at the session's budget and today): what a client compares to know its
+// copy is stale. "" when the block does not render.
+func Generation(snap *Snapshot) string {
+	b, err := snap.Memory.Render(engine.RenderOptions{Scope: snap.Participant, Budget: snap.Settings.Budget, Today: snap.Today.String()})
+	if err != nil {
+		return ""
+	}
+	return b.Generation
+}
