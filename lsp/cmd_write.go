@@ -19,16 +19,7 @@ import (
 
 type promoteArg struct {
 	noteArg
-	To    string  `json:"to"`
-	Scope *string `json:"scope"`
-	Layer string  `json:"layer"`
-	Copy  bool    `json:"copy"`
-	// SourceRevision and DestRevision are what the editor showed: the
-	// promotion is a compare-and-swap on both ends (engine.PromoteRequest).
-	// An absent destRevision is 0: the destination must not exist.
-	SourceRevision *int `json:"sourceRevision"`
-	DestRevision   int  `json:"destRevision"`
-	Register       bool `json:"register"`
+	session.PromoteRequest
 }
 
 // promoteCommand: magicfrog.promote {uri, to, scope, layer, copy}.
@@ -54,9 +45,9 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	p, err := a.promotion(cmd, path)
+	p, err := a.Promotion(path)
 	if err != nil {
-		return nil, err
+		return nil, Errorf(CodeInvalidParams, "%s: %v", cmd, err)
 	}
 	// Snapshot the buffer on the loop: later edits run concurrently with fn.
 	if d, open := s.Docs.Get(a.URI); open {
@@ -72,37 +63,6 @@ func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, erro
 		}
 		return out, nil
 	}), nil
-}
-
-// promotion checks the argument of magicfrog.promote for the note at path:
-// a destination dimension or "skills", a layer that does not contradict it, an
-// ID where the destination has IDs.
-func (a promoteArg) promotion(cmd, path string) (session.Promotion, error) {
-	p := session.Promotion{Path: path, Owner: a.Scope, Layer: a.Layer, Copy: a.Copy,
-		SourceRevision: a.SourceRevision, DestRevision: a.DestRevision, Register: a.Register}
-	if a.To == "" {
-		return p, MissingArg(cmd, "to")
-	}
-	if a.To == "skills" {
-		if p.Layer != "" && p.Layer != "skills" {
-			return p, Errorf(CodeInvalidParams, "%s: to \"skills\" and layer %q contradict each other", cmd, p.Layer)
-		}
-		p.Layer = "skills"
-	} else {
-		var err error
-		if p.To, err = engine.ParseDimension(a.To); err != nil {
-			return p, Errorf(CodeInvalidParams, "%s: argument \"to\": %v (want agent, user, account, task, device or skills)", cmd, err)
-		}
-	}
-	if a.Scope != nil {
-		if err := engine.CheckOwnerID(*a.Scope); err != nil {
-			return p, Errorf(CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
-		}
-		if *a.Scope != "" && p.To != 0 && !p.To.HasOwners() {
-			return p, Errorf(CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, p.To)
-		}
-	}
-	return p, nil
 }
 
 // promoteFailed is the error a refused promotion answers: InvalidParams for
@@ -132,17 +92,11 @@ func promoteFailed(cmd, uri, path string, err error) error {
 
 // dirArg resolves a folder argument: absolute, or relative to the project.
 func (s *Server) dirArg(command, dir string) (string, error) {
-	if dir == "" {
-		return "", MissingArg(command, "dir")
+	dir, err := s.sess.Settings().ResolveDir(dir)
+	if err != nil {
+		return "", Errorf(CodeInvalidParams, "%s: %v", command, err)
 	}
-	if filepath.IsAbs(dir) {
-		return filepath.Clean(dir), nil
-	}
-	project := s.Settings().ProjectDir
-	if project == "" {
-		return "", Errorf(CodeInvalidParams, "%s: argument \"dir\" %q is relative and there is no workspace folder to resolve it against; give an absolute path", command, dir)
-	}
-	return filepath.Join(project, dir), nil
+	return dir, nil
 }
 
 // exportCommand: magicfrog.export {dir, withDevice, allMachines} → {written,
@@ -200,26 +154,13 @@ func (s *Server) importCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 // with frontmatter when missing.
 func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.today"
-	var a struct {
-		Dimension string `json:"dimension"`
-		Scope     string `json:"scope"`
-		Register  bool   `json:"register"` // add an unregistered scope ID first
-	}
+	var a session.TodayRequest
 	if err := DecodeArg(cmd, arg, &a); err != nil {
 		return nil, err
 	}
-	d := engine.Task
-	if a.Dimension != "" {
-		var err error
-		if d, err = engine.ParseDimension(a.Dimension); err != nil {
-			return nil, Errorf(CodeInvalidParams, "%s: argument \"dimension\": %v", cmd, err)
-		}
-	}
-	if err := engine.CheckOwnerID(a.Scope); err != nil {
-		return nil, Errorf(CodeInvalidParams, "%s: argument \"scope\": %v", cmd, err)
-	}
-	if a.Scope != "" && !d.HasOwners() {
-		return nil, Errorf(CodeInvalidParams, "%s: %s notes have no ID; drop \"scope\"", cmd, d)
+	d, err := a.Journal()
+	if err != nil {
+		return nil, Errorf(CodeInvalidParams, "%s: %v", cmd, err)
 	}
 	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
 		out, err := session.Today(snap.Memory, d, a.Scope, a.Register, snap.Today)
