@@ -99,7 +99,7 @@ func (s *Server) quickFixActions(n *Located, p *codeActionParams) []protocol.Cod
 		}
 	}
 	var out []protocol.CodeAction
-	for _, f := range s.findingsFor(n) {
+	for _, f := range session.FindingsWithFixes(n.Snapshot) {
 		diag, ok := s.toDiagnostic(n.Mapper, f)
 		if !ok {
 			continue
@@ -115,11 +115,6 @@ func (s *Server) quickFixActions(n *Located, p *codeActionParams) []protocol.Cod
 		}
 	}
 	return out
-}
-
-// findingsFor checks the note as publishFor does.
-func (s *Server) findingsFor(n *Located) []diagnostics.Finding {
-	return session.FindingsWithFixes(n.Snapshot)
 }
 
 // commandActions converts the session's command actions.

@@ -1,14 +1,20 @@
 // Package lsp is the language server's protocol edge over package session.
 //
-// A handler converts what the client sent (URI → path, UTF-16 position → byte
-// offset through a Mapper), asks the session (Session.Snapshot and the
-// session's feature functions), and converts the answer back to glsp's
-// protocol_3_16 types; one file per feature, registered in handlers.go. The
-// session holds memory, open documents, save trackers and watching; this
+// A handler decodes what the client sent, converts it (URI → path, UTF-16
+// position → byte offset through a Mapper), calls the session (a snapshot and
+// one of the session's functions), and converts the answer back to glsp's
+// protocol_3_16 types; one file per feature, registered in handlers.go
+// (requests) and commands.go (workspace/executeCommand). The session holds
+// memory, open documents, save trackers, watching and every decision; this
 // package holds only the connection: lifecycle, progress, messages to the
-// user, and the JSON-RPC transport.
+// user, client capabilities, and the JSON-RPC transport.
 //
-// The read loop never waits for memory: a request that arrives while a tree
-// loads is answered at once (no lens, no symbols, ContentModified for hover),
-// and a document opened meanwhile gets its diagnostics when the load finishes.
+// Memory is reached one way on each side of the read loop. Handlers on the
+// loop take Server.note (a Located: the session's Snapshot with the note's
+// URI and Mapper) or Session.Snapshot, which never wait: a request that
+// arrives while a tree loads is answered at once (no lens, no symbols,
+// ContentModified for hover), and a document opened meanwhile gets its
+// diagnostics when the load finishes. Commands run beside the loop and reach
+// memory through withSnapshot, which waits for the tree with the request's
+// context; a tree that could not be opened is an error the user can read.
 package lsp

@@ -24,8 +24,12 @@
 // scope and participant, today, and for a note the note as its open buffer has
 // it. Features are plain functions of a snapshot and byte offsets returning
 // byte spans: Hover, NoteMarkdown, NoteLens and NoteStanding, DocumentSymbols and
-// WorkspaceSymbols, Findings, PromoteActions and RollupActions; the save
-// decisions (WillSave, TakeDisk, KeepMine, Merge) are Session methods because
-// they move a buffer's base. Converting positions, URIs and protocol types is
+// WorkspaceSymbols, Findings, PromoteActions and RollupActions; the commands'
+// answers (Render, RenderInto, View, Describe, InfoOf, PlanRollup and
+// RunRollup, Promote, Today…) and the checks of their arguments
+// (RenderRequest.Check, PromoteRequest.Promotion, RollupRequest.Parse,
+// ParseSettings for the client's settings) are here too, so that a front end
+// only decodes, calls and converts. The save decisions (WillSave, TakeDisk,
+// KeepMine, Merge) are Session methods because they move a buffer's base. Converting positions, URIs and protocol types is
 // the front end's business (package lsp); this package imports no protocol.
 package session
