@@ -96,16 +96,17 @@ func MissingArg(command, field string) error {
 const loadWait = 2 * time.Minute
 
 // withSnapshot is the one way a command (or other work beside the read loop)
-// reaches memory: a result that waits, with the request's context, for the
-// tree that holds path ("" for the main tree), takes its snapshot and runs fn
-// on it. A tree that could not be opened is a RequestFailed error the user can
-// read, a path no tree holds an InvalidParams error naming cmd; fn is not
-// called then. A path the main tree locates but holds no note at (a note
-// written a moment ago that the index has not seen, which promote reads from
-// the disk) gets the main tree's snapshot, with Note nil.
+// reaches memory: a result that waits, with the request's context (for at
+// most loadWait), for the tree that holds path ("" for the main tree), and
+// runs fn on its snapshot (Session.AwaitSnapshot: a path the main tree
+// locates but holds no note at gets the main tree's, with Note nil). A tree
+// that could not be opened is a RequestFailed error the user can read, a path
+// no tree holds an InvalidParams error naming cmd; fn is not called then.
 func (s *Server) withSnapshot(cmd, path string, fn func(ctx context.Context, snap *session.Snapshot) (any, error)) Async {
 	return func(ctx context.Context) (any, error) {
-		snap, err := s.awaitSnapshot(ctx, path)
+		wctx, cancel := context.WithTimeout(ctx, loadWait)
+		snap, err := s.sess.AwaitSnapshot(wctx, path)
+		cancel()
 		switch {
 		case errors.Is(err, session.ErrNotNote):
 			return nil, Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, session.PathToURI(path))
@@ -114,28 +115,6 @@ func (s *Server) withSnapshot(cmd, path string, fn func(ctx context.Context, sna
 		}
 		return fn(ctx, snap)
 	}
-}
-
-// awaitSnapshot waits for the main tree, then for the tree of path, and
-// snapshots it (see withSnapshot).
-func (s *Server) awaitSnapshot(ctx context.Context, path string) (*session.Snapshot, error) {
-	wctx, cancel := context.WithTimeout(ctx, loadWait)
-	defer cancel()
-	if err := s.sess.Await(wctx, ""); err != nil {
-		return nil, session.ErrLoading
-	}
-	main, err := s.sess.Snapshot("")
-	if err != nil || path == "" {
-		return main, err
-	}
-	_ = s.sess.Await(wctx, path)
-	snap, err := s.sess.Snapshot(path)
-	if errors.Is(err, session.ErrNotNote) {
-		if _, ok := main.Memory.Locate(path); ok {
-			return main, nil
-		}
-	}
-	return snap, err
 }
 
 // argURI checks a required uri argument: present and a file:// URI.

@@ -18,18 +18,20 @@
 // Nothing grows without bound: closing a document drops its state, and a lone
 // tree that no open document is in is dropped with its watcher and index.
 //
-// The snapshot rule: Session.Snapshot is the one way to memory. It never waits
-// (ErrLoading while a tree loads: a read loop answers at once, code beside it
-// may Await) and it returns an immutable Snapshot: the tree, the session's
-// scope and participant, today, and for a note the note as its open buffer has
-// it. Features are plain functions of a snapshot and byte offsets returning
-// byte spans: Hover, NoteMarkdown, NoteLens and NoteStanding, DocumentSymbols and
-// WorkspaceSymbols, Findings, PromoteActions and RollupActions; the commands'
-// answers (Render, RenderInto, View, Describe, InfoOf, PlanRollup and
-// RunRollup, Promote, Today…) and the checks of their arguments
-// (RenderRequest.Check, PromoteRequest.Promotion, RollupRequest.Parse,
-// ParseSettings for the client's settings) are here too, so that a front end
-// only decodes, calls and converts. The save decisions (WillSave, TakeDisk,
-// KeepMine, Merge) are Session methods because they move a buffer's base. Converting positions, URIs and protocol types is
-// the front end's business (package lsp); this package imports no protocol.
+// The snapshot rule: a snapshot is the one way to memory. Session.Snapshot
+// never waits (ErrLoading while a tree loads: a read loop answers at once);
+// Session.AwaitSnapshot is the same for work beside the loop, waiting for the
+// tree first. Either returns an immutable Snapshot: the tree, the session's
+// settings, scope and participant, today, and for a note the note as its open
+// buffer has it. Features are plain functions of a snapshot and byte offsets
+// returning byte spans: Hover, NoteMarkdown, NoteLens and NoteStanding,
+// DocumentSymbols and WorkspaceSymbols, Findings, PromoteActions and
+// RollupActions; the commands' answers (Render, RenderInto, View, Describe,
+// InfoOf, PlanRollup and RunRollup, Promote, Today…) and the checks of their
+// arguments (RenderRequest.Check, PromoteRequest.Promotion,
+// RollupRequest.Parse, ParseSettings for the client's settings) are here too,
+// so that a front end only decodes, calls and converts. The save decisions
+// (WillSave, TakeDisk, KeepMine, Merge) are Session methods because they move
+// a buffer's base. Converting positions, URIs and protocol types is the front
+// end's business (package lsp); this package imports no protocol.
 package session

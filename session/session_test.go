@@ -129,3 +129,39 @@ func TestSnapshotNeverWaits(t *testing.T) {
 		t.Errorf("snapshot after the load: %v", err)
 	}
 }
+
+// TestAwaitSnapshot: beside a read loop, AwaitSnapshot waits for the load and
+// snapshots; a path in the main tree with no note yet gets the tree (Note
+// nil), a file no tree holds is ErrNotNote, and a load that outlasts ctx is
+// ErrLoading.
+func TestAwaitSnapshot(t *testing.T) {
+	data := t.TempDir()
+	note := filepath.Join(data, "memory", "user", "tone.md")
+	writeNote(t, note, tone)
+	release := make(chan struct{})
+	s := New(Options{BeforeLoad: func(engine.Options) { <-release }})
+	defer s.Shutdown()
+	s.SetSettings(Settings{DataDir: data})
+	go s.Load()
+
+	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := s.AwaitSnapshot(short, note); err != ErrLoading {
+		t.Errorf("a load that outlasts ctx: %v; want ErrLoading", err)
+	}
+	close(release)
+	ctx := context.Background()
+	if snap, err := s.AwaitSnapshot(ctx, note); err != nil || snap.Note == nil || snap.Path != note {
+		t.Errorf("the note: %+v, %v", snap, err)
+	}
+	if snap, err := s.AwaitSnapshot(ctx, ""); err != nil || snap.Note != nil || snap.Memory == nil {
+		t.Errorf("the main tree: %+v, %v", snap, err)
+	}
+	unseen := filepath.Join(data, "memory", "user", "unseen.md")
+	if snap, err := s.AwaitSnapshot(ctx, unseen); err != nil || snap.Note != nil || snap.Path != "" {
+		t.Errorf("a path the tree locates without a note: %+v, %v; want the tree's snapshot", snap, err)
+	}
+	if _, err := s.AwaitSnapshot(ctx, filepath.Join(t.TempDir(), "README.md")); err != ErrNotNote {
+		t.Errorf("a file no tree holds: %v; want ErrNotNote", err)
+	}
+}

@@ -2,6 +2,8 @@ package session
 
 import (
 	"bytes"
+	"context"
+	"errors"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/journal"
@@ -68,6 +70,29 @@ func (s *Session) Snapshot(path string) (*Snapshot, error) {
 		return nil, ErrNotNote
 	}
 	return snap, nil
+}
+
+// AwaitSnapshot is Snapshot for work beside a read loop (a command): it
+// waits, until ctx is done (ErrLoading then), for the main tree and for the
+// tree of path, then snapshots. A path the main tree locates but holds no note
+// at (a note written a moment ago that the index has not seen, which promote
+// reads from the disk) gets the main tree's snapshot, with Note nil.
+func (s *Session) AwaitSnapshot(ctx context.Context, path string) (*Snapshot, error) {
+	if err := s.Await(ctx, ""); err != nil {
+		return nil, ErrLoading
+	}
+	main, err := s.Snapshot("")
+	if err != nil || path == "" {
+		return main, err
+	}
+	_ = s.Await(ctx, path)
+	snap, err := s.Snapshot(path)
+	if errors.Is(err, ErrNotNote) {
+		if _, ok := main.Memory.Locate(path); ok {
+			return main, nil
+		}
+	}
+	return snap, err
 }
 
 // Today is the journal's today: the setting, else the clock's local date.
