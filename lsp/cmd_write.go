@@ -13,9 +13,10 @@ import (
 )
 
 // The commands that write memory: magicfrog.promote, magicfrog.export,
-// magicfrog.import, magicfrog.today, magicfrog.registerAgent and
-// magicfrog.resolveConflict. Each runs Async and, when the tree changed, tells the client
-// (magicfrog/memoryChanged) and republishes open buffers.
+// magicfrog.import, magicfrog.today and magicfrog.registerAgent/registerTask
+// (magicfrog.resolveConflict is in save.go). Each runs Async and, when the
+// tree changed, tells the client (magicfrog/memoryChanged) and republishes
+// open buffers.
 
 type promoteArg struct {
 	noteArg
@@ -220,36 +221,5 @@ func (s *Server) registerID(cmd string, d engine.Dimension, arg json.RawMessage)
 			s.memoryChanged()
 		}
 		return out, nil
-	}), nil
-}
-
-// resolveConflictCommand: magicfrog.resolveConflict {uri, choice} answers a
-// save-time conflict the way the question does (save.go): "takeDisk" replaces
-// the buffer with the disk version (the agent's, even when the editor's own
-// save has since written over it), "keepMine" makes the buffer the next
-// revision after the disk's. The edit reaches the client as workspace/applyEdit
-// and the buffer is based on the disk version from then on.
-func (s *Server) resolveConflictCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.resolveConflict"
-	var a struct {
-		noteArg
-		Choice string `json:"choice"`
-	}
-	if _, err := decodeNoteArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
-	if _, open := s.Docs.Get(a.URI); !open {
-		return nil, Errorf(CodeInvalidParams, "%s: %s is not open", cmd, a.URI)
-	}
-	resolve := map[string]func(string){"takeDisk": s.resolveTakeDisk, "keepMine": s.resolveKeepMine, "merge": s.resolveMerge,
-		"compare": func(uri string) { s.sendCompare(uri) }}[a.Choice]
-	if resolve == nil {
-		return nil, Errorf(CodeInvalidParams, "%s: choice must be \"takeDisk\", \"keepMine\", \"merge\" or \"compare\", got %q", cmd, a.Choice)
-	}
-	// Off the read loop: the edit is a request to the client, whose reply that
-	// loop reads.
-	return Async(func(context.Context) (any, error) {
-		resolve(a.URI)
-		return nil, nil
 	}), nil
 }

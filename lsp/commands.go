@@ -34,7 +34,7 @@ func (s *Server) registerCommands() map[string]CommandFunc {
 		"magicfrog.today":           s.todayCommand,           // cmd_write.go
 		"magicfrog.registerAgent":   s.registerAgentCommand,   // cmd_write.go
 		"magicfrog.registerTask":    s.registerTaskCommand,    // cmd_write.go
-		"magicfrog.resolveConflict": s.resolveConflictCommand, // cmd_write.go
+		"magicfrog.resolveConflict": s.resolveConflictCommand, // save.go
 		"magicfrog.rollup":          s.rollupCommand,          // cmd_rollup.go
 		"magicfrog.sync":            s.syncCommand,            // cmd_sync.go
 		"magicfrog.syncStatus":      s.syncStatusCommand,      // cmd_sync.go

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/tliron/glsp"
@@ -14,7 +15,8 @@ import (
 // this file sends its edits, and on a conflict publishes the stale-revision
 // diagnostic at once and asks with window/showMessageRequest ("Take disk
 // version", "Keep mine as next revision", "Compare", "Merge"), applying the
-// answer with workspace/applyEdit.
+// answer with workspace/applyEdit. magicfrog.resolveConflict gives the same
+// answers from a command.
 
 // Exact action titles (docs/protocol.md).
 const (
@@ -161,4 +163,35 @@ func (s *Server) applyEdit(uri protocol.DocumentUri, label string, edit protocol
 		}
 		s.ShowMessage(protocol.MessageTypeWarning, "mf-lsp: %s was not applied by the editor (%s)", label, reason)
 	}
+}
+
+// resolveConflictCommand: magicfrog.resolveConflict {uri, choice} answers a
+// save-time conflict the way the question does (save.go): "takeDisk" replaces
+// the buffer with the disk version (the agent's, even when the editor's own
+// save has since written over it), "keepMine" makes the buffer the next
+// revision after the disk's. The edit reaches the client as workspace/applyEdit
+// and the buffer is based on the disk version from then on.
+func (s *Server) resolveConflictCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+	const cmd = "magicfrog.resolveConflict"
+	var a struct {
+		noteArg
+		Choice string `json:"choice"`
+	}
+	if _, err := decodeNoteArg(cmd, arg, &a); err != nil {
+		return nil, err
+	}
+	if _, open := s.Docs.Get(a.URI); !open {
+		return nil, Errorf(CodeInvalidParams, "%s: %s is not open", cmd, a.URI)
+	}
+	resolve := map[string]func(string){"takeDisk": s.resolveTakeDisk, "keepMine": s.resolveKeepMine, "merge": s.resolveMerge,
+		"compare": func(uri string) { s.sendCompare(uri) }}[a.Choice]
+	if resolve == nil {
+		return nil, Errorf(CodeInvalidParams, "%s: choice must be \"takeDisk\", \"keepMine\", \"merge\" or \"compare\", got %q", cmd, a.Choice)
+	}
+	// Off the read loop: the edit is a request to the client, whose reply that
+	// loop reads.
+	return Async(func(context.Context) (any, error) {
+		resolve(a.URI)
+		return nil, nil
+	}), nil
 }
