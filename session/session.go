@@ -35,7 +35,7 @@ type Options struct {
 
 // ErrLoading is the answer for a note whose tree is still loading. Callers on a
 // read loop answer at once (a partial answer, or an error the client retries);
-// code beside the loop may Await the tree and ask again.
+// code beside the loop takes AwaitSnapshot, which waits for the tree.
 var ErrLoading = errors.New("memory is still loading; try again")
 
 // ErrNotNote says a path is not a memory note of any tree: any other file an
@@ -164,13 +164,10 @@ func (s *Session) load(t *tree, opts engine.Options) {
 	}
 }
 
-// Loaded is closed when the main tree finished loading, opened or not.
-func (s *Session) Loaded() <-chan struct{} { return s.main.ready }
-
-// Await waits until Snapshot(path) no longer answers ErrLoading: the main tree
+// await waits until Snapshot(path) no longer answers ErrLoading: the main tree
 // and, for a file outside it, its lone tree are loaded. Never call it on a read
 // loop.
-func (s *Session) Await(ctx context.Context, path string) error {
+func (s *Session) await(ctx context.Context, path string) error {
 	for {
 		t, err := s.treeFor(path)
 		if err != nil && !errors.Is(err, ErrLoading) {

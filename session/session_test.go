@@ -57,7 +57,7 @@ func TestSessionForgetsClosedDocumentsAndTrees(t *testing.T) {
 			if _, err := s.Open(uri, "markdown", 1, []byte(tone)); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Await(ctx, p); err != nil {
+			if err := s.await(ctx, p); err != nil {
 				t.Fatal(err)
 			}
 			snap, err := s.Snapshot(p)
@@ -105,7 +105,7 @@ func (s *Session) counts() counts {
 }
 
 // TestSnapshotNeverWaits: while the main tree loads, Snapshot answers
-// ErrLoading at once; Await returns when it is loaded.
+// ErrLoading at once; await returns when it is loaded.
 func TestSnapshotNeverWaits(t *testing.T) {
 	data := t.TempDir()
 	writeNote(t, filepath.Join(data, "memory", "user", "tone.md"), tone)
@@ -122,7 +122,7 @@ func TestSnapshotNeverWaits(t *testing.T) {
 		t.Errorf("snapshot took %s while loading", took)
 	}
 	close(release)
-	if err := s.Await(context.Background(), ""); err != nil {
+	if err := s.await(context.Background(), ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Snapshot(filepath.Join(data, "memory", "user", "tone.md")); err != nil {

@@ -78,14 +78,14 @@ func (s *Session) Snapshot(path string) (*Snapshot, error) {
 // at (a note written a moment ago that the index has not seen, which promote
 // reads from the disk) gets the main tree's snapshot, with Note nil.
 func (s *Session) AwaitSnapshot(ctx context.Context, path string) (*Snapshot, error) {
-	if err := s.Await(ctx, ""); err != nil {
+	if err := s.await(ctx, ""); err != nil {
 		return nil, ErrLoading
 	}
 	main, err := s.Snapshot("")
 	if err != nil || path == "" {
 		return main, err
 	}
-	_ = s.Await(ctx, path)
+	_ = s.await(ctx, path)
 	snap, err := s.Snapshot(path)
 	if errors.Is(err, ErrNotNote) {
 		if _, ok := main.Memory.Locate(path); ok {
@@ -94,9 +94,6 @@ func (s *Session) AwaitSnapshot(ctx context.Context, path string) (*Snapshot, er
 	}
 	return snap, err
 }
-
-// Today is the journal's today: the setting, else the clock's local date.
-func (s *Session) Today() journal.Day { return s.today(s.Settings()) }
 
 // today is the journal's today: the setting, else the clock's local date.
 func (s *Session) today(st Settings) journal.Day {
