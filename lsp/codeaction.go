@@ -9,7 +9,6 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/magicfrog/mf-lsp/diagnostics"
-	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -142,19 +141,6 @@ func (s *Server) quickFixes(n *Located, f diagnostics.Finding) []protocol.CodeAc
 		out = append(out, s.syncConflictActions(n, f)...)
 	}
 	return out
-}
-
-func (s *Server) textEdits(n *Located, fe []frontmatter.Edit) ([]protocol.TextEdit, bool) {
-	out := make([]protocol.TextEdit, 0, len(fe))
-	for _, e := range fe {
-		rng, err := n.Mapper.OffsetRange(e.Span.Start, e.Span.End)
-		if err != nil {
-			s.log.Printf("code action on %s: %v", n.URI, err)
-			return nil, false
-		}
-		out = append(out, protocol.TextEdit{Range: rng, NewText: e.Text})
-	}
-	return out, true
 }
 
 // workspaceEdit edits one note: the buffer at its version when the client takes

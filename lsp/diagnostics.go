@@ -7,7 +7,6 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/magicfrog/mf-lsp/diagnostics"
-	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -69,8 +68,8 @@ func (s *Server) toDiagnostic(m *Mapper, f diagnostics.Finding) (protocol.Diagno
 }
 
 // rangeInFile maps a byte span of a file on disk (or its open buffer) to a range.
-func (s *Server) rangeInFile(path string, span frontmatter.Span) protocol.Range {
-	if span == (frontmatter.Span{}) {
+func (s *Server) rangeInFile(path string, span session.Span) protocol.Range {
+	if span == (session.Span{}) {
 		return protocol.Range{}
 	}
 	r, err := NewMapper(s.sess.Source(path)).OffsetRange(span.Start, span.End)

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // Mapper converts between byte offsets (what the engine and diagnostics speak) and LSP
@@ -153,4 +155,18 @@ func utf16Len(r rune) int {
 		return 2
 	}
 	return 1
+}
+
+// TextEdits converts byte edits of the mapped text to LSP edits; an error when
+// one does not map.
+func (m *Mapper) TextEdits(edits []session.Edit) ([]protocol.TextEdit, error) {
+	out := make([]protocol.TextEdit, 0, len(edits))
+	for _, e := range edits {
+		r, err := m.OffsetRange(e.Span.Start, e.Span.End)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, protocol.TextEdit{Range: r, NewText: e.Text})
+	}
+	return out, nil
 }

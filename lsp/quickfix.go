@@ -4,7 +4,6 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/magicfrog/mf-lsp/diagnostics"
-	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -42,15 +41,16 @@ func (s *Server) fixAction(n *Located, fix diagnostics.Fix) (protocol.CodeAction
 			protocol.RenameFile{Kind: "rename", OldURI: fileURI(n, fix.Rename.From), NewURI: fileURI(n, fix.Rename.To)},
 		}}
 	case len(fix.Edits) > 0:
-		fe := make([]frontmatter.Edit, len(fix.Edits))
+		fe := make([]session.Edit, len(fix.Edits))
 		for i, e := range fix.Edits {
 			if e.Path != n.Note.Path {
 				return a, false // only the note's own text has a Mapper here
 			}
-			fe[i] = frontmatter.Edit{Span: frontmatter.Span{Start: e.Start, End: e.End}, Text: e.NewText}
+			fe[i] = session.Edit{Span: session.Span{Start: e.Start, End: e.End}, Text: e.NewText}
 		}
-		edits, ok := s.textEdits(n, fe)
-		if !ok {
+		edits, err := n.Mapper.TextEdits(fe)
+		if err != nil {
+			s.log.Printf("code action on %s: %v", n.URI, err)
 			return a, false
 		}
 		a.Edit = s.workspaceEdit(n, edits)

@@ -50,14 +50,9 @@ func (s *Server) willSaveWaitUntil(_ *glsp.Context, p *protocol.WillSaveTextDocu
 
 // textEdits converts byte edits of text to LSP edits; none when one does not map.
 func textEdits(text []byte, edits []session.Edit) []protocol.TextEdit {
-	out := []protocol.TextEdit{}
-	m := NewMapper(text)
-	for _, e := range edits {
-		r, err := m.OffsetRange(e.Span.Start, e.Span.End)
-		if err != nil {
-			return []protocol.TextEdit{}
-		}
-		out = append(out, protocol.TextEdit{Range: r, NewText: e.Text})
+	out, err := NewMapper(text).TextEdits(edits)
+	if err != nil {
+		return []protocol.TextEdit{}
 	}
 	return out
 }

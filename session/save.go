@@ -42,6 +42,9 @@ const (
 // Edit replaces the bytes Span of a buffer with Text.
 type Edit = frontmatter.Edit
 
+// Span is a byte range [Start, End) of a note's source.
+type Span = frontmatter.Span
+
 // saveState is what save-time conflict handling remembers for one open buffer.
 type saveState struct {
 	// floor is the highest revision a conflict showed on disk: the next revision
