@@ -10,8 +10,6 @@ import (
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/rollup"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -34,7 +32,7 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 	}
 	token := WorkDoneToken(ctx)
 	return s.withSnapshot(cmd, "", func(rctx context.Context, snap *session.Snapshot) (any, error) {
-		opts, total, err := session.PlanRollup(snap, req, setup)
+		plan, err := session.PlanRollup(snap, req, setup)
 		var terr *session.TranscriptsError
 		if errors.As(err, &terr) {
 			return nil, Errorf(CodeRequestFailed, "%s: %v (.magicfrog/config.json \"transcripts\")", cmd, err)
@@ -42,13 +40,13 @@ func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, err
 		if err != nil {
 			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
 		}
-		return s.runRollup(rctx, snap.Memory, req, opts, s.BeginProgress(token, "mf-lsp: "+label, true), total)
+		return s.runRollup(rctx, plan, s.BeginProgress(token, "mf-lsp: "+label, true))
 	}), nil
 }
 
-// runRollup runs the planned jobs (total of them), reporting each on p, and
-// stops between jobs when ctx or the progress is cancelled.
-func (s *Server) runRollup(ctx context.Context, m *engine.Memory, req rollup.Request, opts rollup.Options, p *Progress, total int) (any, error) {
+// runRollup runs the planned jobs, reporting each on p, and stops between
+// jobs when ctx or the progress is cancelled.
+func (s *Server) runRollup(ctx context.Context, plan *session.RollupPlan, p *Progress) (any, error) {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() {
@@ -58,9 +56,10 @@ func (s *Server) runRollup(ctx context.Context, m *engine.Memory, req rollup.Req
 		case <-runCtx.Done():
 		}
 	}()
+	total := plan.Jobs
 	p.Report(fmt.Sprintf("%d job(s) planned", total), 0)
 	done := 0
-	report, outs, err := session.RunRollup(runCtx, m, req, opts, func(_ rollup.Outcome, step session.RollupStep) {
+	run, err := plan.Run(runCtx, func(step session.RollupStep) {
 		done++
 		pct := 100
 		if total > 0 {
@@ -68,6 +67,7 @@ func (s *Server) runRollup(ctx context.Context, m *engine.Memory, req rollup.Req
 		}
 		p.Report(fmt.Sprintf("%s %s (%d/%d)", step.Verb, step.Ref, done, max(total, done)), pct)
 	})
+	report := run.Report
 	if len(report.Written) > 0 {
 		s.memoryChanged()
 	}
@@ -80,7 +80,7 @@ func (s *Server) runRollup(ctx context.Context, m *engine.Memory, req rollup.Req
 		return nil, context.Canceled
 	}
 	p.End(report.Summary())
-	s.offerLessons(m, outs)
+	s.offerLessons(run)
 	return report, nil
 }
 
@@ -89,13 +89,13 @@ func (s *Server) runRollup(ctx context.Context, m *engine.Memory, req rollup.Req
 // edit carries a change annotation that needs confirmation, so clients that
 // support it show it for review first. It runs on its own goroutine: the
 // command's result does not wait for the user.
-func (s *Server) offerLessons(m *engine.Memory, outs []rollup.Outcome) {
-	edits, errs := session.LessonsEdits(m, outs)
+func (s *Server) offerLessons(run *session.RollupRun) {
+	edits, errs := run.Lessons()
 	for _, err := range errs {
 		s.LogMessage(protocol.MessageTypeWarning, "mf-lsp: %v", err)
 	}
 	for _, jl := range edits {
-		edit, err := s.lessonsEdit(jl.Edit)
+		edit, err := s.lessonsEdit(jl)
 		if err != nil {
 			s.LogMessage(protocol.MessageTypeWarning, "mf-lsp: %v", session.LessonsError(jl.Journal, err))
 			continue
@@ -110,10 +110,11 @@ func (s *Server) offerLessons(m *engine.Memory, outs []rollup.Outcome) {
 	}
 }
 
-// lessonsEdit turns a LessonsEdit into a WorkspaceEdit: one insertion into the
-// existing MEMORY.md (at its byte offset, mapped on the current file), or the
-// creation of the file with its whole content.
-func (s *Server) lessonsEdit(le rollup.LessonsEdit) (map[string]any, error) {
+// lessonsEdit turns a journal's lessons edit into a WorkspaceEdit: one
+// insertion into the existing MEMORY.md (at its byte offset, mapped on the
+// current file), or the creation of the file with its whole content.
+func (s *Server) lessonsEdit(jl session.JournalLessons) (map[string]any, error) {
+	le := jl.Edit
 	uri := string(session.PathToURI(le.Path))
 	annotation := map[string]any{"lessons": map[string]any{
 		"label": "Promote lessons to MEMORY.md", "needsConfirmation": true,

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 
@@ -61,20 +62,53 @@ func (r RollupRequest) Parse() (rollup.Request, RollupSetup, string, error) {
 	return req, setup, "rollup " + strings.Join(words, " "), nil
 }
 
-// PlanRollup is a rollup's options in the snapshot's session (its summarizer
-// setting and today over setup; RollupOptions) and how many jobs req plans.
-func PlanRollup(snap *Snapshot, req rollup.Request, setup RollupSetup) (rollup.Options, int, error) {
+// RollupPlan is a rollup ready to run on a snapshot's tree: its request, its
+// options, and how many jobs it plans.
+type RollupPlan struct {
+	Request rollup.Request
+	Options rollup.Options
+	Jobs    int
+	memory  *engine.Memory
+}
+
+// PlanRollup plans req in the snapshot's session: its summarizer setting and
+// today over setup (RollupOptions), and the jobs rollup.Plan finds.
+func PlanRollup(snap *Snapshot, req rollup.Request, setup RollupSetup) (*RollupPlan, error) {
 	setup.Summarizer, setup.Today = snap.Settings.Summarizer, snap.Today
 	opts, err := RollupOptions(snap.Memory, setup)
 	if err != nil {
-		return opts, 0, err
+		return nil, err
 	}
 	jobs, err := rollup.Plan(snap.Memory, req, opts)
 	if err != nil {
-		return opts, 0, err
+		return nil, err
 	}
-	return opts, len(jobs), nil
+	return &RollupPlan{Request: req, Options: opts, Jobs: len(jobs), memory: snap.Memory}, nil
 }
+
+// RollupRun is what running a plan did: its report, and the outcomes whose
+// lessons it may offer.
+type RollupRun struct {
+	Report *RollupReport
+	outs   []rollup.Outcome
+	memory *engine.Memory
+}
+
+// Run runs the plan (RunRollup), calling each, when not nil, after every job
+// with its step. The run's report tallies the jobs that ran also when err
+// stopped it.
+func (p *RollupPlan) Run(ctx context.Context, each func(RollupStep)) (*RollupRun, error) {
+	report, outs, err := RunRollup(ctx, p.memory, p.Request, p.Options, func(_ rollup.Outcome, step RollupStep) {
+		if each != nil {
+			each(step)
+		}
+	})
+	return &RollupRun{Report: report, outs: outs, memory: p.memory}, err
+}
+
+// Lessons are the MEMORY.md edits the run's monthlies propose, per journal
+// (LessonsEdits).
+func (r *RollupRun) Lessons() ([]JournalLessons, []error) { return LessonsEdits(r.memory, r.outs) }
 
 // LessonsSource is the MEMORY.md a lessons edit inserts into, as on disk (the
 // edit's offset is the disk's): an error when its open buffer differs.

@@ -177,3 +177,33 @@ func TestLessonsEdits(t *testing.T) {
 		t.Errorf("lessons already there made an edit: %+v", edits)
 	}
 }
+
+// A plan counts its jobs before it runs, and its run reports each step and
+// offers no lessons when none were proposed.
+func TestPlanRollupRun(t *testing.T) {
+	tr := openTestTree(t)
+	tr.putDaily(t, "2026-11-02", "# 2026-11-02\n\n- 09:10 Decision: keep the export flat\n")
+	snap := &Snapshot{Memory: tr.m, Today: testDay(t, "2026-11-30")}
+	req, _, _, err := RollupRequest{Kind: "day", Period: "2026-11-02"}.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanRollup(snap, req, RollupSetup{Timeout: rollup.DefaultTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Jobs != 1 {
+		t.Errorf("planned %d jobs, want 1", plan.Jobs)
+	}
+	var steps []string
+	run, err := plan.Run(context.Background(), func(s RollupStep) { steps = append(steps, s.Verb+" "+s.Ref) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(steps, "; "), "written task/journal/refined/2026-11-02.md"; got != want || len(run.Report.Written) != 1 {
+		t.Errorf("steps %q (%d written), want %q", got, len(run.Report.Written), want)
+	}
+	if edits, errs := run.Lessons(); len(edits) != 0 || len(errs) != 0 {
+		t.Errorf("lessons %v, %v; want none", edits, errs)
+	}
+}
