@@ -91,10 +91,7 @@ func (s *Server) syncResolveCommand(_ *glsp.Context, arg json.RawMessage) (any, 
 // Merge, an edit that puts both versions between conflict markers for the
 // user to review (session.SyncConflictFixes).
 func (s *Server) syncConflictActions(n *Located, f diagnostics.Finding) []protocol.CodeAction {
-	var src []byte
-	if n.Note != nil {
-		src = n.Note.Src
-	}
+	src := n.Src()
 	var out []protocol.CodeAction
 	for _, fix := range session.SyncConflictFixes(src, f.Data) {
 		if fix.Keep != "" {

@@ -57,7 +57,7 @@ func (s *Server) loadMemory() {
 		return
 	}
 	took := time.Since(start).Round(time.Millisecond)
-	p.End("indexed " + itoa(m.Len()) + " notes in " + took.String())
+	p.End("indexed " + strconv.Itoa(m.Len()) + " notes in " + took.String())
 	s.log.Printf("indexed %d notes in %s (data %s, project %q)", m.Len(), took, m.Paths.DataDir, m.Paths.ProjectDir)
 }
 
@@ -90,5 +90,3 @@ func (s *Server) note(uri protocol.DocumentUri) (*Located, error) {
 	}
 	return &Located{Snapshot: snap, URI: uri, Mapper: NewMapper(snap.Note.Src)}, nil
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
