@@ -55,7 +55,8 @@ func (s *Server) toDiagnostic(m *Mapper, f diagnostics.Finding) (protocol.Diagno
 	if f.Data != nil {
 		diag.Data = f.Data
 	}
-	if f.Code == "shadowed" || f.Code == "out-of-scope" {
+	// A note that takes no part in the view is greyed out.
+	if f.Code == diagnostics.CodeShadowed || f.Code == diagnostics.CodeOutOfScope {
 		diag.Tags = []protocol.DiagnosticTag{protocol.DiagnosticTagUnnecessary}
 	}
 	for _, r := range f.Related {
