@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -54,15 +53,21 @@ type codeActionParams struct {
 func (s *Server) codeAction(ctx *glsp.Context, _ *protocol.CodeActionParams) (any, error) {
 	var p codeActionParams
 	if err := json.Unmarshal(ctx.Params, &p); err != nil {
-		return nil, Errorf(jsonrpc2.CodeInvalidParams, "invalid params for textDocument/codeAction: %v", err)
+		return nil, Errorf(CodeInvalidParams, "invalid params for textDocument/codeAction: %v", err)
 	}
+	none := func() (any, error) { return []protocol.CodeAction{}, nil }
+	return s.whenLoaded(pathOf(p.TextDocument.URI), loadGrace, func() (any, error) { return s.noteActions(&p), nil }, none)
+}
+
+// noteActions are the code actions of a memory note; none for other files.
+func (s *Server) noteActions(p *codeActionParams) []protocol.CodeAction {
 	out := []protocol.CodeAction{}
 	n, err := s.note(p.TextDocument.URI)
 	if err != nil {
-		return out, nil // not a note, or memory still loading: nothing to offer
+		return out
 	}
 	if p.wants(protocol.CodeActionKindQuickFix) {
-		out = append(out, s.quickFixActions(n, &p)...)
+		out = append(out, s.quickFixActions(n, p)...)
 	}
 	if p.wants(KindRefactorMove) {
 		out = append(out, commandActions(session.PromoteActions(n.Snapshot))...)
@@ -70,7 +75,7 @@ func (s *Server) codeAction(ctx *glsp.Context, _ *protocol.CodeActionParams) (an
 	if p.wants(KindSourceRollup) {
 		out = append(out, commandActions(session.RollupActions(n.Snapshot))...)
 	}
-	return out, nil
+	return out
 }
 
 // wants reports whether the request asks for actions of kind (context.only).

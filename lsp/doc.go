@@ -11,10 +11,12 @@
 //
 // Memory is reached one way on each side of the read loop. Handlers on the
 // loop take Server.note (a Located: the session's Snapshot with the note's
-// URI and Mapper) or Session.Snapshot, which never wait: a request that
-// arrives while a tree loads is answered at once (no lens, no symbols,
-// ContentModified for hover), and a document opened meanwhile gets its
-// diagnostics when the load finishes. Commands run beside the loop and reach
+// URI and Mapper) or Session.Snapshot, which never wait. A request that
+// arrives while its tree loads is moved beside the loop (whenLoaded,
+// loading.go): hover, lens, symbols and actions wait a short grace, then are
+// answered without the tree (ContentModified for hover, empty otherwise); a
+// save waits for the load, so that its revision is bumped. A document opened
+// meanwhile gets its diagnostics when the load finishes. Commands run beside the loop and reach
 // memory through withSnapshot, which waits for the tree with the request's
 // context; a tree that could not be opened is an error the user can read.
 package lsp

@@ -26,14 +26,15 @@ func (s *Server) registerHandlers() {
 	h.TextDocumentDidChange = s.didChange
 	h.TextDocumentDidSave = s.didSave
 	h.TextDocumentDidClose = s.didClose
-	h.TextDocumentWillSaveWaitUntil = s.willSaveWaitUntil // save.go
 
-	// Features, one file each.
-	h.TextDocumentHover = s.hover                   // hover.go
-	h.TextDocumentCodeLens = s.codeLens             // codelens.go
-	h.TextDocumentCodeAction = s.codeAction         // codeaction.go
-	h.TextDocumentDocumentSymbol = s.documentSymbol // symbols.go
-	h.WorkspaceSymbol = s.workspaceSymbol           // symbols.go
+	// Features, one file each. Those that need a loaded tree are raw handlers
+	// (rawParams): they may answer beside the loop while it loads (loading.go).
+	s.extra[string(protocol.MethodTextDocumentWillSaveWaitUntil)] = rawParams(s.willSaveWaitUntil) // save.go
+	s.extra[string(protocol.MethodTextDocumentHover)] = rawParams(s.hover)                         // hover.go
+	s.extra[string(protocol.MethodTextDocumentCodeLens)] = rawParams(s.codeLens)                   // codelens.go
+	s.extra[string(protocol.MethodWorkspaceSymbol)] = rawParams(s.workspaceSymbol)                 // symbols.go
+	h.TextDocumentCodeAction = s.codeAction                                                        // codeaction.go
+	h.TextDocumentDocumentSymbol = s.documentSymbol                                                // symbols.go
 
 	// Methods that need raw params (glsp mis-decodes IntegerOrString fields such as
 	// progress tokens) or that glsp does not know go in s.extra.

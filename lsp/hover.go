@@ -1,9 +1,6 @@
 package lsp
 
 import (
-	"errors"
-
-	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/magicfrog/mf-lsp/session"
@@ -11,17 +8,21 @@ import (
 
 // hover answers textDocument/hover with session.Hover: Markdown about the
 // note (or the note a link points to), over the link, else the hovered line.
-func (s *Server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
+// While the note's tree loads it waits loadGrace, then answers ContentModified.
+func (s *Server) hover(p *protocol.HoverParams) (any, error) {
+	return s.whenLoaded(pathOf(p.TextDocument.URI), loadGrace,
+		func() (any, error) { return s.hoverNote(p), nil },
+		func() (any, error) { return nil, errLoading("hover") })
+}
+
+func (s *Server) hoverNote(p *protocol.HoverParams) *protocol.Hover {
 	n, err := s.note(p.TextDocument.URI)
-	if errors.Is(err, session.ErrLoading) {
-		return nil, errLoading("hover")
-	}
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	off, err := n.Mapper.PositionOffset(p.Position)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	h := session.Hover(n.Snapshot, off)
 	r := lineRange(n.Mapper, int(p.Position.Line))
@@ -31,7 +32,7 @@ func (s *Server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 			r = &rng
 		}
 	}
-	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: h.Markdown}, Range: r}, nil
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: h.Markdown}, Range: r}
 }
 
 // lineRange is the range of one line's content.

@@ -24,28 +24,47 @@ const (
 	ActionKeepMine = session.ActionKeepMine
 )
 
-func (s *Server) willSaveWaitUntil(_ *glsp.Context, p *protocol.WillSaveTextDocumentParams) ([]protocol.TextEdit, error) {
+// willSaveWaitUntil answers with the revision bump of session.WillSave, or on
+// a conflict with no edits and the question. A save waits for the note's tree
+// when it still loads (beside the read loop, up to saveWait or the client's
+// cancel): answered without it, the note would be written without its bump.
+func (s *Server) willSaveWaitUntil(p *protocol.WillSaveTextDocumentParams) (any, error) {
 	uri := p.TextDocument.URI
 	d, open := s.Docs.Get(uri)
 	if !open || d.Path == "" {
 		return []protocol.TextEdit{}, nil
 	}
+	return s.whenLoaded(d.Path, saveWait, func() (any, error) { return s.saveEdits(uri), nil }, func() (any, error) {
+		s.LogMessage(protocol.MessageTypeWarning, "mf-lsp: memory is still loading: the revision of %s was not bumped", d.Path)
+		return []protocol.TextEdit{}, nil
+	})
+}
+
+// saveWait bounds how long a save waits for its tree to load.
+const saveWait = time.Minute
+
+// saveEdits decides the save of the open document uri.
+func (s *Server) saveEdits(uri protocol.DocumentUri) []protocol.TextEdit {
+	d, open := s.Docs.Get(uri)
+	if !open || d.Path == "" {
+		return []protocol.TextEdit{}
+	}
 	dec, err := s.sess.WillSave(d.Path)
 	if err != nil {
 		s.LogMessage(protocol.MessageTypeWarning, "mf-lsp: %v", err)
-		return []protocol.TextEdit{}, nil
+		return []protocol.TextEdit{}
 	}
 	if dec.Conflict != nil {
 		s.publishFor(d)
 		if dec.Conflict.Ask {
 			s.askConflict(uri, dec.Conflict)
 		}
-		return []protocol.TextEdit{}, nil
+		return []protocol.TextEdit{}
 	}
 	if dec.Recreated != "" {
 		s.ShowMessage(protocol.MessageTypeWarning, "mf-lsp: %s", dec.Recreated)
 	}
-	return textEdits(d.Text, dec.Edits), nil
+	return textEdits(d.Text, dec.Edits)
 }
 
 // textEdits converts byte edits of text to LSP edits; none when one does not map.

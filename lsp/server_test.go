@@ -61,18 +61,18 @@ func startInProcess(t testing.TB, opts Options, setup func(s *Server)) (*Server,
 func TestPanicInHandlerIsRecovered(t *testing.T) {
 	logs := &syncBuffer{}
 	_, c := startInProcess(t, Options{Log: logs}, func(s *Server) {
-		s.handler.TextDocumentHover = func(*glsp.Context, *protocol.HoverParams) (*protocol.Hover, error) {
+		s.handler.TextDocumentDocumentSymbol = func(*glsp.Context, *protocol.DocumentSymbolParams) (any, error) {
 			var m map[string]int
 			m["boom"]++ // nil map write: a real bug, not a test-only panic() call
 			return nil, nil
 		}
 	})
-	err := c.Call("textDocument/hover", map[string]any{
-		"textDocument": map[string]any{"uri": "file:///x.md"}, "position": map[string]any{"line": 0, "character": 0},
+	err := c.Call("textDocument/documentSymbol", map[string]any{
+		"textDocument": map[string]any{"uri": "file:///x.md"},
 	}, nil)
 	var rpcErr *jsonrpc2.Error
-	if !errorsAs(err, &rpcErr) || rpcErr.Code != jsonrpc2.CodeInternalError || !strings.Contains(rpcErr.Message, "textDocument/hover") {
-		t.Fatalf("panicking hover: %v; want InternalError naming the method", err)
+	if !errorsAs(err, &rpcErr) || rpcErr.Code != jsonrpc2.CodeInternalError || !strings.Contains(rpcErr.Message, "textDocument/documentSymbol") {
+		t.Fatalf("panicking documentSymbol: %v; want InternalError naming the method", err)
 	}
 	if _, err := c.WaitNotification("window/logMessage", func(p json.RawMessage) bool {
 		return strings.Contains(string(p), "assignment to entry in nil map")

@@ -50,11 +50,16 @@ func toDocumentSymbols(m *Mapper, syms []session.DocumentSymbol) []protocol.Docu
 }
 
 // workspaceSymbol answers workspace/symbol with session.WorkspaceSymbols of
-// the main tree: nothing while it loads.
-func (s *Server) workspaceSymbol(_ *glsp.Context, p *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
+// the main tree: nothing when it is still loading after loadGrace.
+func (s *Server) workspaceSymbol(p *protocol.WorkspaceSymbolParams) (any, error) {
+	none := func() (any, error) { return []protocol.SymbolInformation{}, nil }
+	return s.whenLoaded("", loadGrace, func() (any, error) { return s.workspaceSymbols(p), nil }, none)
+}
+
+func (s *Server) workspaceSymbols(p *protocol.WorkspaceSymbolParams) []protocol.SymbolInformation {
 	snap, err := s.sess.Snapshot("")
 	if err != nil {
-		return []protocol.SymbolInformation{}, nil
+		return []protocol.SymbolInformation{}
 	}
 	notes := session.WorkspaceSymbols(snap, p.Query)
 	out := make([]protocol.SymbolInformation, 0, len(notes))
@@ -70,5 +75,5 @@ func (s *Server) workspaceSymbol(_ *glsp.Context, p *protocol.WorkspaceSymbolPar
 			ContainerName: &container,
 		})
 	}
-	return out, nil
+	return out
 }

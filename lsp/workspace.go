@@ -14,8 +14,8 @@ import (
 // The server's memory is its session's (package session): the tree the
 // settings name, lone trees for files outside it, the open documents. Every
 // handler reaches memory through Session.Snapshot, which never waits: a
-// request that arrives while the tree loads is answered at once (see
-// errLoading), and the documents opened meanwhile are published when the load
+// request that arrives while the tree loads is answered beside the loop
+// (loading.go), and the documents opened meanwhile are published when the load
 // finishes (Options.Loaded of the session, below). Commands, which run beside
 // the loop, wait for the tree they need with withSnapshot (commands.go).
 
