@@ -223,7 +223,16 @@ func TestProgress(t *testing.T) {
 	}
 	// Client-provided token: no create request, the client's token is used.
 	// (The server's own indexing creates one too: let it finish first.)
-	waitIndexed(t, c)
+	if err := c.WaitFor("memory indexed", func(r lsptest.Recorded) bool {
+		for _, m := range r.Notifications {
+			if p := string(m.Params); m.Method == "$/progress" && strings.Contains(p, `"kind":"end"`) && !strings.Contains(p, token) {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatal(err)
+	}
 	before := len(c.Requests("window/workDoneProgress/create"))
 	if err := c.Call("test/progress", map[string]any{"workDoneToken": 77}, nil); err != nil {
 		t.Fatal(err)
