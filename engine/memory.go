@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
@@ -163,7 +164,24 @@ func (m *Memory) readConfig() {
 // worker per CPU: reading files dominates, so this is what keeps loading near
 // the cost of reading.
 func (m *Memory) loadRoot(r Root, dir string) {
-	var paths []string
+	var notes []foundNote
+	var folders []string // the walk's folders, by index
+	folderOf := map[string]int32{}
+	lastFolder, lastIndex := "", int32(-1)
+	addNote := func(p, name string, link bool) {
+		parent := p[:len(p)-len(name)]
+		parent = strings.TrimSuffix(parent, string(filepath.Separator))
+		if parent != lastFolder || lastIndex < 0 {
+			i, ok := folderOf[parent]
+			if !ok {
+				i = int32(len(folders))
+				folders = append(folders, parent)
+				folderOf[parent] = i
+			}
+			lastFolder, lastIndex = parent, i
+		}
+		notes = append(notes, foundNote{path: p, name: name, folder: lastIndex, link: link})
+	}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == r.Dir && errors.Is(err, fs.ErrNotExist) {
@@ -197,7 +215,7 @@ func (m *Memory) loadRoot(r Root, dir string) {
 			case target.IsDir():
 				m.problems[p] = Problem{Path: p, Kind: ProblemLink, Message: "symbolic link to a folder: not followed (link the notes themselves, or move the folder in)"}
 			case isNoteName(name):
-				paths = append(paths, p)
+				addNote(p, name, true)
 			}
 			return nil
 		}
@@ -208,7 +226,7 @@ func (m *Memory) loadRoot(r Root, dir string) {
 			return nil
 		}
 		if !d.IsDir() && isNoteName(name) {
-			paths = append(paths, p)
+			addNote(p, name, false)
 		}
 		if d.IsDir() && m.onDir != nil {
 			m.onDir(p)
@@ -218,47 +236,116 @@ func (m *Memory) loadRoot(r Root, dir string) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		m.problems[dir] = Problem{Path: dir, Kind: ProblemUnreadable, Message: err.Error()}
 	}
-	if len(paths) == 0 {
+	if len(notes) == 0 {
 		return
 	}
 	// Notes are read through the memory root (not the dimension's folder: a
 	// link from agent/ to a note in user/ stays inside), so no link leads out.
 	memRoot := m.Paths.LockRoot(r.Dir)
 	root, rerr := safefs.OpenRoot(memRoot)
-	if rerr == nil {
-		defer root.Close()
+	if rerr != nil {
+		for _, n := range notes {
+			m.problems[n.path] = Problem{Path: n.path, Kind: ProblemLink, Message: "not read: " + rerr.Error()}
+		}
+		return
 	}
-	entries := make([]*Note, len(paths))
-	probs := make([]*Problem, len(paths))
-	workers := runtime.GOMAXPROCS(0)
+	defer root.Close()
+	entries := make([]*Note, len(notes))
+	probs := make([]*Problem, len(notes))
+	batches := folderBatches(notes, len(folders))
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	next := make(chan int, len(paths))
-	for i := range paths {
-		next <- i
-	}
-	close(next)
-	for w := 0; w < workers; w++ {
+	for range min(runtime.GOMAXPROCS(0), len(batches)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				if rerr != nil {
-					probs[i] = &Problem{Path: paths[i], Kind: ProblemLink, Message: "not read: " + rerr.Error()}
-					continue
+			for b := int(next.Add(1)) - 1; b < len(batches); b = int(next.Add(1)) - 1 {
+				batch := batches[b]
+				folder := folders[notes[batch[0]].folder]
+				for i, e := range m.readFolder(r, root, memRoot, folder, notes, batch) {
+					entries[batch[i]], probs[batch[i]] = e.note, e.problem
 				}
-				entries[i], probs[i] = m.readNote(r, root, memRoot, paths[i])
 			}
 		}()
 	}
 	wg.Wait()
-	for i := range paths {
+	for i, n := range notes {
 		if probs[i] != nil {
-			m.problems[paths[i]] = *probs[i]
+			m.problems[n.path] = *probs[i]
 		}
 		if entries[i] != nil {
 			m.putLocked(entries[i])
 		}
 	}
+}
+
+// foundNote is a note file the walk found: its path, its name, the index of
+// its folder, and whether it is a symbolic link.
+type foundNote struct {
+	path, name string
+	folder     int32
+	link       bool
+}
+
+// folderBatchSize bounds a batch of notes read through one opened folder:
+// large enough that opening the folder is amortized, small enough that a
+// folder of thousands of notes still spreads over every worker.
+const folderBatchSize = 64
+
+// folderBatches groups the indices of notes by folder, in batches of at most
+// folderBatchSize, each batch inside one folder.
+func folderBatches(notes []foundNote, folders int) [][]int {
+	byFolder := make([][]int, folders)
+	for i, n := range notes {
+		byFolder[n.folder] = append(byFolder[n.folder], i)
+	}
+	var out [][]int
+	for _, list := range byFolder {
+		for len(list) > folderBatchSize {
+			out = append(out, list[:folderBatchSize:folderBatchSize])
+			list = list[folderBatchSize:]
+		}
+		if len(list) > 0 {
+			out = append(out, list)
+		}
+	}
+	return out
+}
+
+type readResult struct {
+	note    *Note
+	problem *Problem
+}
+
+// readFolder reads the notes batch (indices into notes, all in folder) and
+// parses them. os.Root resolves a path one folder at a time (an openat and a
+// close per element), so opening each note by its path from the memory root
+// paid the note's whole depth again for every note: the folder is opened once
+// through the memory root, and its notes by name inside it (one openat each,
+// as a plain open costs). A note that is a link, and any note whose open
+// there fails (a link leaving the folder, swapped in since the walk), is read
+// through the memory root as before, so a link is followed exactly as far as
+// the memory root allows and every error reads as it did.
+func (m *Memory) readFolder(r Root, root *os.Root, memRoot, folder string, notes []foundNote, batch []int) []readResult {
+	out := make([]readResult, len(batch))
+	var sub *os.Root
+	if rel, err := filepath.Rel(memRoot, folder); err == nil {
+		sub, _ = root.OpenRoot(rel)
+	}
+	if sub != nil {
+		defer sub.Close()
+	}
+	for i, ni := range batch {
+		n := notes[ni]
+		if sub != nil && !n.link {
+			if src, err := safefs.ReadInFollow(sub, n.name, MaxNoteSize); err == nil {
+				out[i].note, out[i].problem = m.makeNote(r, n.path, src)
+				continue
+			}
+		}
+		out[i].note, out[i].problem = m.readNote(r, root, memRoot, n.path)
+	}
+	return out
 }
 
 // readNote reads and parses one note through root (the memory root at
@@ -277,10 +364,9 @@ func (m *Memory) readNote(r Root, root *os.Root, rootDir, p string) (*Note, *Pro
 }
 
 // readNote reads a note inside root, following links that stay inside it.
-// One open through the root, no Lstat first: os.Root resolves a path one
-// folder at a time (an openat and a close per element), so each extra call
-// on it costs a note's whole depth again; an Lstat, then ReadIn's own Lstat,
-// then its open tripled the syscalls of every load (engine/internal/coldbench).
+// One open through the root, no Lstat first: each extra call on an os.Root
+// costs the path's whole depth again; an Lstat, then ReadIn's own Lstat, then
+// its open tripled the syscalls of every load (engine/internal/coldbench).
 // The open alone keeps every guarantee: a link is followed only inside the
 // root, and the opened file must be regular and small enough before a byte is
 // read (safefs.ReadInFollow).
