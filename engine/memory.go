@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,26 +164,22 @@ func (m *Memory) readConfig() {
 // loadRoot reads every note below dir (a root or a folder inside it) with a
 // worker per CPU: reading files dominates, so this is what keeps loading near
 // the cost of reading.
+//
+// Notes are read through the memory root (not the dimension's folder: a link
+// from agent/ to a note in user/ stays inside), so no link leads out. The
+// walk opens each folder once, relative to its parent (safefs.Dir), and the
+// workers open its notes by name inside it while the walk goes on: os.Root
+// resolves a path one folder at a time, an openat and a close per element,
+// and opening every note by its path from the memory root paid the note's
+// whole depth again for every note (engine/internal/coldbench). A note that
+// is a link, or whose open by name fails, is read through the memory root by
+// its path, so links are followed exactly as far as the memory root allows
+// and every error reads as it did. When the folder cannot be opened that way
+// at all, the walk goes by path (filepath.WalkDir) and every note is read
+// through the memory root.
 func (m *Memory) loadRoot(r Root, dir string) {
 	var notes []foundNote
-	var folders []string // the walk's folders, by index
-	folderOf := map[string]int32{}
-	lastFolder, lastIndex := "", int32(-1)
-	addNote := func(p, name string, link bool) {
-		parent := p[:len(p)-len(name)]
-		parent = strings.TrimSuffix(parent, string(filepath.Separator))
-		if parent != lastFolder || lastIndex < 0 {
-			i, ok := folderOf[parent]
-			if !ok {
-				i = int32(len(folders))
-				folders = append(folders, parent)
-				folderOf[parent] = i
-			}
-			lastFolder, lastIndex = parent, i
-		}
-		notes = append(notes, foundNote{path: p, name: name, folder: lastIndex, link: link})
-	}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	visit := func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == r.Dir && errors.Is(err, fs.ErrNotExist) {
 				return fs.SkipDir
@@ -215,7 +212,7 @@ func (m *Memory) loadRoot(r Root, dir string) {
 			case target.IsDir():
 				m.problems[p] = Problem{Path: p, Kind: ProblemLink, Message: "symbolic link to a folder: not followed (link the notes themselves, or move the folder in)"}
 			case isNoteName(name):
-				addNote(p, name, true)
+				notes = append(notes, foundNote{path: p, name: name, link: true})
 			}
 			return nil
 		}
@@ -226,90 +223,50 @@ func (m *Memory) loadRoot(r Root, dir string) {
 			return nil
 		}
 		if !d.IsDir() && isNoteName(name) {
-			addNote(p, name, false)
+			notes = append(notes, foundNote{path: p, name: name})
 		}
 		if d.IsDir() && m.onDir != nil {
 			m.onDir(p)
 		}
 		return nil
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		m.problems[dir] = Problem{Path: dir, Kind: ProblemUnreadable, Message: err.Error()}
 	}
-	if len(notes) == 0 {
-		return
-	}
-	// Notes are read through the memory root (not the dimension's folder: a
-	// link from agent/ to a note in user/ stays inside), so no link leads out.
 	memRoot := m.Paths.LockRoot(r.Dir)
 	root, rerr := safefs.OpenRoot(memRoot)
-	if rerr != nil {
-		for _, n := range notes {
-			m.problems[n.path] = Problem{Path: n.path, Kind: ProblemLink, Message: "not read: " + rerr.Error()}
-		}
-		return
+	if rerr == nil {
+		defer root.Close()
 	}
-	defer root.Close()
-	entries := make([]*Note, len(notes))
-	probs := make([]*Problem, len(notes))
-	batches := folderBatches(notes, len(folders))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(batches)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := int(next.Add(1)) - 1; b < len(batches); b = int(next.Add(1)) - 1 {
-				batch := batches[b]
-				folder := folders[notes[batch[0]].folder]
-				for i, e := range m.readFolder(r, root, memRoot, folder, notes, batch) {
-					entries[batch[i]], probs[batch[i]] = e.note, e.problem
-				}
+	var results []readResult
+	if d, info := m.openWalkStart(root, memRoot, dir); d != nil {
+		results = m.walkAndRead(r, root, memRoot, d, dir, fs.FileInfoToDirEntry(info), visit, &notes)
+	} else {
+		err := filepath.WalkDir(dir, visit)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			m.problems[dir] = Problem{Path: dir, Kind: ProblemUnreadable, Message: err.Error()}
+		}
+		results = make([]readResult, len(notes))
+		parallel(len(notes), func(i int) {
+			if rerr != nil {
+				results[i].problem = &Problem{Path: notes[i].path, Kind: ProblemLink, Message: "not read: " + rerr.Error()}
+				return
 			}
-		}()
+			results[i].note, results[i].problem = m.readNote(r, root, memRoot, notes[i].path)
+		})
 	}
-	wg.Wait()
 	for i, n := range notes {
-		if probs[i] != nil {
-			m.problems[n.path] = *probs[i]
+		if p := results[i].problem; p != nil {
+			m.problems[n.path] = *p
 		}
-		if entries[i] != nil {
-			m.putLocked(entries[i])
+		if e := results[i].note; e != nil {
+			m.putLocked(e)
 		}
 	}
 }
 
-// foundNote is a note file the walk found: its path, its name, the index of
-// its folder, and whether it is a symbolic link.
+// foundNote is a note file the walk found: its path and name, and whether it
+// is a symbolic link.
 type foundNote struct {
 	path, name string
-	folder     int32
 	link       bool
-}
-
-// folderBatchSize bounds a batch of notes read through one opened folder:
-// large enough that opening the folder is amortized, small enough that a
-// folder of thousands of notes still spreads over every worker.
-const folderBatchSize = 64
-
-// folderBatches groups the indices of notes by folder, in batches of at most
-// folderBatchSize, each batch inside one folder.
-func folderBatches(notes []foundNote, folders int) [][]int {
-	byFolder := make([][]int, folders)
-	for i, n := range notes {
-		byFolder[n.folder] = append(byFolder[n.folder], i)
-	}
-	var out [][]int
-	for _, list := range byFolder {
-		for len(list) > folderBatchSize {
-			out = append(out, list[:folderBatchSize:folderBatchSize])
-			list = list[folderBatchSize:]
-		}
-		if len(list) > 0 {
-			out = append(out, list)
-		}
-	}
-	return out
 }
 
 type readResult struct {
@@ -317,35 +274,134 @@ type readResult struct {
 	problem *Problem
 }
 
-// readFolder reads the notes batch (indices into notes, all in folder) and
-// parses them. os.Root resolves a path one folder at a time (an openat and a
-// close per element), so opening each note by its path from the memory root
-// paid the note's whole depth again for every note: the folder is opened once
-// through the memory root, and its notes by name inside it (one openat each,
-// as a plain open costs). A note that is a link, and any note whose open
-// there fails (a link leaving the folder, swapped in since the walk), is read
-// through the memory root as before, so a link is followed exactly as far as
-// the memory root allows and every error reads as it did.
-func (m *Memory) readFolder(r Root, root *os.Root, memRoot, folder string, notes []foundNote, batch []int) []readResult {
-	out := make([]readResult, len(batch))
-	var sub *os.Root
-	if rel, err := filepath.Rel(memRoot, folder); err == nil {
-		sub, _ = root.OpenRoot(rel)
+// openWalkStart opens dir, a real folder (not a link) inside the memory
+// root, for walkAndRead; nil when it is anything else or cannot be opened so
+// (the walk then goes by path).
+func (m *Memory) openWalkStart(root *os.Root, memRoot, dir string) (*safefs.Dir, fs.FileInfo) {
+	if root == nil {
+		return nil, nil
 	}
-	if sub != nil {
-		defer sub.Close()
+	info, err := os.Lstat(dir)
+	if err != nil || !info.IsDir() {
+		return nil, nil
 	}
-	for i, ni := range batch {
-		n := notes[ni]
-		if sub != nil && !n.link {
-			if src, err := safefs.ReadInFollow(sub, n.name, MaxNoteSize); err == nil {
-				out[i].note, out[i].problem = m.makeNote(r, n.path, src)
-				continue
+	rel, err := filepath.Rel(memRoot, dir)
+	if err != nil {
+		return nil, nil
+	}
+	d, err := safefs.OpenDirIn(root, rel)
+	if err != nil {
+		return nil, nil
+	}
+	return d, info
+}
+
+// sharedDir is an opened folder that the walk and the reads of its notes
+// share: closed when the last of them is done with it.
+type sharedDir struct {
+	*safefs.Dir
+	refs atomic.Int32
+}
+
+// shareDir shares d, held by the walk until it releases it.
+func shareDir(d *safefs.Dir) *sharedDir {
+	sd := &sharedDir{Dir: d}
+	sd.refs.Store(1)
+	return sd
+}
+
+func (d *sharedDir) release() {
+	if d.refs.Add(-1) == 0 {
+		d.Close()
+	}
+}
+
+// readJob is notes of one folder to read: their indices in the walk's notes,
+// with their names and paths copied (the walk goes on appending), and where
+// the results go.
+type readJob struct {
+	dir     *sharedDir
+	first   int
+	notes   []foundNote
+	results []readResult
+}
+
+// walkAndRead walks the folder d (at path dir, entry de) in filepath.WalkDir's
+// order, calling visit as WalkDir would, and reads the notes visit adds to
+// *notes on a worker per CPU as the walk finds them. It returns the results
+// by note index.
+func (m *Memory) walkAndRead(r Root, root *os.Root, memRoot string, d *safefs.Dir, dir string, de fs.DirEntry, visit fs.WalkDirFunc, notes *[]foundNote) []readResult {
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan *readJob, 4*workers) // bounds the folders held open
+	var all []*readJob
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				for i, n := range j.notes {
+					res := &j.results[i]
+					if !n.link {
+						if src, err := j.dir.ReadFile(n.name, MaxNoteSize); err == nil {
+							res.note, res.problem = m.makeNote(r, n.path, src)
+							continue
+						}
+					}
+					res.note, res.problem = m.readNote(r, root, memRoot, n.path)
+				}
+				j.dir.release()
 			}
-		}
-		out[i].note, out[i].problem = m.readNote(r, root, memRoot, n.path)
+		}()
 	}
-	return out
+	// submit hands the notes visit added since from (all in folder sd) to
+	// the workers.
+	submit := func(sd *sharedDir, from int) {
+		if len(*notes) == from {
+			return
+		}
+		found := slices.Clone((*notes)[from:])
+		sd.refs.Add(1)
+		j := &readJob{dir: sd, first: from, notes: found, results: make([]readResult, len(found))}
+		all = append(all, j)
+		jobs <- j
+	}
+	var walk func(sd *sharedDir, path string, de fs.DirEntry)
+	walk = func(sd *sharedDir, path string, de fs.DirEntry) {
+		defer sd.release()
+		entries, err := sd.ReadDir()
+		if err != nil && visit(path, de, err) != nil {
+			return // visit answers SkipDir for a folder it cannot read
+		}
+		from := len(*notes)
+		for _, e := range entries {
+			p := filepath.Join(path, e.Name())
+			if err := visit(p, e, nil); err != nil || !e.IsDir() {
+				continue // visit skips folders only (fs.SkipDir)
+			}
+			submit(sd, from) // before the walk goes down: keeps the order
+			child, err := sd.OpenDir(e.Name())
+			if err != nil {
+				visit(p, e, err)
+			} else {
+				walk(shareDir(child), p, e)
+			}
+			from = len(*notes)
+		}
+		submit(sd, from)
+	}
+	if visit(dir, de, nil) == nil {
+		walk(shareDir(d), dir, de)
+	} else {
+		d.Close()
+	}
+	close(jobs)
+	wg.Wait()
+	results := make([]readResult, len(*notes))
+	for _, j := range all {
+		copy(results[j.first:], j.results)
+	}
+	return results
 }
 
 // readNote reads and parses one note through root (the memory root at
