@@ -198,8 +198,12 @@ func markDuplicates(d *Document) {
 // comment lines — what the engine writes. It answers ok=false for anything else,
 // and for any scalar whose YAML type is not obviously an integer or a string, so
 // that the full parser decides.
-func parseFlat(y []byte, base int) (fields []Field, ok bool) {
-	fields = make([]Field, 0, 4)
+func parseFlat(y []byte, base int) (_ []Field, ok bool) {
+	// Parsed on the stack, kept at their exact size: a loaded tree keeps
+	// every note's fields, most notes have two or three, and a slice grown
+	// to four kept 150 bytes a note for nothing.
+	var buf [8]Field
+	fields := buf[:0]
 	for pos := 0; pos < len(y); {
 		end, next, _ := lineAt(y, pos)
 		line := y[pos:end]
@@ -226,13 +230,33 @@ func parseFlat(y []byte, base int) (fields []Field, ok bool) {
 			return nil, false
 		}
 		fields = append(fields, Field{
-			Key:       string(line[:colon]),
+			Key:       fieldKey(line[:colon]),
 			KeySpan:   Span{base + pos0, base + pos0 + colon},
 			ValueSpan: Span{base + pos0 + valStart, base + pos0 + valStart + len(val)},
 			Value:     value,
 		})
 	}
-	return fields, true
+	return append(make([]Field, 0, len(fields)), fields...), true
+}
+
+// fieldKey is k as a string, without a copy for the keys the engine writes
+// and reads: a loaded tree holds one per field of every note.
+func fieldKey(k []byte) string {
+	switch string(k) {
+	case "revision":
+		return "revision"
+	case "updated":
+		return "updated"
+	case "machine":
+		return "machine"
+	case "name":
+		return "name"
+	case "description":
+		return "description"
+	case "sources":
+		return "sources"
+	}
+	return string(k)
 }
 
 func countLeading(b []byte, c byte) int {
