@@ -37,7 +37,7 @@ func (d dir) openat(name string, flags int) (int, error) {
 		case syscall.ELOOP:
 			err = ErrLink
 		}
-		return -1, &fs.PathError{Op: "openat", Path: filepath.Join(d.f.Name(), name), Err: err}
+		return -1, &fs.PathError{Op: "open", Path: filepath.Join(d.f.Name(), name), Err: err} // as os.Open says it
 	}
 }
 
