@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -320,15 +319,21 @@ func (d *sharedDir) release() {
 	}
 }
 
-// readJob is notes of one folder to read: their indices in the walk's notes,
-// with their names and paths copied (the walk goes on appending), and where
-// the results go.
+// readJob is a batch of notes to read, in the walk's order: the notes at
+// indices [first, first+len(notes)) of the walk's notes, copied (the walk
+// goes on appending), the opened folder of each, and where the results go.
 type readJob struct {
-	dir     *sharedDir
 	first   int
 	notes   []foundNote
+	dirs    []*sharedDir
 	results []readResult
 }
+
+// readBatch is the most notes handed to a worker at once: most folders hold
+// a note or two, and a hand-off per folder cost more in waking goroutines
+// than the reads it carried. A batch holds its folders open, so the bound
+// also bounds the descriptors held: readBatch times the jobs in flight.
+const readBatch = 32
 
 // walkAndRead walks the folder d (at path dir, entry de) in filepath.WalkDir's
 // order, calling visit as WalkDir would, and reads the notes visit adds to
@@ -336,7 +341,7 @@ type readJob struct {
 // by note index.
 func (m *Memory) walkAndRead(r Root, root *os.Root, memRoot string, d *safefs.Dir, dir string, de fs.DirEntry, visit fs.WalkDirFunc, notes *[]foundNote) []readResult {
 	workers := runtime.GOMAXPROCS(0)
-	jobs := make(chan *readJob, 4*workers) // bounds the folders held open
+	jobs := make(chan *readJob, 2*workers)
 	var all []*readJob
 	var wg sync.WaitGroup
 	for range workers {
@@ -345,30 +350,48 @@ func (m *Memory) walkAndRead(r Root, root *os.Root, memRoot string, d *safefs.Di
 			defer wg.Done()
 			for j := range jobs {
 				for i, n := range j.notes {
-					res := &j.results[i]
+					res, dir := &j.results[i], j.dirs[i]
+					src, err := []byte(nil), error(safefs.ErrLink)
 					if !n.link {
-						if src, err := j.dir.ReadFile(n.name, MaxNoteSize); err == nil {
-							res.note, res.problem = m.makeNote(r, n.path, src)
-							continue
-						}
+						src, err = dir.ReadFile(n.name, MaxNoteSize)
 					}
-					res.note, res.problem = m.readNote(r, root, memRoot, n.path)
+					if err == nil {
+						res.note, res.problem = m.makeNote(r, n.path, src)
+					} else {
+						res.note, res.problem = m.readNote(r, root, memRoot, n.path)
+					}
+					dir.release()
 				}
-				j.dir.release()
 			}
 		}()
 	}
+	var pending *readJob
+	flush := func() {
+		if pending != nil {
+			pending.results = make([]readResult, len(pending.notes))
+			all = append(all, pending)
+			jobs <- pending
+			pending = nil
+		}
+	}
 	// submit hands the notes visit added since from (all in folder sd) to
-	// the workers.
+	// the workers, a batch at a time.
 	submit := func(sd *sharedDir, from int) {
-		if len(*notes) == from {
+		added := (*notes)[from:]
+		if len(added) == 0 {
 			return
 		}
-		found := slices.Clone((*notes)[from:])
-		sd.refs.Add(1)
-		j := &readJob{dir: sd, first: from, notes: found, results: make([]readResult, len(found))}
-		all = append(all, j)
-		jobs <- j
+		if pending == nil {
+			pending = &readJob{first: from}
+		}
+		sd.refs.Add(int32(len(added)))
+		pending.notes = append(pending.notes, added...)
+		for range added {
+			pending.dirs = append(pending.dirs, sd)
+		}
+		if len(pending.notes) >= readBatch {
+			flush()
+		}
 	}
 	var walk func(sd *sharedDir, path string, de fs.DirEntry)
 	walk = func(sd *sharedDir, path string, de fs.DirEntry) {
@@ -399,6 +422,7 @@ func (m *Memory) walkAndRead(r Root, root *os.Root, memRoot string, d *safefs.Di
 	} else {
 		d.Close()
 	}
+	flush()
 	close(jobs)
 	wg.Wait()
 	results := make([]readResult, len(*notes))
