@@ -13,9 +13,11 @@ import (
 const CodeSecret = "secret"
 
 // secrets flags every secret in the note, on the secret itself. A line that
-// says gitleaks:allow is not flagged (the detector skips it).
+// says gitleaks:allow is not flagged (the detector skips it). The scan is
+// advisory here (sync scans again), so a text found clean by an earlier
+// process is not scanned again (secrets.ScanAdvisory).
 func (c *checker) secrets() {
-	fs, err := secrets.Scan(c.src)
+	fs, err := secrets.ScanAdvisory(c.src)
 	if err != nil {
 		return // the rules did not load: sync refuses to send anything, and says so
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
@@ -162,9 +163,22 @@ func (m *Memory) readConfig() {
 // loadRoot reads every note below dir (a root or a folder inside it) with a
 // worker per CPU: reading files dominates, so this is what keeps loading near
 // the cost of reading.
+//
+// Notes are read through the memory root (not the dimension's folder: a link
+// from agent/ to a note in user/ stays inside), so no link leads out. The
+// walk opens each folder once, relative to its parent (safefs.Dir), and the
+// workers open its notes by name inside it while the walk goes on: os.Root
+// resolves a path one folder at a time, an openat and a close per element,
+// and opening every note by its path from the memory root paid the note's
+// whole depth again for every note (engine/internal/coldbench). A note that
+// is a link, or whose open by name fails, is read through the memory root by
+// its path, so links are followed exactly as far as the memory root allows
+// and every error reads as it did. When the folder cannot be opened that way
+// at all, the walk goes by path (filepath.WalkDir) and every note is read
+// through the memory root.
 func (m *Memory) loadRoot(r Root, dir string) {
-	var paths []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	var notes []foundNote
+	visit := func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == r.Dir && errors.Is(err, fs.ErrNotExist) {
 				return fs.SkipDir
@@ -197,7 +211,7 @@ func (m *Memory) loadRoot(r Root, dir string) {
 			case target.IsDir():
 				m.problems[p] = Problem{Path: p, Kind: ProblemLink, Message: "symbolic link to a folder: not followed (link the notes themselves, or move the folder in)"}
 			case isNoteName(name):
-				paths = append(paths, p)
+				notes = append(notes, foundNote{path: p, name: name, link: true})
 			}
 			return nil
 		}
@@ -208,57 +222,214 @@ func (m *Memory) loadRoot(r Root, dir string) {
 			return nil
 		}
 		if !d.IsDir() && isNoteName(name) {
-			paths = append(paths, p)
+			notes = append(notes, foundNote{path: p, name: name})
 		}
 		if d.IsDir() && m.onDir != nil {
 			m.onDir(p)
 		}
 		return nil
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		m.problems[dir] = Problem{Path: dir, Kind: ProblemUnreadable, Message: err.Error()}
 	}
-	if len(paths) == 0 {
-		return
-	}
-	// Notes are read through the memory root (not the dimension's folder: a
-	// link from agent/ to a note in user/ stays inside), so no link leads out.
 	memRoot := m.Paths.LockRoot(r.Dir)
 	root, rerr := safefs.OpenRoot(memRoot)
 	if rerr == nil {
 		defer root.Close()
 	}
-	entries := make([]*Note, len(paths))
-	probs := make([]*Problem, len(paths))
-	workers := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
-	next := make(chan int, len(paths))
-	for i := range paths {
-		next <- i
+	var results []readResult
+	if d, info := m.openWalkStart(root, memRoot, dir); d != nil {
+		results = m.walkAndRead(r, root, memRoot, d, dir, fs.FileInfoToDirEntry(info), visit, &notes)
+	} else {
+		err := filepath.WalkDir(dir, visit)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			m.problems[dir] = Problem{Path: dir, Kind: ProblemUnreadable, Message: err.Error()}
+		}
+		results = make([]readResult, len(notes))
+		parallel(len(notes), func(i int) {
+			if rerr != nil {
+				results[i].problem = &Problem{Path: notes[i].path, Kind: ProblemLink, Message: "not read: " + rerr.Error()}
+				return
+			}
+			results[i].note, results[i].problem = m.readNote(r, root, memRoot, notes[i].path)
+		})
 	}
-	close(next)
-	for w := 0; w < workers; w++ {
+	for i, n := range notes {
+		if p := results[i].problem; p != nil {
+			m.problems[n.path] = *p
+		}
+		if e := results[i].note; e != nil {
+			m.putLocked(e)
+		}
+	}
+}
+
+// foundNote is a note file the walk found: its path and name, and whether it
+// is a symbolic link.
+type foundNote struct {
+	path, name string
+	link       bool
+}
+
+type readResult struct {
+	note    *Note
+	problem *Problem
+}
+
+// openWalkStart opens dir, a real folder (not a link) inside the memory
+// root, for walkAndRead; nil when it is anything else or cannot be opened so
+// (the walk then goes by path).
+func (m *Memory) openWalkStart(root *os.Root, memRoot, dir string) (*safefs.Dir, fs.FileInfo) {
+	if root == nil || walkByPath {
+		return nil, nil
+	}
+	info, err := os.Lstat(dir)
+	if err != nil || !info.IsDir() {
+		return nil, nil
+	}
+	rel, err := filepath.Rel(memRoot, dir)
+	if err != nil {
+		return nil, nil
+	}
+	d, err := safefs.OpenDirIn(root, rel)
+	if err != nil {
+		return nil, nil
+	}
+	return d, info
+}
+
+// walkByPath makes every load walk by path, as it does when a folder cannot
+// be opened: tests hold the two walks to the same notes in the same order.
+var walkByPath = false
+
+// sharedDir is an opened folder that the walk and the reads of its notes
+// share: closed when the last of them is done with it.
+type sharedDir struct {
+	*safefs.Dir
+	refs atomic.Int32
+}
+
+// shareDir shares d, held by the walk until it releases it.
+func shareDir(d *safefs.Dir) *sharedDir {
+	sd := &sharedDir{Dir: d}
+	sd.refs.Store(1)
+	return sd
+}
+
+func (d *sharedDir) release() {
+	if d.refs.Add(-1) == 0 {
+		d.Close()
+	}
+}
+
+// readJob is a batch of notes to read, in the walk's order: the notes at
+// indices [first, first+len(notes)) of the walk's notes, copied (the walk
+// goes on appending), the opened folder of each, and where the results go.
+type readJob struct {
+	first   int
+	notes   []foundNote
+	dirs    []*sharedDir
+	results []readResult
+}
+
+// readBatch is the most notes handed to a worker at once: most folders hold
+// a note or two, and a hand-off per folder cost more in waking goroutines
+// than the reads it carried. A batch holds its folders open, so the bound
+// also bounds the descriptors held: readBatch times the jobs in flight.
+const readBatch = 32
+
+// walkAndRead walks the folder d (at path dir, entry de) in filepath.WalkDir's
+// order, calling visit as WalkDir would, and reads the notes visit adds to
+// *notes on a worker per CPU as the walk finds them. It returns the results
+// by note index.
+func (m *Memory) walkAndRead(r Root, root *os.Root, memRoot string, d *safefs.Dir, dir string, de fs.DirEntry, visit fs.WalkDirFunc, notes *[]foundNote) []readResult {
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan *readJob, 2*workers)
+	var all []*readJob
+	var wg sync.WaitGroup
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				if rerr != nil {
-					probs[i] = &Problem{Path: paths[i], Kind: ProblemLink, Message: "not read: " + rerr.Error()}
-					continue
+			for j := range jobs {
+				for i, n := range j.notes {
+					res, dir := &j.results[i], j.dirs[i]
+					src, err := []byte(nil), error(safefs.ErrLink)
+					if !n.link {
+						src, err = dir.ReadFile(n.name, MaxNoteSize)
+					}
+					if err == nil {
+						res.note, res.problem = m.makeNote(r, n.path, src)
+					} else {
+						res.note, res.problem = m.readNote(r, root, memRoot, n.path)
+					}
+					dir.release()
 				}
-				entries[i], probs[i] = m.readNote(r, root, memRoot, paths[i])
 			}
 		}()
 	}
-	wg.Wait()
-	for i := range paths {
-		if probs[i] != nil {
-			m.problems[paths[i]] = *probs[i]
-		}
-		if entries[i] != nil {
-			m.putLocked(entries[i])
+	var pending *readJob
+	flush := func() {
+		if pending != nil {
+			pending.results = make([]readResult, len(pending.notes))
+			all = append(all, pending)
+			jobs <- pending
+			pending = nil
 		}
 	}
+	// submit hands the notes visit added since from (all in folder sd) to
+	// the workers, a batch at a time.
+	submit := func(sd *sharedDir, from int) {
+		added := (*notes)[from:]
+		if len(added) == 0 {
+			return
+		}
+		if pending == nil {
+			pending = &readJob{first: from}
+		}
+		sd.refs.Add(int32(len(added)))
+		pending.notes = append(pending.notes, added...)
+		for range added {
+			pending.dirs = append(pending.dirs, sd)
+		}
+		if len(pending.notes) >= readBatch {
+			flush()
+		}
+	}
+	var walk func(sd *sharedDir, path string, de fs.DirEntry)
+	walk = func(sd *sharedDir, path string, de fs.DirEntry) {
+		defer sd.release()
+		entries, err := sd.ReadDir()
+		if err != nil && visit(path, de, err) != nil {
+			return // visit answers SkipDir for a folder it cannot read
+		}
+		from := len(*notes)
+		for _, e := range entries {
+			p := filepath.Join(path, e.Name())
+			if err := visit(p, e, nil); err != nil || !e.IsDir() {
+				continue // visit skips folders only (fs.SkipDir)
+			}
+			submit(sd, from) // before the walk goes down: keeps the order
+			child, err := sd.OpenDir(e.Name())
+			if err != nil {
+				visit(p, e, err)
+			} else {
+				walk(shareDir(child), p, e)
+			}
+			from = len(*notes)
+		}
+		submit(sd, from)
+	}
+	if visit(dir, de, nil) == nil {
+		walk(shareDir(d), dir, de)
+	} else {
+		d.Close()
+	}
+	flush()
+	close(jobs)
+	wg.Wait()
+	results := make([]readResult, len(*notes))
+	for _, j := range all {
+		copy(results[j.first:], j.results)
+	}
+	return results
 }
 
 // readNote reads and parses one note through root (the memory root at
@@ -277,10 +448,9 @@ func (m *Memory) readNote(r Root, root *os.Root, rootDir, p string) (*Note, *Pro
 }
 
 // readNote reads a note inside root, following links that stay inside it.
-// One open through the root, no Lstat first: os.Root resolves a path one
-// folder at a time (an openat and a close per element), so each extra call
-// on it costs a note's whole depth again; an Lstat, then ReadIn's own Lstat,
-// then its open tripled the syscalls of every load (engine/internal/coldbench).
+// One open through the root, no Lstat first: each extra call on an os.Root
+// costs the path's whole depth again; an Lstat, then ReadIn's own Lstat, then
+// its open tripled the syscalls of every load (engine/internal/coldbench).
 // The open alone keeps every guarantee: a link is followed only inside the
 // root, and the opened file must be regular and small enough before a byte is
 // read (safefs.ReadInFollow).

@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/secrets"
 	"github.com/magicfrog/mf-lsp/lsp"
 )
 
@@ -30,6 +31,10 @@ func mainExit(args []string) int {
 	if len(args) == 0 || (len(args) == 1 && args[0] == "--stdio") {
 		return serve()
 	}
+	// So do clean secret scans, for check's sake (engine/secrets); not the
+	// server's, which scans every version of what is typed.
+	secrets.UseCache(engine.DefaultTokenCacheDir())
+	defer secrets.FlushCache()
 	return run(args, os.Stdin, os.Stdout, os.Stderr)
 }
 

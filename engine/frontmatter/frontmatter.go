@@ -13,7 +13,6 @@ package frontmatter
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strconv"
 	"unicode/utf8"
 )
@@ -199,8 +198,12 @@ func markDuplicates(d *Document) {
 // comment lines — what the engine writes. It answers ok=false for anything else,
 // and for any scalar whose YAML type is not obviously an integer or a string, so
 // that the full parser decides.
-func parseFlat(y []byte, base int) (fields []Field, ok bool) {
-	fields = make([]Field, 0, 4)
+func parseFlat(y []byte, base int) (_ []Field, ok bool) {
+	// Parsed on the stack, kept at their exact size: a loaded tree keeps
+	// every note's fields, most notes have two or three, and a slice grown
+	// to four kept 150 bytes a note for nothing.
+	var buf [8]Field
+	fields := buf[:0]
 	for pos := 0; pos < len(y); {
 		end, next, _ := lineAt(y, pos)
 		line := y[pos:end]
@@ -227,13 +230,33 @@ func parseFlat(y []byte, base int) (fields []Field, ok bool) {
 			return nil, false
 		}
 		fields = append(fields, Field{
-			Key:       string(line[:colon]),
+			Key:       fieldKey(line[:colon]),
 			KeySpan:   Span{base + pos0, base + pos0 + colon},
 			ValueSpan: Span{base + pos0 + valStart, base + pos0 + valStart + len(val)},
 			Value:     value,
 		})
 	}
-	return fields, true
+	return append(make([]Field, 0, len(fields)), fields...), true
+}
+
+// fieldKey is k as a string, without a copy for the keys the engine writes
+// and reads: a loaded tree holds one per field of every note.
+func fieldKey(k []byte) string {
+	switch string(k) {
+	case "revision":
+		return "revision"
+	case "updated":
+		return "updated"
+	case "machine":
+		return "machine"
+	case "name":
+		return "name"
+	case "description":
+		return "description"
+	case "sources":
+		return "sources"
+	}
+	return string(k)
 }
 
 func countLeading(b []byte, c byte) int {
@@ -302,16 +325,137 @@ func isDecimal(v []byte) bool {
 // 1:30. A value that merely starts with a digit, such as a machine id
 // "3f9c2a7e" or a date, is a string.
 func looksTyped(v []byte) bool {
-	switch string(bytes.ToLower(v)) {
+	if len(v) <= len("false") && isASCII(v) {
+		var lower [len("false")]byte
+		for i, c := range v {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			lower[i] = c
+		}
+		if typedWord(string(lower[:len(v)])) {
+			return true
+		}
+	} else if !isASCII(v) && typedWord(string(bytes.ToLower(v))) {
+		return true // unicode.ToLower maps "İ" to "i": "İnf" was read as "inf"
+	}
+	return numberLike(v)
+}
+
+func typedWord(lower string) bool {
+	switch lower {
 	case "true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan", ".nan", "inf", ".inf":
 		return true
 	}
-	return numberLike.Match(v)
+	return false
 }
 
-var numberLike = regexp.MustCompile(`^(?:` +
-	`[-+]?[0-9][0-9_]*` + // integer
-	`|0[xX][0-9a-fA-F_]+|0[oO]?[0-7_]+|0[bB][01_]+` + // hex, octal, binary
-	`|[-+]?(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][-+]?[0-9]+)?` + // float
-	`|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?` + // sexagesimal
-	`)$`)
+func isASCII(v []byte) bool {
+	for _, c := range v {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// numberLike reports whether v is a whole match of one of these (written as
+// a regular expression in the test that holds this scanner to it; a regexp
+// here cost every value of every note a match):
+//
+//	[-+]?[0-9][0-9_]*                                     integer
+//	0[xX][0-9a-fA-F_]+ | 0[oO]?[0-7_]+ | 0[bB][01_]+      hex, octal, binary
+//	[-+]?(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][-+]?[0-9]+)?  float (also "", "+", ".")
+//	[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?      sexagesimal
+//
+// The integers and "0" followed by octal digits are floats of that grammar
+// too, so only the prefixed forms are checked apart.
+func numberLike(v []byte) bool {
+	if len(v) > 2 && v[0] == '0' {
+		switch rest := v[2:]; v[1] {
+		case 'x', 'X':
+			if all(rest, isHexDigitOrUnderscore) {
+				return true
+			}
+		case 'o', 'O':
+			if all(rest, func(c byte) bool { return c >= '0' && c <= '7' || c == '_' }) {
+				return true
+			}
+		case 'b', 'B':
+			if all(rest, func(c byte) bool { return c == '0' || c == '1' || c == '_' }) {
+				return true
+			}
+		}
+	}
+	return floatLike(v) || sexagesimal(v)
+}
+
+func all(v []byte, ok func(byte) bool) bool {
+	for _, c := range v {
+		if !ok(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigitOrUnderscore(c byte) bool { return c >= '0' && c <= '9' || c == '_' }
+
+func isHexDigitOrUnderscore(c byte) bool {
+	return isDigitOrUnderscore(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func trimSign(v []byte) []byte {
+	if len(v) > 0 && (v[0] == '+' || v[0] == '-') {
+		return v[1:]
+	}
+	return v
+}
+
+// floatLike: [-+]?(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][-+]?[0-9]+)?
+func floatLike(v []byte) bool {
+	v = trimSign(v)
+	mant := v
+	if e := bytes.IndexAny(v, "eE"); e >= 0 {
+		mant = v[:e]
+		exp := trimSign(v[e+1:])
+		if len(exp) == 0 || !all(exp, func(c byte) bool { return c >= '0' && c <= '9' }) {
+			return false
+		}
+	}
+	before, after, dot := bytes.Cut(mant, []byte("."))
+	if !dot {
+		return all(mant, isDigitOrUnderscore)
+	}
+	return (len(before) == 0 || before[0] >= '0' && before[0] <= '9') && all(before, isDigitOrUnderscore) && all(after, isDigitOrUnderscore)
+}
+
+// sexagesimal: [-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?
+func sexagesimal(v []byte) bool {
+	v = trimSign(v)
+	if len(v) == 0 || v[0] < '0' || v[0] > '9' {
+		return false
+	}
+	i := 1
+	for i < len(v) && isDigitOrUnderscore(v[i]) {
+		i++
+	}
+	groups := 0
+	for i < len(v) && v[i] == ':' {
+		j := i + 1
+		for j < len(v) && v[j] >= '0' && v[j] <= '9' {
+			j++
+		}
+		switch n := j - i - 1; {
+		case n == 1, n == 2 && v[i+1] <= '5':
+		default:
+			return false
+		}
+		groups++
+		i = j
+	}
+	if groups == 0 {
+		return false
+	}
+	return i == len(v) || v[i] == '.' && all(v[i+1:], isDigitOrUnderscore)
+}

@@ -10,10 +10,12 @@ package secrets
 import (
 	"bytes"
 	"crypto/sha256"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/magicfrog/mf-lsp/engine/internal/hashcache"
 	"github.com/zricethezav/gitleaks/v8/detect"
 )
 
@@ -46,13 +48,39 @@ func defaultDetector() (*detect.Detector, error) {
 
 // Scan returns the secrets gitleaks' default rules find in text, in order.
 // An error means the rules could not be loaded (a broken build), never that
-// the text is bad.
-func Scan(text []byte) (out []Finding, err error) {
+// the text is bad. Sync's gate calls Scan: it trusts no file for "no secret
+// here", only this process's own scans.
+func Scan(text []byte) ([]Finding, error) {
+	return scan(text, sha256.Sum256(text))
+}
+
+// ScanAdvisory is Scan for findings that only advise (the editor's and
+// `mf-lsp check`'s): a text that this build's rules found clean in an
+// earlier process is not scanned again when the scan cache is on (UseCache).
+// The detector costs about 300 µs a note, nine tenths of a cold check of an
+// unchanged tree.
+func ScanAdvisory(text []byte) ([]Finding, error) {
+	sum := sha256.Sum256(text)
+	c := currentScanCache()
+	if c == nil {
+		return scan(text, sum)
+	}
+	k := hashcache.KeyOfSum(sum)
+	if _, ok := c.Lookup(k); ok {
+		return nil, nil
+	}
+	out, err := scan(text, sum)
+	if err == nil && len(out) == 0 {
+		c.Add(k, 0)
+	}
+	return out, err
+}
+
+func scan(text []byte, key [32]byte) (out []Finding, err error) {
 	d, err := defaultDetector()
 	if err != nil {
 		return nil, err
 	}
-	key := sha256.Sum256(text)
 	if fs, ok := cached(key); ok {
 		return fs, nil
 	}
@@ -77,6 +105,55 @@ func Scan(text []byte) (out []Finding, err error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out, nil
+}
+
+// The scan cache remembers, across processes, the texts gitleaks' rules found
+// nothing in, keyed by the SHA-256 of the text (engine/internal/hashcache:
+// bounded, a damaged record or a file of another version is a miss, safe to
+// delete). Only clean texts are kept, so a hit is "no findings" and anything
+// with a finding is scanned again; the header names the gitleaks version,
+// whose rules decide. It is never a source of truth: sync does not read it.
+
+// ScanCacheFile is the scan cache's file name inside its folder.
+const ScanCacheFile = "secret-scans"
+
+// scanCacheMaxRecords bounds the file at 12 MiB.
+const scanCacheMaxRecords = 1 << 19
+
+var scanCacheHeader = sync.OnceValue(func() []byte {
+	return []byte("mf-lsp clean secret scans 1 gitleaks@" + hashcache.ModuleVersion("github.com/zricethezav/gitleaks/v8") + " default rules\n")
+})
+
+var (
+	scanCacheMu sync.Mutex
+	scanCache   *hashcache.File // nil: off
+)
+
+// UseCache keeps the scan cache in dir across processes ("" turns it off;
+// the library default). The binary passes the token-count cache's folder.
+func UseCache(dir string) {
+	scanCacheMu.Lock()
+	defer scanCacheMu.Unlock()
+	if dir == "" {
+		scanCache = nil
+		return
+	}
+	scanCache = hashcache.Open(filepath.Join(dir, ScanCacheFile), scanCacheHeader(), scanCacheMaxRecords)
+}
+
+func currentScanCache() *hashcache.File {
+	scanCacheMu.Lock()
+	defer scanCacheMu.Unlock()
+	return scanCache
+}
+
+// FlushCache writes the clean scans made since the last write, if any. A
+// cache that cannot be written costs only speed.
+func FlushCache() error {
+	if c := currentScanCache(); c != nil {
+		return c.Flush()
+	}
+	return nil
 }
 
 // The detector costs about 100 µs a note however short (it walks its 222

@@ -1,0 +1,75 @@
+package safefs
+
+import (
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Dir is an opened folder of a memory tree whose entries are opened by name,
+// relative to it: walking a tree through Dirs costs one open per folder and
+// one per file, as a plain walk does, where opening every path through an
+// os.Root re-resolves it one folder at a time (an open and a close per
+// element, per call). The last element of a name is never followed when it
+// is a symbolic link (OpenDir and ReadFile fail on one), so nothing opened
+// through a Dir leaves the folder the Dir was opened from.
+//
+// A Dir is safe for concurrent use until it is closed.
+type Dir struct{ dir }
+
+// OpenDirIn opens the folder name inside root (a link in name is followed
+// only inside root, as os.Root does).
+func OpenDirIn(root *os.Root, name string) (*Dir, error) {
+	d, err := openDirIn(root, name)
+	if err != nil {
+		return nil, err
+	}
+	return &Dir{d}, nil
+}
+
+// OpenDir opens the folder name (one element) inside d.
+func (d *Dir) OpenDir(name string) (*Dir, error) {
+	if err := oneElement(name); err != nil {
+		return nil, err
+	}
+	c, err := d.openDir(name)
+	if err != nil {
+		return nil, err
+	}
+	return &Dir{c}, nil
+}
+
+// ReadDir lists d sorted by name, as os.ReadDir does.
+func (d *Dir) ReadDir() ([]fs.DirEntry, error) {
+	entries, err := d.readDir()
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
+}
+
+// ReadFile reads the file name (one element) inside d when it is a regular
+// file of at most max bytes, like ReadFile: never blocking on a FIFO, never
+// following a symbolic link.
+func (d *Dir) ReadFile(name string, max int64) ([]byte, error) {
+	if err := oneElement(name); err != nil {
+		return nil, err
+	}
+	f, err := d.openFile(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readOpened(f, f.Name(), max)
+}
+
+// Close closes d; the folders opened from it stay open.
+func (d *Dir) Close() error { return d.close() }
+
+// oneElement refuses a name that is not one path element: a Dir opens only
+// its own entries.
+func oneElement(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsRune(name, '/') || strings.ContainsRune(name, os.PathSeparator) {
+		return &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	return nil
+}

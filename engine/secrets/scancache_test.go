@@ -1,0 +1,84 @@
+package secrets
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/magicfrog/mf-lsp/engine/internal/hashcache"
+)
+
+// newProcess forgets this process's scans, as a new process starts with
+// none, and turns the scan cache on in dir (off again after the test).
+func newProcess(t *testing.T, dir string) {
+	t.Helper()
+	cache.Lock()
+	clear(cache.m)
+	cache.Unlock()
+	UseCache(dir)
+	t.Cleanup(func() { UseCache("") })
+}
+
+// TestScanCacheSameFindings: with the scan cache, in the process that fills
+// it and the next one, ScanAdvisory finds what Scan finds; only the clean
+// text is remembered, so a text with a secret is scanned every time.
+func TestScanCacheSameFindings(t *testing.T) {
+	dir := t.TempDir()
+	clean := []byte("Prefer small functions and clear names.\n")
+	secret := []byte("# Accounts\n\ntoken: " + githubPAT + "\n")
+	want, err := Scan(secret)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("Scan found %v, %v in the secret text", want, err)
+	}
+	for process := range 2 {
+		newProcess(t, dir)
+		if got, err := ScanAdvisory(clean); err != nil || len(got) != 0 {
+			t.Errorf("process %d: clean text: %+v, %v", process, got, err)
+		}
+		if got, err := ScanAdvisory(secret); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("process %d: secret text: %+v, %v; want %+v", process, got, err, want)
+		}
+		if err := FlushCache(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	records := hashcache.Open(filepath.Join(dir, ScanCacheFile), scanCacheHeader(), scanCacheMaxRecords).Records()
+	if len(records) != hashcache.RecordSize {
+		t.Fatalf("%d bytes of records, want one record (the clean text)", len(records))
+	}
+	if _, ok := hashcache.Find(records, hashcache.KeyOf(clean)); !ok {
+		t.Error("the clean text is not in the cache")
+	}
+}
+
+// TestScanTrustsNoCache: sync's gate (Scan) finds a secret even when the
+// cache file says its text is clean (a forged or wrong entry), and a
+// damaged cache file is no entry at all.
+func TestScanTrustsNoCache(t *testing.T) {
+	dir := t.TempDir()
+	secret := []byte("aws_access_key_id = " + awsKey + "\n")
+	forged := hashcache.Open(filepath.Join(dir, ScanCacheFile), scanCacheHeader(), scanCacheMaxRecords)
+	forged.Add(hashcache.KeyOf(secret), 0)
+	if err := forged.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	newProcess(t, dir)
+	if fs, err := Scan(secret); err != nil || len(fs) == 0 {
+		t.Errorf("Scan trusted the cache: %+v, %v", fs, err)
+	}
+
+	file := filepath.Join(dir, ScanCacheFile)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-1] ^= 0xff // the record's CRC no longer matches
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	newProcess(t, dir)
+	if fs, err := ScanAdvisory(secret); err != nil || len(fs) == 0 {
+		t.Errorf("a damaged record hid the secret: %+v, %v", fs, err)
+	}
+}
