@@ -200,10 +200,10 @@ func TestBuffer(t *testing.T) {
 	}{
 		{nil, 0, false},
 		{&Base{Revision: 3}, 0, false},
-		{&Base{Revision: 3, Hash: disk.Hash}, 0, false},
+		{&Base{Revision: 3, Hash: disk.Hash()}, 0, false},
 		{&Base{Revision: 3, Hash: store.Hash([]byte("older"))}, Warning, true},
 		{&Base{Revision: 2}, Error, true},
-		{&Base{Revision: 4, Hash: disk.Hash}, Error, true},
+		{&Base{Revision: 4, Hash: disk.Hash()}, Error, true},
 	} {
 		fs := Check(Input{Memory: m, Note: e, Base: tc.base})
 		if !slices.Contains(codes(fs), CodeFrontmatterMissing) {

@@ -131,7 +131,7 @@ func (c *checker) rollupSources(f journal.File) {
 		if x == nil {
 			why = s.Changed(false, 0, "")
 		} else {
-			why = s.Changed(true, x.Revision(), x.Hash)
+			why = s.Changed(true, x.Revision(), x.Hash())
 		}
 		switch {
 		case why == "":

@@ -25,17 +25,17 @@ func (c *checker) stale() {
 			Message: fmt.Sprintf("the note was removed on disk after this buffer read revision %d; saving creates it again", b.Revision)})
 	case disk == nil:
 	case b.Revision == 0 && b.Hash == "":
-		data["diskRevision"], data["diskHash"] = disk.Revision(), disk.Hash
+		data["diskRevision"], data["diskHash"] = disk.Revision(), disk.Hash()
 		c.add(Finding{Span: c.head(), Severity: Error, Code: CodeStaleRevision, Data: data,
 			Related: []Related{{Path: disk.Path, Message: fmt.Sprintf("on disk: revision %d", disk.Revision())}},
 			Message: fmt.Sprintf("the note was created on disk (revision %d) while this buffer was new; saving would replace it", disk.Revision())})
 	case disk.Revision() != b.Revision:
-		data["diskRevision"], data["diskHash"] = disk.Revision(), disk.Hash
+		data["diskRevision"], data["diskHash"] = disk.Revision(), disk.Hash()
 		c.add(Finding{Span: c.head(), Severity: Error, Code: CodeStaleRevision, Data: data,
 			Related: []Related{{Path: disk.Path, Span: frontmatter.Span{}, Message: fmt.Sprintf("on disk: revision %d", disk.Revision())}},
 			Message: fmt.Sprintf("the disk moved to revision %d since this buffer read revision %d", disk.Revision(), b.Revision)})
-	case b.Hash != "" && disk.Hash != b.Hash:
-		data["diskRevision"], data["diskHash"] = disk.Revision(), disk.Hash
+	case b.Hash != "" && disk.Hash() != b.Hash:
+		data["diskRevision"], data["diskHash"] = disk.Revision(), disk.Hash()
 		c.add(Finding{Span: c.head(), Severity: Warning, Code: CodeStaleRevision, Data: data,
 			Related: []Related{{Path: disk.Path, Message: fmt.Sprintf("on disk: revision %d, different content", disk.Revision())}},
 			Message: fmt.Sprintf("the note changed on disk since this buffer read it (still revision %d: edited outside the engine)", b.Revision)})

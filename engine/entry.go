@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"path"
 	"strings"
@@ -26,13 +25,21 @@ type Note struct {
 	Unregistered bool
 	Src          []byte
 	Doc          *frontmatter.Document
-	Hash         string // hex sha256 of Src, as the store checks it
+	// sum is the SHA-256 of Src; Hash spells it in hex only when asked (the
+	// hex string took 80 bytes a note, kept for every note of the tree).
+	sum [32]byte
 
 	// Token counts + 1, 0 until counted: the body, and the block's element,
 	// skill line and omitted line for this note.
 	tokens, elemTokens, skillLineTokens, omitTokens atomic.Int32
 	elem, omit                                      atomic.Pointer[string] // the block's <note> element and <omitted/> line
 }
+
+// Hash is the hex SHA-256 of Src, as the store checks it.
+func (e *Note) Hash() string { return hex.EncodeToString(e.sum[:]) }
+
+// Sum is the SHA-256 of Src, for comparing contents without spelling them.
+func (e *Note) Sum() [32]byte { return e.sum }
 
 // Body is the note without its frontmatter.
 func (e *Note) Body() []byte { return e.Src[e.Doc.Body:] }
@@ -76,11 +83,6 @@ func (e *Note) Ref() string { return Ref(e.Dimension, e.Owner, e.Key) }
 
 // LayerKey is the key inside its layer ("journal/2026-11-30.md" → "2026-11-30.md").
 func (e *Note) LayerKey() string { return strings.TrimPrefix(e.Key, e.Layer.Prefix) }
-
-func hashBytes(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
 
 // Location is where a path sits in the memory model, whether or not a note is
 // there yet.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -573,6 +574,6 @@ func bindToMachine(e *Note, machine string) *Note {
 	c := &Note{Path: e.Path, Root: e.Root, Dimension: e.Dimension, Key: e.Key, Layer: e.Layer, Legacy: e.Legacy}
 	c.Src = frontmatter.Apply(e.Src, edits)
 	c.Doc = frontmatter.Parse(c.Src)
-	c.Hash = hashBytes(c.Src)
+	c.sum = sha256.Sum256(c.Src)
 	return c
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -495,7 +496,7 @@ func (m *Memory) makeNote(r Root, p string, src []byte) (*Note, *Problem) {
 	e := &Note{
 		Path: p, Root: r.Dir, Dimension: r.Dimension, Owner: scope, Key: key, Unregistered: unregistered,
 		Layer: m.layers.Match(key), Legacy: r.Legacy,
-		Src: src, Doc: frontmatter.Parse(src), Hash: hashBytes(src),
+		Src: src, Doc: frontmatter.Parse(src), sum: sha256.Sum256(src),
 	}
 	return e, nil
 }

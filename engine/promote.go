@@ -68,15 +68,15 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 	}
 	// The source must not have moved since the caller read it.
 	cur := m.Note(src.Path)
-	if cur == nil || cur.Hash != src.Hash || (req.ExpectSourceRevision != nil && cur.Revision() != *req.ExpectSourceRevision) {
+	if cur == nil || cur.Hash() != src.Hash() || (req.ExpectSourceRevision != nil && cur.Revision() != *req.ExpectSourceRevision) {
 		want := src.Revision()
 		if req.ExpectSourceRevision != nil {
 			want = *req.ExpectSourceRevision
 		}
-		st := &StaleError{Path: src.Path, Expected: store.Expect{Revision: want, Hash: src.Hash}, Reason: "the source is not what was read"}
+		st := &StaleError{Path: src.Path, Expected: store.Expect{Revision: want, Hash: src.Hash()}, Reason: "the source is not what was read"}
 		if cur != nil {
-			st.Exists, st.Revision, st.Hash, st.Readable = true, cur.Revision(), cur.Hash, true
-			if cur.Hash == src.Hash {
+			st.Exists, st.Revision, st.Hash, st.Readable = true, cur.Revision(), cur.Hash(), true
+			if cur.Hash() == src.Hash() {
 				st.Reason = fmt.Sprintf("the source is at revision %d, not %d", cur.Revision(), want)
 			}
 		} else {
@@ -89,7 +89,7 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 	// canonical note takes its revision + 1 and the legacy file goes (Write).
 	if l := m.legacyPredecessor(dest); l != nil && l.Path == src.Path {
 		res, err := m.Write(WriteRequest{Dimension: req.To, Owner: req.ToOwner, Key: key, Body: src.Body(), KeepFrom: src.Src,
-			ExpectRevision: l.Revision(), ExpectHash: l.Hash, Register: req.Register})
+			ExpectRevision: l.Revision(), ExpectHash: l.Hash(), Register: req.Register})
 		if st, ok := IsStale(err); ok {
 			return nil, &EndError{End: "source", Err: st}
 		}
@@ -103,15 +103,15 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 		return out, nil
 	}
 	if d := m.Note(dest); d != nil {
-		destRev, destHash = d.Revision(), d.Hash
+		destRev, destHash = d.Revision(), d.Hash()
 		if d.Revision() != req.ExpectDestRevision {
 			return nil, &EndError{End: "destination", Err: &StaleError{Path: d.Path, Expected: store.Expect{Revision: req.ExpectDestRevision},
-				Exists: true, Revision: d.Revision(), Hash: d.Hash, Readable: true,
+				Exists: true, Revision: d.Revision(), Hash: d.Hash(), Readable: true,
 				Reason: destReason(req.ExpectDestRevision, d.Revision())}}
 		}
 	} else if l := m.legacyPredecessor(dest); l != nil && l.Revision() != req.ExpectDestRevision {
 		return nil, &EndError{End: "destination", Err: &StaleError{Path: l.Path, Expected: store.Expect{Revision: req.ExpectDestRevision},
-			Exists: true, Revision: l.Revision(), Hash: l.Hash, Readable: true,
+			Exists: true, Revision: l.Revision(), Hash: l.Hash(), Readable: true,
 			Reason: destReason(req.ExpectDestRevision, l.Revision()) + " (a legacy note its canonical successor continues)"}}
 	} else if l != nil {
 		destRev = l.Revision()
@@ -130,7 +130,7 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 	if req.Copy {
 		return out, nil
 	}
-	if err := m.Delete(src.Path, src.Revision(), src.Hash); err != nil {
+	if err := m.Delete(src.Path, src.Revision(), src.Hash()); err != nil {
 		return out, fmt.Errorf("promote: copied to %s, but the source was kept: %w", res.Path, err)
 	}
 	out.Removed = true

@@ -191,3 +191,35 @@ func TestCountTokensWithUnregisteredNotes(t *testing.T) {
 		t.Errorf("CountTokens() = %d, the text counts %d", got, want)
 	}
 }
+
+// TestKnownTokensRunsNoTokenizer: a note's size is known once counted, in this
+// process or (through the persistent cache) in an earlier one, and asking
+// never runs the tokenizer.
+func TestKnownTokensRunsNoTokenizer(t *testing.T) {
+	useTokenCache(t, t.TempDir())
+	long := func(m *engine.Memory) *engine.Note {
+		for _, n := range m.Notes() {
+			if strings.HasSuffix(n.Path, "long.md") {
+				return n
+			}
+		}
+		t.Fatal("no long.md in the budget tree")
+		return nil
+	}
+	before := engine.TokenizerRuns()
+	if n, ok := long(budgetTree(t)).KnownTokens(); ok {
+		t.Errorf("KnownTokens() = %d before any count; want unknown", n)
+	}
+	if n := engine.TokenizerRuns() - before; n != 0 {
+		t.Errorf("KnownTokens ran the tokenizer %d times", n)
+	}
+	want := long(budgetTree(t)).Tokens() // counted, and kept in the cache
+	fresh := long(budgetTree(t))         // a new load, as in the next process
+	before = engine.TokenizerRuns()
+	if n, ok := fresh.KnownTokens(); !ok || n != want {
+		t.Errorf("KnownTokens() = %d, %v after a count in the cache; want %d, true", n, ok, want)
+	}
+	if n := engine.TokenizerRuns() - before; n != 0 {
+		t.Errorf("KnownTokens ran the tokenizer %d times", n)
+	}
+}

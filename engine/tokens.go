@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 
 	"github.com/tiktoken-go/tokenizer"
+
+	"github.com/magicfrog/mf-lsp/engine/internal/hashcache"
 )
 
 // Tokens counts text in o200k_base tokens, the encoding of current OpenAI models,
@@ -42,6 +44,27 @@ func (e *Note) Tokens() int {
 	n := countTokens(string(e.Body()))
 	e.tokens.Store(int32(n + 1))
 	return n
+}
+
+// KnownTokens is the size of the note's body in tokens when knowing it runs no
+// tokenizer: counted before in this process, or in the persistent cache. The
+// tokenizer's tables take about 34 MB once built, a fifth of a language
+// server's memory at 100,000 notes, so hover shows a count only when it is
+// known (docs/protocol.md) rather than build them for one line.
+func (e *Note) KnownTokens() (int, bool) {
+	if n := e.tokens.Load(); n > 0 {
+		return int(n - 1), true
+	}
+	c := currentTokenCache()
+	if c == nil {
+		return 0, false
+	}
+	n, ok := c.Lookup(hashcache.KeyOf(e.Body()))
+	if !ok {
+		return 0, false
+	}
+	e.tokens.Store(int32(n + 1))
+	return int(n), true
 }
 
 // element is the note's <note> element, built once: rendering at 100,000 notes

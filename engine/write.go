@@ -27,7 +27,7 @@ type WriteRequest struct {
 	Meta []frontmatter.Set
 	// ExpectRevision is the revision the writer read; 0: the note must not exist.
 	ExpectRevision int
-	// ExpectHash is the content hash the writer read (Note.Hash); "" does not
+	// ExpectHash is the content hash the writer read (Note.Hash()); "" does not
 	// check it. Required to overwrite a note without a trustworthy revision.
 	ExpectHash string
 	Now        time.Time // the write's time; zero is now
@@ -180,8 +180,8 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 	expect := store.Expect{Revision: req.ExpectRevision, Hash: req.ExpectHash}
 	legacy := m.legacyPredecessor(p)
 	if legacy != nil {
-		if legacy.Revision() != req.ExpectRevision || (req.ExpectHash != "" && req.ExpectHash != legacy.Hash) {
-			return nil, &StaleError{Path: legacy.Path, Expected: expect, Exists: true, Revision: legacy.Revision(), Hash: legacy.Hash, Readable: true,
+		if legacy.Revision() != req.ExpectRevision || (req.ExpectHash != "" && req.ExpectHash != legacy.Hash()) {
+			return nil, &StaleError{Path: legacy.Path, Expected: expect, Exists: true, Revision: legacy.Revision(), Hash: legacy.Hash(), Readable: true,
 				Reason: fmt.Sprintf("the note's current version is the legacy file at revision %d (its canonical successor continues from it)", legacy.Revision())}
 		}
 		expect = store.Expect{} // the canonical file must not exist yet
@@ -197,7 +197,7 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 	written, err := store.Update(m.Paths.LockRoot(p), p, expect,
 		func(current []byte, exists bool) ([]byte, error) {
 			if legacy != nil {
-				if now, err := safefs.ReadFile(legacy.Path, store.MaxRead); err != nil || store.Hash(now) != legacy.Hash {
+				if now, err := safefs.ReadFile(legacy.Path, store.MaxRead); err != nil || store.Hash(now) != legacy.Hash() {
 					return nil, &StaleError{Path: legacy.Path, Expected: store.Expect{Revision: req.ExpectRevision, Hash: req.ExpectHash}, Exists: err == nil,
 						Reason: "the legacy file changed since it was read"}
 				}
@@ -229,7 +229,7 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 		// continued) keeps it from coming back as the key's version should the
 		// canonical note be deleted, with a revision that went backwards.
 		out.Legacy = legacy.Path
-		if err := m.Delete(legacy.Path, legacy.Revision(), legacy.Hash); err != nil {
+		if err := m.Delete(legacy.Path, legacy.Revision(), legacy.Hash()); err != nil {
 			out.LegacyKept = err.Error()
 		} else {
 			out.LegacyRemoved = true

@@ -115,7 +115,7 @@ func TestWriteNeedsHashForUnversionedNote(t *testing.T) {
 		t.Fatal("overwrote a note without frontmatter without its hash")
 	}
 	e := m.Note(p)
-	if _, err := m.Write(WriteRequest{Dimension: User, Key: "plain.md", Body: []byte("plain text\n"), ExpectHash: e.Hash, Now: fixedNow}); err != nil {
+	if _, err := m.Write(WriteRequest{Dimension: User, Key: "plain.md", Body: []byte("plain text\n"), ExpectHash: e.Hash(), Now: fixedNow}); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, p); got != "---\nrevision: 1\nupdated: 2026-11-30T09:00:00.000Z\n---\nplain text\n" {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,6 +123,22 @@ func TestHoverOverALinkSpansTheLink(t *testing.T) {
 	}
 	if h := Hover(snap, 0); h.OnLink || !strings.Contains(h.Markdown, "**Chain** of `links.md`") {
 		t.Errorf("hover on the frontmatter: %q; want the note described with its chain", h.Markdown)
+	}
+}
+
+func TestHoverShowsTheSizeOnlyOnceCounted(t *testing.T) {
+	s, data := loaded(t, Options{})
+	path := filepath.Join(data, "memory", "user", "tone.md")
+	snap, err := s.Snapshot(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := Hover(snap, 0); !strings.Contains(h.Markdown, "- size: not counted yet") {
+		t.Errorf("hover before any count: %q; want the size not counted (hover must not build the tokenizer)", h.Markdown)
+	}
+	n := snap.Note.Tokens()
+	if h := Hover(snap, 0); !strings.Contains(h.Markdown, fmt.Sprintf("- size: %d tokens\n", n)) {
+		t.Errorf("hover after the note was counted: %q; want its %d tokens", h.Markdown, n)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // Hover over a memory note tells where it stands: dimension, owner, layer, key,
 // revision, updated, machine binding, whether it is effective or shadowed, the
 // whole chain of its key (each version linked to its file) and its size in
-// tokens. Over a relative Markdown link to another note it shows that note
+// tokens when that is known without running the tokenizer. Over a relative Markdown link to another note it shows that note
 // instead: its summary line (the first non-empty line of its body, a heading's
 // text without the #s) with its dimension and revision.
 
@@ -84,7 +84,12 @@ func NoteMarkdown(snap *Snapshot) string {
 	case bound != "":
 		fmt.Fprintf(&md, "- machine: `%s` (only device notes are bound to a machine)\n", bound)
 	}
-	fmt.Fprintf(&md, "- size: %d tokens\n", e.Tokens())
+	if n, ok := e.KnownTokens(); ok {
+		fmt.Fprintf(&md, "- size: %d tokens\n", n)
+	} else {
+		// Counting here would build the tokenizer (about 34 MB) for one line.
+		md.WriteString("- size: not counted yet (the effective view counts it)\n")
+	}
 
 	if e.Dimension == engine.Device {
 		md.WriteString("\nDevice notes never merge: every note bound to this machine is its own row of the view.\n")

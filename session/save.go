@@ -173,7 +173,7 @@ func FrontmatterEdits(text []byte, doc *frontmatter.Document, sets []frontmatter
 func (s *Session) saveConflict(snap *Snapshot, disk []byte) *SaveConflict {
 	d, base := snap.Doc, snap.Base
 	diskRev, _ := store.RevisionOf(disk)
-	if e := snap.Memory.Note(snap.Path); e == nil || e.Hash != store.Hash(disk) {
+	if e := snap.Memory.Note(snap.Path); e == nil || e.Hash() != store.Hash(disk) {
 		if snap.Memory.Refresh(snap.Path) {
 			s.changed(snap.Memory)
 		}

@@ -42,7 +42,7 @@ func Summarize(n *engine.Note) NoteSummary {
 	return NoteSummary{
 		Ref: n.Ref(), Dimension: n.Dimension.String(), Scope: n.Owner, Key: n.Key, Layer: n.Layer.Name,
 		Path: n.Path, URI: PathToURI(n.Path), Revision: n.Revision(), Updated: n.Updated(),
-		Machine: n.Machine(), Legacy: n.Legacy, Tokens: n.Tokens(), Hash: n.Hash,
+		Machine: n.Machine(), Legacy: n.Legacy, Tokens: n.Tokens(), Hash: n.Hash(),
 	}
 }
 

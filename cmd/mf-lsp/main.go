@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	stop := startProfile(os.Getenv("MF_LSP_CPUPROFILE"))
+	stop := startProfile(os.Getenv("MF_LSP_CPUPROFILE"), os.Getenv("MF_LSP_MEMPROFILE"))
 	code := mainExit(os.Args[1:])
 	stop()
 	os.Exit(code)

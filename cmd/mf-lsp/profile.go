@@ -3,18 +3,33 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 )
 
-// startProfile writes a CPU profile of the whole process to path ("" does
-// nothing): MF_LSP_CPUPROFILE=cpu.out mf-lsp render, then go tool pprof. Cold
-// paths are whole processes, and an in-process benchmark misses what they pay
-// for (start-up, first use of the tokenizer, reading the tree once). The
-// returned func stops the profile; call it before exiting.
-func startProfile(path string) (stop func()) {
-	if path == "" {
-		return func() {}
+// startProfile writes a CPU profile of the whole process to cpuPath, and a
+// heap profile at exit to memPath ("" does nothing):
+// MF_LSP_CPUPROFILE=cpu.out mf-lsp render, then go tool pprof. Cold paths are
+// whole processes, and an in-process benchmark misses what they pay for
+// (start-up, first use of the tokenizer, reading the tree once). The heap
+// profile (MF_LSP_MEMPROFILE) is the server's memory after its session:
+// go tool pprof -sample_index=inuse_space, or alloc_space for what made the
+// collector run. The returned func stops the profiles; call it before
+// exiting.
+func startProfile(cpuPath, memPath string) (stop func()) {
+	stopCPU := func() {}
+	if cpuPath != "" {
+		stopCPU = startCPUProfile(cpuPath)
 	}
+	return func() {
+		stopCPU()
+		if memPath != "" {
+			writeHeapProfile(memPath)
+		}
+	}
+}
+
+func startCPUProfile(path string) (stop func()) {
 	f, err := os.Create(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mf-lsp: MF_LSP_CPUPROFILE:", err)
@@ -28,5 +43,18 @@ func startProfile(path string) (stop func()) {
 	return func() {
 		pprof.StopCPUProfile()
 		f.Close()
+	}
+}
+
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mf-lsp: MF_LSP_MEMPROFILE:", err)
+		return
+	}
+	defer f.Close()
+	runtime.GC() // the live heap as of now, not of the last cycle
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "mf-lsp: MF_LSP_MEMPROFILE:", err)
 	}
 }

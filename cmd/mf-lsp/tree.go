@@ -95,7 +95,7 @@ func toJSONEntry(e *engine.Note) jsonEntry {
 	return jsonEntry{
 		Ref: e.Ref(), Dimension: e.Dimension.String(), Scope: e.Owner, Key: e.Key, Layer: e.Layer.Name,
 		Revision: e.Revision(), Updated: e.Updated(), Machine: e.Machine(), Legacy: e.Legacy,
-		Path: e.Path, Hash: e.Hash,
+		Path: e.Path, Hash: e.Hash(),
 	}
 }
 

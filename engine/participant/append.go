@@ -91,7 +91,7 @@ func (p *Participant) Append(place, text string, day journal.Day) (*AppendResult
 			req.Body = joinBlock([]byte(rollup.DailyTitle(day)), text)
 		} else {
 			req.Body = joinBlock(e.Body(), text)
-			req.ExpectRevision, req.ExpectHash = e.Revision(), e.Hash
+			req.ExpectRevision, req.ExpectHash = e.Revision(), e.Hash()
 			if e.Doc.Present && (!e.Doc.Has() || len(e.Doc.Errors) > 0) {
 				return nil, fmt.Errorf("%s: its frontmatter does not parse; fix it before appending (nothing was written)", path)
 			}
@@ -103,7 +103,7 @@ func (p *Participant) Append(place, text string, day journal.Day) (*AppendResult
 		if err == nil {
 			r := &AppendResult{Path: path, Created: e == nil, Attempts: attempt}
 			r.NoteInfo = NoteInfo{Dimension: pl.String(), Key: key, URI: URIScheme + "://" + engine.Ref(pl.Dimension, pl.ID, key), Revision: res.Revision, Hash: res.Hash}
-			if now := p.m.Note(path); now != nil && now.Hash == res.Hash {
+			if now := p.m.Note(path); now != nil && now.Hash() == res.Hash {
 				r.NoteInfo = NoteOf(now)
 			}
 			return r, nil

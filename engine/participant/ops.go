@@ -23,7 +23,7 @@ type NoteInfo struct {
 
 // NoteOf describes a loaded note.
 func NoteOf(e *engine.Note) NoteInfo {
-	return NoteInfo{Dimension: placeOf(e), Key: e.Key, URI: URIOf(e), Revision: e.Revision(), Hash: e.Hash, Updated: e.Updated(), Layer: e.Layer.Name}
+	return NoteInfo{Dimension: placeOf(e), Key: e.Key, URI: URIOf(e), Revision: e.Revision(), Hash: e.Hash(), Updated: e.Updated(), Layer: e.Layer.Name}
 }
 
 // URIScheme is the scheme of notes as resources.
@@ -183,7 +183,7 @@ func (p *Participant) Write(in WriteInput) (*WriteResult, error) {
 		return nil, err
 	}
 	e := p.m.Note(path)
-	if e == nil || e.Hash != res.Hash {
+	if e == nil || e.Hash() != res.Hash {
 		return &WriteResult{NoteInfo{Dimension: pl.String(), Key: in.Key, URI: URIScheme + "://" + engine.Ref(pl.Dimension, pl.ID, in.Key), Revision: res.Revision, Hash: res.Hash}}, nil
 	}
 	return &WriteResult{NoteOf(e)}, nil

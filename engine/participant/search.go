@@ -40,7 +40,7 @@ type SearchResult struct {
 }
 
 type lowered struct {
-	hash string
+	hash [32]byte
 	key  string
 	body string
 }
@@ -97,10 +97,10 @@ func (p *Participant) inScope() []scopedNote {
 
 // lower returns the lower-cased key and body of e, cached by content hash.
 func (ix *searchIndex) lower(e *engine.Note) *lowered {
-	if d := ix.docs[e.Path]; d != nil && d.hash == e.Hash {
+	if d := ix.docs[e.Path]; d != nil && d.hash == e.Sum() {
 		return d
 	}
-	d := &lowered{hash: e.Hash, key: strings.ToLower(e.Key), body: strings.ToLower(string(e.Body()))}
+	d := &lowered{hash: e.Sum(), key: strings.ToLower(e.Key), body: strings.ToLower(string(e.Body()))}
 	ix.docs[e.Path] = d
 	return d
 }

@@ -64,7 +64,7 @@ func (mc *machine) write(d engine.Dimension, scope, key, body string) {
 	hash := ""
 	if p, err := mc.m.PathOf(d, scope, key); err == nil {
 		if e := mc.m.Note(p); e != nil {
-			cur, hash = e.Revision(), e.Hash
+			cur, hash = e.Revision(), e.Hash()
 		}
 	}
 	_, err := mc.m.Write(engine.WriteRequest{Dimension: d, Owner: scope, Key: key, Body: []byte(body), ExpectRevision: cur, ExpectHash: hash})
@@ -79,7 +79,7 @@ func (mc *machine) remove(d engine.Dimension, scope, key string) {
 	if e == nil {
 		mc.t.Fatalf("%s: no note %s", mc.name, p)
 	}
-	must(mc.t, mc.m.Delete(p, e.Revision(), e.Hash))
+	must(mc.t, mc.m.Delete(p, e.Revision(), e.Hash()))
 }
 
 func (mc *machine) sync(remote string) *Report {

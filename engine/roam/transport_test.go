@@ -102,7 +102,7 @@ func TestConcurrentMachines(t *testing.T) {
 				p, _ := mc.m.PathOf(engine.User, "", key)
 				cur, hash := 0, ""
 				if e := mc.m.Note(p); e != nil {
-					cur, hash = e.Revision(), e.Hash
+					cur, hash = e.Revision(), e.Hash()
 				}
 				if _, err := mc.m.Write(engine.WriteRequest{Dimension: engine.User, Key: key, Body: []byte(body), ExpectRevision: cur, ExpectHash: hash}); err != nil {
 					errs <- err

@@ -204,7 +204,7 @@ printf '%s\n' "$in" | grep '^- .*Built' | sed 's/^- [0-9:]* *//; s/^/- /'
 	}
 	contains(t, "refined day", f.read(t, "refined/2026-11-09.md"), "- Built the edit made during the rollup")
 	contains(t, "raw daily", f.read(t, "2026-11-09.md"), "- Built the edit made during the rollup")
-	if res.Sources[0].Hash != f.m.Note(raw).Hash {
+	if res.Sources[0].Hash != f.m.Note(raw).Hash() {
 		t.Error("the recorded hash is not the edited raw daily's")
 	}
 }

@@ -178,7 +178,7 @@ func fresh(m *engine.Memory, path string) *engine.Note {
 	switch {
 	case err != nil && e == nil:
 		return nil
-	case err != nil, e == nil, e.Hash != store.Hash(data):
+	case err != nil, e == nil, e.Hash() != store.Hash(data):
 		m.Refresh(path)
 		e = m.Note(path)
 	}

@@ -16,7 +16,7 @@ type Source = journal.RecordedSource
 
 // sourceOf records a note as a source.
 func sourceOf(rel string, e *engine.Note) Source {
-	return Source{Key: rel, Revision: e.Revision(), Hash: e.Hash}
+	return Source{Key: rel, Revision: e.Revision(), Hash: e.Hash()}
 }
 
 // sourcesValue is the frontmatter value of sources: a YAML list of

@@ -48,7 +48,7 @@ func PlanLessons(m *engine.Memory, j Journal, lessons []string) (LessonsEdit, er
 	cur := j.lookup(m, journal.MemoryFile)
 	var body []byte
 	if cur != nil {
-		ed.Exists, ed.Revision, ed.Hash, ed.Path = true, cur.Revision(), cur.Hash, cur.Path
+		ed.Exists, ed.Revision, ed.Hash, ed.Path = true, cur.Revision(), cur.Hash(), cur.Path
 		if !cur.Doc.Has() && cur.Doc.Present {
 			return ed, fmt.Errorf("%s: its frontmatter is not terminated; fix it before promoting lessons", cur.Path)
 		}

@@ -53,8 +53,8 @@ func TestEachKind(t *testing.T) {
 	e := f.m.Note(f.path("refined/2026-11-02.md"))
 	srcs, ok := RecordedSources(e)
 	rawEntry := f.m.Note(f.path("2026-11-02.md"))
-	if !ok || len(srcs) != 1 || srcs[0] != (Source{Key: "2026-11-02.md", Revision: 1, Hash: rawEntry.Hash}) {
-		t.Fatalf("recorded sources %+v, want the raw daily at revision 1, hash %s", srcs, rawEntry.Hash)
+	if !ok || len(srcs) != 1 || srcs[0] != (Source{Key: "2026-11-02.md", Revision: 1, Hash: rawEntry.Hash()}) {
+		t.Fatalf("recorded sources %+v, want the raw daily at revision 1, hash %s", srcs, rawEntry.Hash())
 	}
 
 	// The week reads its refined days: refine them all first.
@@ -223,7 +223,7 @@ func TestStaleness(t *testing.T) {
 	if _, err := RunPlan(ctx, f.m, Request{Due: true}, Options{Today: today}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if rec, _ := RecordedSources(f.m.Note(f.path("refined/2026-11-10.md"))); len(rec) != 1 || rec[0].Hash != f.m.Note(p).Hash {
+	if rec, _ := RecordedSources(f.m.Note(f.path("refined/2026-11-10.md"))); len(rec) != 1 || rec[0].Hash != f.m.Note(p).Hash() {
 		t.Fatalf("the rerun recorded %+v, not the edited file", rec)
 	}
 	if got := due(); len(got) != 0 {
@@ -232,7 +232,7 @@ func TestStaleness(t *testing.T) {
 
 	// A revision bump through the engine.
 	e := f.m.Note(f.path("2026-11-17.md"))
-	if _, err := f.m.Write(engine.WriteRequest{Dimension: engine.Task, Key: "journal/2026-11-17.md", Body: append(e.Body(), "- Decided to bump\n"...), ExpectRevision: 1, ExpectHash: e.Hash}); err != nil {
+	if _, err := f.m.Write(engine.WriteRequest{Dimension: engine.Task, Key: "journal/2026-11-17.md", Body: append(e.Body(), "- Decided to bump\n"...), ExpectRevision: 1, ExpectHash: e.Hash()}); err != nil {
 		t.Fatal(err)
 	}
 	if got := due(); len(got) != 3 || got[0] != "day 2026-11-17: stale: 2026-11-17.md is at revision 2, the rollup read revision 1" {
@@ -301,7 +301,7 @@ func TestSourceChangesDuringSummary(t *testing.T) {
 	contains(t, "the summarizer's last input", lastInput, "concurrent edit")
 	contains(t, "raw daily", f.read(t, "2026-11-03.md"), "concurrent edit")
 	cur := f.m.Note(p)
-	if res.Sources[0].Hash != cur.Hash {
+	if res.Sources[0].Hash != cur.Hash() {
 		t.Fatal("the recorded hash is not the edited file's")
 	}
 

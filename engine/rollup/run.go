@@ -105,7 +105,7 @@ func Run(ctx context.Context, m *engine.Memory, job Job, s Summarizer) (Result, 
 		out := j.lookup(m, job.Output)
 		if out != nil {
 			if rec, ok := RecordedSources(out); ok && diffSources(rec, srcs) == "" {
-				res.Status, res.Revision, res.Hash, res.Path = UpToDate, out.Revision(), out.Hash, out.Path
+				res.Status, res.Revision, res.Hash, res.Path = UpToDate, out.Revision(), out.Hash(), out.Path
 				return lessons(m, res, out), nil
 			}
 		}
@@ -137,12 +137,12 @@ func Run(ctx context.Context, m *engine.Memory, job Job, s Summarizer) (Result, 
 		}
 		expRev, expHash := 0, ""
 		if out != nil {
-			expRev, expHash = out.Revision(), out.Hash
+			expRev, expHash = out.Revision(), out.Hash()
 			if out.Path != outPath {
 				// Read from a legacy root: the canonical file is new.
 				expRev, expHash = 0, ""
 				if c := m.Note(outPath); c != nil {
-					expRev, expHash = c.Revision(), c.Hash
+					expRev, expHash = c.Revision(), c.Hash()
 				}
 			}
 		}
