@@ -1,6 +1,7 @@
 package diagnostics
 
 import (
+	"encoding/hex"
 	"fmt"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -17,7 +18,7 @@ const CodeSecret = "secret"
 // advisory here (sync scans again), so a text found clean by an earlier
 // process is not scanned again (secrets.ScanAdvisory).
 func (c *checker) secrets() {
-	fs, err := secrets.ScanAdvisory(c.src)
+	fs, err := c.scanSecrets()
 	if err != nil {
 		return // the rules did not load: sync refuses to send anything, and says so
 	}
@@ -34,4 +35,18 @@ func (c *checker) secrets() {
 			Data:     map[string]any{"rule": f.Rule, "line": f.Line},
 		})
 	}
+}
+
+// scanSecrets scans the note keyed by the SHA-256 the engine took when it
+// read it (Note.Hash), so that a check of a warm tree hashes no note twice;
+// a note without a well-formed Hash is hashed here.
+func (c *checker) scanSecrets() ([]secrets.Finding, error) {
+	var sum [32]byte
+	if len(c.e.Hash) != hex.EncodedLen(len(sum)) {
+		return secrets.ScanAdvisory(c.src)
+	}
+	if _, err := hex.Decode(sum[:], []byte(c.e.Hash)); err != nil {
+		return secrets.ScanAdvisory(c.src)
+	}
+	return secrets.ScanAdvisoryHashed(c.src, sum)
 }

@@ -7,9 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/magicfrog/mf-lsp/diagnostics"
@@ -108,16 +111,18 @@ func (f *checkFlags) input(c *cli) (in diagnostics.Input, code int, ok bool) {
 // files there the engine could not load, each once, sorted by file and
 // position.
 func checkPaths(m *engine.Memory, paths []string, in diagnostics.Input) ([]diagnostics.Finding, error) {
-	var findings []diagnostics.Finding
+	var notes []*engine.Note
+	var problems []diagnostics.Finding
 	seen := map[string]bool{}
-	problems := diagnostics.ProblemFindings(m)
+	all, allProblems := m.Notes(), diagnostics.ProblemFindings(m)
 	for _, arg := range paths {
-		fs, err := checkPath(m, arg, in, problems, seen)
+		ns, ps, err := checkPath(m, arg, all, allProblems, seen)
 		if err != nil {
 			return nil, err
 		}
-		findings = append(findings, fs...)
+		notes, problems = append(notes, ns...), append(problems, ps...)
 	}
+	findings := append(diagnostics.CheckNotes(m, notes, in), problems...)
 	sort.SliceStable(findings, func(i, j int) bool {
 		if findings[i].Path != findings[j].Path {
 			return findings[i].Path < findings[j].Path
@@ -127,20 +132,20 @@ func checkPaths(m *engine.Memory, paths []string, in diagnostics.Input) ([]diagn
 	return findings, nil
 }
 
-// checkPath checks the notes and problems below one path that seen does not
+// checkPath picks the notes and problems below one path that seen does not
 // hold yet, and adds them to seen. A path outside the memory tree, or a file
 // that is not a note, is an error.
-func checkPath(m *engine.Memory, arg string, in diagnostics.Input, problems []diagnostics.Finding, seen map[string]bool) ([]diagnostics.Finding, error) {
+func checkPath(m *engine.Memory, arg string, notes []*engine.Note, problems []diagnostics.Finding, seen map[string]bool) ([]*engine.Note, []diagnostics.Finding, error) {
 	abs, err := filepath.Abs(arg)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", arg, err)
+		return nil, nil, fmt.Errorf("%s: %v", arg, err)
 	}
 	info, err := os.Stat(abs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, ok := m.Locate(abs); !ok && !isAncestorOfRoot(m, abs) {
-		return nil, fmt.Errorf("%s is not in the memory tree (data directory %s, project %s): pass --data-dir or --project", arg, m.Paths.DataDir, orDash(m.Paths.ProjectDir))
+		return nil, nil, fmt.Errorf("%s is not in the memory tree (data directory %s, project %s): pass --data-dir or --project", arg, m.Paths.DataDir, orDash(m.Paths.ProjectDir))
 	}
 	under := func(p string) bool {
 		if !info.IsDir() {
@@ -149,27 +154,24 @@ func checkPath(m *engine.Memory, arg string, in diagnostics.Input, problems []di
 		rel, err := filepath.Rel(abs, p)
 		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 	}
-	var findings []diagnostics.Finding
-	matched := false
-	for _, e := range m.Notes() {
-		if !under(e.Path) || seen[e.Path] {
-			continue
+	var picked []*engine.Note
+	var found []diagnostics.Finding
+	for _, e := range notes {
+		if under(e.Path) && !seen[e.Path] {
+			seen[e.Path] = true
+			picked = append(picked, e)
 		}
-		seen[e.Path], matched = true, true
-		one := in
-		one.Memory, one.Note = m, e
-		findings = append(findings, diagnostics.Check(one)...)
 	}
 	for _, f := range problems {
 		if under(f.Path) && !seen["problem\x00"+f.Path] {
-			seen["problem\x00"+f.Path], matched = true, true
-			findings = append(findings, f)
+			seen["problem\x00"+f.Path] = true
+			found = append(found, f)
 		}
 	}
-	if !matched && !info.IsDir() {
-		return nil, fmt.Errorf("%s is not a memory note (notes are .md files; hidden files are not read)", arg)
+	if len(picked) == 0 && len(found) == 0 && !info.IsDir() {
+		return nil, nil, fmt.Errorf("%s is not a memory note (notes are .md files; hidden files are not read)", arg)
 	}
-	return findings, nil
+	return picked, found, nil
 }
 
 // printFindingsJSON is --format json: one JSON array of jsonFinding.
@@ -195,33 +197,115 @@ func printFindingsJSON(stdout io.Writer, m *engine.Memory, findings []diagnostic
 
 // printFindings is the text output: FILE:LINE:COL: SEVERITY CODE: MESSAGE, a
 // tab-indented line per related place, and a count per severity on stderr.
+// The lines are formatted in chunks on every CPU and written in order, a
+// chunk a write (a check of 100,000 notes prints about as many lines).
 func printFindings(stdout, stderr io.Writer, m *engine.Memory, findings []diagnostics.Finding) {
-	pos := newPositions(m)
 	cwd, _ := os.Getwd()
-	show := func(p string) string {
-		if cwd != "" {
-			if rel, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(rel, "..") {
-				p = rel
+	chunks := make([][]byte, (len(findings)+printChunk-1)/printChunk)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(chunks); i = int(next.Add(1) - 1) {
+				chunk := findings[i*printChunk : min((i+1)*printChunk, len(findings))]
+				chunks[i] = newFindingPrinter(m, cwd).append(nil, chunk)
 			}
-		}
-		if strings.ContainsFunc(p, unicode.IsControl) {
-			return strconv.Quote(p) // a newline in a name must not split the line
-		}
-		return p
+		}()
+	}
+	wg.Wait()
+	for _, b := range chunks {
+		stdout.Write(b)
 	}
 	counts := map[diagnostics.Severity]int{}
 	for _, f := range findings {
 		counts[f.Severity]++
-		l, col := pos.at(f.Path, f.Span.Start)
-		fmt.Fprintf(stdout, "%s:%d:%d: %s %s: %s\n", show(f.Path), l, col, f.Severity, f.Code, oneLine(f.Message))
-		for _, r := range f.Related {
-			rl, rc := pos.at(r.Path, r.Span.Start)
-			fmt.Fprintf(stdout, "\t%s:%d:%d: %s\n", show(r.Path), rl, rc, oneLine(r.Message))
-		}
 	}
 	if len(findings) > 0 {
 		fmt.Fprintf(stderr, "mf-lsp check: %s, %s, %d information, %s\n", plural(counts[diagnostics.Error], "error"),
 			plural(counts[diagnostics.Warning], "warning"), counts[diagnostics.Information], plural(counts[diagnostics.Hint], "hint"))
+	}
+}
+
+// printChunk is how many findings one formatting job takes.
+const printChunk = 2048
+
+// findingPrinter formats findings as text lines, remembering the last file
+// it showed (findings come sorted by file).
+type findingPrinter struct {
+	pos       *positions
+	cwd       string
+	last, shw string
+}
+
+func newFindingPrinter(m *engine.Memory, cwd string) *findingPrinter {
+	return &findingPrinter{pos: newPositions(m), cwd: cwd}
+}
+
+// append appends each finding's line, FILE:LINE:COL: SEVERITY CODE: MESSAGE,
+// and a tab-indented FILE:LINE:COL: MESSAGE line per related place.
+func (p *findingPrinter) append(b []byte, findings []diagnostics.Finding) []byte {
+	for _, f := range findings {
+		l, col := p.pos.at(f.Path, f.Span.Start)
+		b = p.appendPlace(b, f.Path, l, col)
+		b = append(b, ' ')
+		b = append(b, f.Severity.String()...)
+		b = append(b, ' ')
+		b = append(b, f.Code...)
+		b = append(b, ": "...)
+		b = appendOneLine(b, f.Message)
+		b = append(b, '\n')
+		for _, r := range f.Related {
+			rl, rc := p.pos.at(r.Path, r.Span.Start)
+			b = append(b, '\t')
+			b = p.appendPlace(b, r.Path, rl, rc)
+			b = append(b, ' ')
+			b = appendOneLine(b, r.Message)
+			b = append(b, '\n')
+		}
+	}
+	return b
+}
+
+// appendPlace appends FILE:LINE:COL: .
+func (p *findingPrinter) appendPlace(b []byte, path string, line, col int) []byte {
+	b = append(b, p.show(path)...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(line), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(col), 10)
+	return append(b, ':')
+}
+
+// show is how a file is named: relative to the current directory when it is
+// below it, quoted when it holds a control character.
+func (p *findingPrinter) show(path string) string {
+	if path == p.last {
+		return p.shw
+	}
+	shown := path
+	if p.cwd != "" {
+		if rel, err := filepath.Rel(p.cwd, path); err == nil && !strings.HasPrefix(rel, "..") {
+			shown = rel
+		}
+	}
+	if strings.ContainsFunc(shown, unicode.IsControl) {
+		shown = strconv.Quote(shown) // a newline in a name must not split the line
+	}
+	p.last, p.shw = path, shown
+	return shown
+}
+
+func appendOneLine(b []byte, s string) []byte {
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			return append(b, s...)
+		}
+		b = append(b, s[:i]...)
+		b = append(b, ' ')
+		s = s[i+1:]
 	}
 }
 
@@ -283,8 +367,6 @@ func isAncestorOfRoot(m *engine.Memory, dir string) bool {
 	}
 	return false
 }
-
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 func orDash(s string) string {
 	if s == "" {
