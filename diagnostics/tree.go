@@ -20,7 +20,7 @@ import (
 func CheckTree(m *engine.Memory, in Input) []Finding {
 	problems := ProblemFindings(m)
 	sortFindings(problems)
-	return mergeFindings(CheckNotes(m, m.Notes(), in), problems)
+	return mergeFindings(CheckNotes(m, m.NotesUnordered(), in), problems)
 }
 
 // CheckNotes checks notes of m on every CPU and returns their findings sorted
@@ -45,13 +45,19 @@ func CheckNotes(m *engine.Memory, notes []*engine.Note, in Input) []Finding {
 		}()
 	}
 	// Each note's findings are sorted and carry its path, so the notes in
-	// path order give the findings in order, without sorting them all.
-	order := make([]int, len(notes))
-	for i := range order {
-		order[i] = i
+	// path order give the findings in order, without sorting them all. The
+	// paths are sorted here while the workers check (as pairs with the
+	// index: a comparison then reads no note).
+	type pathOf struct {
+		path string
+		i    int
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		return cmp.Or(strings.Compare(notes[a].Path, notes[b].Path), cmp.Compare(a, b))
+	order := make([]pathOf, len(notes))
+	for i, e := range notes {
+		order[i] = pathOf{e.Path, i}
+	}
+	slices.SortFunc(order, func(a, b pathOf) int {
+		return cmp.Or(strings.Compare(a.path, b.path), cmp.Compare(a.i, b.i))
 	})
 	wg.Wait()
 	n := 0
@@ -59,8 +65,8 @@ func CheckNotes(m *engine.Memory, notes []*engine.Note, in Input) []Finding {
 		n += len(r)
 	}
 	out := make([]Finding, 0, n)
-	for _, i := range order {
-		out = append(out, results[i]...)
+	for _, o := range order {
+		out = append(out, results[o.i]...)
 	}
 	return out
 }

@@ -186,6 +186,24 @@ func (c *client) call(method string, params any, timeout time.Duration) (json.Ra
 	}
 }
 
+// symbols asks workspace/symbol for the synthetic tree's topics until the
+// answer has them: while the tree loads the server answers, after a short
+// grace, without it (no symbols), and a client asks again.
+func (c *client) symbols(timeout time.Duration) (json.RawMessage, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		res, err := c.call("workspace/symbol", map[string]any{"query": "topic"}, time.Until(deadline))
+		switch {
+		case err != nil:
+			return nil, err
+		case len(res) >= 10:
+			return res, nil
+		case time.Now().After(deadline):
+			return nil, fmt.Errorf("workspace/symbol answered %s: no symbols within %v", res, timeout)
+		}
+	}
+}
+
 func (c *client) notify(method string, params any) error {
 	return c.send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
 }
