@@ -13,12 +13,15 @@ package diagnostics
 
 import (
 	"bytes"
-	"sort"
+	"cmp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/journal"
+	"github.com/magicfrog/mf-lsp/engine/roam"
 )
 
 // Severity is how much a finding matters. The values are LSP's
@@ -143,6 +146,10 @@ type Input struct {
 	WithFixes bool
 	// Now is the time fixes write as updated; zero means the clock.
 	Now time.Time
+
+	// conflicts is the sync state as CheckNotes read it once for every note;
+	// nil: each Check reads it (a stat when unchanged).
+	conflicts *roam.Conflicts
 }
 
 // Check returns every finding for one note, sorted by position.
@@ -212,18 +219,10 @@ func lineSpan(src []byte, start int) frontmatter.Span {
 	return frontmatter.Span{Start: start, End: end}
 }
 
-func sortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Span.Start != b.Span.Start {
-			return a.Span.Start < b.Span.Start
-		}
-		if a.Span.End != b.Span.End {
-			return a.Span.End < b.Span.End
-		}
-		return a.Code < b.Code
-	})
+func sortFindings(fs []Finding) { slices.SortStableFunc(fs, compareFindings) }
+
+// compareFindings orders findings by path, then position, then code.
+func compareFindings(a, b Finding) int {
+	return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Span.Start, b.Span.Start),
+		cmp.Compare(a.Span.End, b.Span.End), strings.Compare(a.Code, b.Code))
 }

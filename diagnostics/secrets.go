@@ -17,7 +17,7 @@ const CodeSecret = "secret"
 // advisory here (sync scans again), so a text found clean by an earlier
 // process is not scanned again (secrets.ScanAdvisory).
 func (c *checker) secrets() {
-	fs, err := secrets.ScanAdvisory(c.src)
+	fs, err := c.scanSecrets()
 	if err != nil {
 		return // the rules did not load: sync refuses to send anything, and says so
 	}
@@ -34,4 +34,14 @@ func (c *checker) secrets() {
 			Data:     map[string]any{"rule": f.Rule, "line": f.Line},
 		})
 	}
+}
+
+// scanSecrets scans the note keyed by the SHA-256 the engine took when it
+// read it (Note.Sum), so that a check of a warm tree hashes no note twice; a
+// note built without one (a zero sum) is hashed here.
+func (c *checker) scanSecrets() ([]secrets.Finding, error) {
+	if sum := c.e.Sum(); sum != ([32]byte{}) {
+		return secrets.ScanAdvisoryHashed(c.src, sum)
+	}
+	return secrets.ScanAdvisory(c.src)
 }

@@ -15,7 +15,13 @@ func (c *checker) syncConflict() {
 	if c.in.Memory == nil {
 		return
 	}
-	lc, ok := roam.ConflictAt(c.in.Memory, c.e.Path)
+	var lc roam.LocalConflict
+	var ok bool
+	if c.in.conflicts != nil {
+		lc, ok = c.in.conflicts.At(c.e.Path) // CheckNotes read the state once
+	} else {
+		lc, ok = roam.ConflictAt(c.in.Memory, c.e.Path)
+	}
 	if !ok {
 		return
 	}

@@ -52,21 +52,40 @@ func cachedLoad(data string) *State {
 // ConflictAt reports whether the note at path (a file in the memory tree) is
 // in sync conflict. It costs a stat of the state file when nothing is.
 func ConflictAt(m *engine.Memory, path string) (LocalConflict, bool) {
-	st := cachedLoad(m.Paths.DataDir)
-	if st == nil || len(st.Conflicts) == 0 {
+	return ReadConflicts(m).At(path)
+}
+
+// Conflicts is the sync state's conflicts as read once: what a check of many
+// notes asks of each (a stat of the state file per note was a third of the
+// checks' own cost at 100,000 notes). The zero value holds none.
+type Conflicts struct {
+	m  *engine.Memory
+	st *State
+}
+
+// ReadConflicts reads the sync state of m's data directory once (or takes
+// the last read, when the file has not changed since).
+func ReadConflicts(m *engine.Memory) Conflicts {
+	return Conflicts{m: m, st: cachedLoad(m.Paths.DataDir)}
+}
+
+// At reports whether the note at path (a file in the memory tree) was in
+// sync conflict when the state was read.
+func (cs Conflicts) At(path string) (LocalConflict, bool) {
+	if cs.st == nil || len(cs.st.Conflicts) == 0 {
 		return LocalConflict{}, false
 	}
-	rel, ok := portableOf(m, filepath.Clean(path))
+	rel, ok := portableOf(cs.m, filepath.Clean(path))
 	if !ok {
 		return LocalConflict{}, false
 	}
-	c, ok := st.Conflicts[rel]
+	c, ok := cs.st.Conflicts[rel]
 	if !ok {
 		return LocalConflict{}, false
 	}
 	lc := LocalConflict{Path: rel, Reason: c.Reason, Since: c.Since}
 	if c.Theirs != "" {
-		lc.Theirs = ConflictFile(m.Paths.DataDir, rel)
+		lc.Theirs = ConflictFile(cs.m.Paths.DataDir, rel)
 	}
 	return lc, true
 }
