@@ -79,9 +79,24 @@ func textEdits(text []byte, edits []session.Edit) []protocol.TextEdit {
 // askConflict asks the conflict's question and applies the answer; "Compare"
 // shows the disk version and asks again.
 func (s *Server) askConflict(uri protocol.DocumentUri, c *session.SaveConflict) {
-	s.ShowMessageRequest(protocol.MessageTypeWarning, c.Question, c.Actions, func(choice string, err error) {
+	s.askConflictAfter(uri, c, 0)
+}
+
+// askConflictAfter asks c's question after the user compared n times. Each
+// question differs from the one before: VS Code folds a notification equal to
+// one still closing into it, and closing the first then closes the second, so
+// the question asked again after Compare would vanish.
+func (s *Server) askConflictAfter(uri protocol.DocumentUri, c *session.SaveConflict, n int) {
+	question := c.Question
+	switch {
+	case n%2 == 1:
+		question += " The disk version is open beside your buffer: choose how to resolve."
+	case n > 0:
+		question += " The disk version is open beside your buffer again: choose how to resolve."
+	}
+	s.ShowMessageRequest(protocol.MessageTypeWarning, question, c.Actions, func(choice string, err error) {
 		if err == nil && choice == ActionCompare && s.sendCompare(uri) {
-			s.askConflict(uri, c) // compared: now choose
+			s.askConflictAfter(uri, c, n+1) // compared: now choose
 			return
 		}
 		s.sess.Answered(uri)
