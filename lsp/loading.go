@@ -29,7 +29,7 @@ const loadGrace = 500 * time.Millisecond
 // else beside the loop once it is, waiting at most wait (0: as long as the
 // request is not cancelled), and with loading's answer if it still loads then.
 func (s *Server) whenLoaded(path string, wait time.Duration, answer, loading func() (any, error)) (any, error) {
-	if _, err := s.sess.Snapshot(path); !errors.Is(err, session.ErrLoading) {
+	if !s.sess.Loading(path) {
 		return answer()
 	}
 	return Async(func(ctx context.Context) (any, error) {

@@ -191,6 +191,14 @@ func (s *Session) await(ctx context.Context, path string) error {
 // from the file's own location (the nearest .magicfrog/memory project, or a
 // <data>/memory/<dimension> layout), whose load it starts off the caller's
 // goroutine. path "" is the main tree. ErrLoading (with the tree) while it loads.
+// Loading reports whether the tree of path ("" is the main tree) is still
+// loading, without building a snapshot: the question a read loop asks before
+// it answers at once or moves a request beside itself.
+func (s *Session) Loading(path string) bool {
+	_, err := s.treeFor(path)
+	return errors.Is(err, ErrLoading)
+}
+
 func (s *Session) treeFor(path string) (*tree, error) {
 	main := s.main
 	if !main.loaded() {

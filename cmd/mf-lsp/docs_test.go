@@ -20,13 +20,35 @@ const moduleRoot = "../.."
 // in a sentence: "Package NAME ..." for a library, "Command NAME ..." for a
 // program.
 func TestEveryPackageHasADoc(t *testing.T) {
-	checked := 0
-	err := filepath.WalkDir(moduleRoot, func(dir string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	pkgs := modulePackages(t)
+	for rel, pkg := range pkgs {
+		want := "Package " + pkg.Name + " "
+		if pkg.Name == "main" {
+			want = "Command "
 		}
-		if !d.IsDir() {
-			return nil
+		switch {
+		case pkg.Doc == "":
+			t.Errorf("%s: no package comment; add a doc.go saying what package %s is, starting %q", rel, pkg.Name, want)
+		case !strings.HasPrefix(pkg.Doc, want):
+			t.Errorf("%s: package comment starts %q; want %q...", rel, pkg.Doc, want)
+		case !strings.HasSuffix(pkg.Doc, "."):
+			t.Errorf("%s: package comment's first sentence %q does not end in a full stop", rel, pkg.Doc)
+		}
+	}
+	if len(pkgs) < 20 {
+		t.Errorf("checked %d packages; the walk from %s missed the module", len(pkgs), moduleRoot)
+	}
+}
+
+// modulePackages are the module's Go packages by slash-separated path from the
+// module root (hidden, testdata and node_modules folders left out), as
+// go/build reads them.
+func modulePackages(t *testing.T) map[string]*build.Package {
+	t.Helper()
+	pkgs := map[string]*build.Package{}
+	err := filepath.WalkDir(moduleRoot, func(dir string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
 		}
 		if name := d.Name(); dir != moduleRoot && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
 			return filepath.SkipDir
@@ -40,28 +62,14 @@ func TestEveryPackageHasADoc(t *testing.T) {
 			t.Errorf("%s: %v", dir, err)
 			return nil
 		}
-		checked++
 		rel, _ := filepath.Rel(moduleRoot, dir)
-		want := "Package " + pkg.Name + " "
-		if pkg.Name == "main" {
-			want = "Command "
-		}
-		switch {
-		case pkg.Doc == "":
-			t.Errorf("%s: no package comment; add a doc.go saying what package %s is, starting %q", rel, pkg.Name, want)
-		case !strings.HasPrefix(pkg.Doc, want):
-			t.Errorf("%s: package comment starts %q; want %q...", rel, pkg.Doc, want)
-		case !strings.HasSuffix(pkg.Doc, "."):
-			t.Errorf("%s: package comment's first sentence %q does not end in a full stop", rel, pkg.Doc)
-		}
+		pkgs[filepath.ToSlash(rel)] = pkg
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if checked < 20 {
-		t.Errorf("checked %d packages; the walk from %s missed the module", checked, moduleRoot)
-	}
+	return pkgs
 }
 
 // TestCLIDocCoversHelp runs `mf-lsp help` and every subcommand's --help and wants

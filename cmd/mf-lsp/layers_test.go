@@ -1,10 +1,6 @@
 package main
 
 import (
-	"errors"
-	"go/build"
-	"io/fs"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -42,40 +38,20 @@ func TestLayers(t *testing.T) {
 			level[p] = i
 		}
 	}
-	err := filepath.WalkDir(moduleRoot, func(dir string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return err
-		}
-		if name := d.Name(); dir != moduleRoot && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
-			return filepath.SkipDir
-		}
-		pkg, err := build.ImportDir(dir, 0)
-		var noGo *build.NoGoError
-		if errors.As(err, &noGo) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(moduleRoot, dir)
-		rel = filepath.ToSlash(rel)
+	for rel, pkg := range modulePackages(t) {
 		mine, ok := level[rel]
 		if !ok {
 			t.Errorf("%s is in no layer of layers_test.go (and docs/architecture.md): place it", rel)
-			return nil
+			continue
 		}
 		for _, imp := range pkg.Imports {
 			dep, ok := strings.CutPrefix(imp, module)
 			if !ok {
 				continue
 			}
-			if theirs, known := level[dep]; known && theirs >= mine && !(rel == "cmd/mf-lsp") {
+			if theirs, known := level[dep]; known && theirs >= mine {
 				t.Errorf("%s (layer %d) imports %s (layer %d): a package imports only from layers below it", rel, mine, dep, theirs)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
