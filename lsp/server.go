@@ -37,6 +37,11 @@ type Options struct {
 	// names one), open-loop ages and the `updated` a save writes. Default
 	// time.Now; tests pin it (clock.go).
 	Now func() time.Time
+	// BeforeShutdown, when set, runs when the client asks the server to shut
+	// down, before the session lets go of its memory: the binary writes its
+	// heap profile there (MF_LSP_MEMPROFILE), so that it shows what a loaded
+	// session holds rather than what is left after it.
+	BeforeShutdown func()
 
 	// beforeLoad, set by tests, runs before each memory tree is loaded
 	// (session.Options.BeforeLoad): a test holds a load with it.
@@ -174,6 +179,9 @@ func (s *Server) Handle(ctx *glsp.Context) (r any, validMethod, validParams bool
 		return nil, true, true, Errorf(CodeInvalidRequest, "server is shutting down: %s after shutdown", ctx.Method)
 	}
 	if ctx.Method == string(protocol.MethodShutdown) {
+		if s.opts.BeforeShutdown != nil {
+			s.opts.BeforeShutdown()
+		}
 		s.sess.Shutdown()
 		s.state.Store(int32(stateShutdown))
 		s.shutdownSeen.Store(true)

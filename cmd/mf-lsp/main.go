@@ -22,6 +22,10 @@ func main() {
 	os.Exit(code)
 }
 
+// heapProfileAtShutdown is where the server writes its heap profile when the
+// client asks it to shut down (MF_LSP_MEMPROFILE; see startProfile).
+var heapProfileAtShutdown string
+
 // mainExit is main without os.Exit, so tests can run the command in-process.
 func mainExit(args []string) int {
 	// Token counts outlive the process (docs/architecture.md, "Token-count
@@ -41,7 +45,12 @@ func mainExit(args []string) int {
 // serve runs the language server on stdio; exit code 1 when the client did not shut
 // it down cleanly (LSP: exit without shutdown).
 func serve() int {
-	if err := lsp.Serve(context.Background(), lsp.Stdio(), lsp.Options{}); err != nil {
+	boundHeapHeadroom()
+	var opts lsp.Options
+	if heapProfileAtShutdown != "" {
+		opts.BeforeShutdown = func() { writeHeapProfile(heapProfileAtShutdown) }
+	}
+	if err := lsp.Serve(context.Background(), lsp.Stdio(), opts); err != nil {
 		fmt.Fprintln(os.Stderr, "mf-lsp:", err)
 		return 1
 	}

@@ -12,22 +12,28 @@ import (
 // MF_LSP_CPUPROFILE=cpu.out mf-lsp render, then go tool pprof. Cold paths are
 // whole processes, and an in-process benchmark misses what they pay for
 // (start-up, first use of the tokenizer, reading the tree once). The heap
-// profile (MF_LSP_MEMPROFILE) is the server's memory after its session:
-// go tool pprof -sample_index=inuse_space, or alloc_space for what made the
-// collector run. The returned func stops the profiles; call it before
-// exiting.
+// profile (MF_LSP_MEMPROFILE) is a command's memory at exit, and the
+// server's when the client asks it to shut down, while its memory is still
+// loaded: go tool pprof -sample_index=inuse_space for what it holds, or
+// alloc_space for what made the collector run. The returned func stops the
+// profiles; call it before exiting.
 func startProfile(cpuPath, memPath string) (stop func()) {
 	stopCPU := func() {}
 	if cpuPath != "" {
 		stopCPU = startCPUProfile(cpuPath)
 	}
+	heapProfileAtShutdown = memPath
 	return func() {
 		stopCPU()
-		if memPath != "" {
+		if memPath != "" && !heapProfileWritten {
 			writeHeapProfile(memPath)
 		}
 	}
 }
+
+// heapProfileWritten: the server wrote its profile at shutdown, which is the
+// one worth keeping.
+var heapProfileWritten bool
 
 func startCPUProfile(path string) (stop func()) {
 	f, err := os.Create(path)
@@ -54,6 +60,7 @@ func writeHeapProfile(path string) {
 	}
 	defer f.Close()
 	runtime.GC() // the live heap as of now, not of the last cycle
+	heapProfileWritten = true
 	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
 		fmt.Fprintln(os.Stderr, "mf-lsp: MF_LSP_MEMPROFILE:", err)
 	}
