@@ -13,28 +13,33 @@ import (
 // memory shared by many agents and tasks most notes are other participants'
 // (SPEC §5: never in this block in any form), and reading them was most of
 // the boot's cost. Such a load does not walk into the folder of a registered
-// agent or task that the scope cannot name; everything a view of the scope
+// agent or task that its scopes do not name; everything a view of the scope
 // can show, or must list, is loaded as by a full load, so its blocks are the
-// same byte for byte (engine's TestScopeOnlyRendersAsFull).
+// same byte for byte (scopeonly_test.go).
 
 // scopeLimit is what a scope-only load keeps of the owner folders: the
 // agents and tasks whose folders it walks into. It is decided when the
-// configuration has been read (readConfig), from the project binding and
-// Options.Named: a superset of every scope the process renders (the flags
-// replace the binding's IDs, and --each-agent renders each agent of one of
-// them), so the views filter the rest exactly as on a full load.
+// configuration has been read (readConfig), as render decides its scope: the
+// agents Options.Named names, else the binding's; the task Named names, else
+// the binding's. Every scope render prints is inside it (--each-agent prints
+// one block per agent of it; --agent "" and --task "" name none, and the
+// binding's are read for nothing), and the views filter the rest exactly as
+// on a full load.
 type scopeLimit struct {
 	agents, tasks map[string]bool
 }
 
-// newScopeLimit is the limit of a scope-only load: the binding's agents and
-// task and the named ones. The binding's earlier tasks (`tasks`) are left
-// out: no scope of the binding or the flags looks at them.
+// newScopeLimit is the limit of a scope-only load. The binding's earlier
+// tasks (`tasks`) are left out: no scope of the binding looks at them.
 func (m *Memory) newScopeLimit() *scopeLimit {
-	l := &scopeLimit{
-		agents: set(append(append([]string(nil), m.binding.Agents...), m.named.Agents...)),
-		tasks:  set([]string{m.binding.Task, m.named.Task}),
+	agents, task := m.named.Agents, m.named.Task
+	if len(agents) == 0 {
+		agents = m.binding.Agents
 	}
+	if task == "" {
+		task = m.binding.Task
+	}
+	l := &scopeLimit{agents: set(agents), tasks: set([]string{task})}
 	delete(l.agents, "")
 	delete(l.tasks, "")
 	return l
@@ -68,9 +73,9 @@ func (m *Memory) skips(r Root, p string, d fs.DirEntry) bool {
 
 // ScopeOnly reports whether m was loaded for its scope only
 // (Options.ScopeOnly): the folders of the registered agents and tasks that
-// neither the binding nor Options.Named names were not read. Such a memory
-// answers Render and View for those scopes exactly as a full load does, and
-// nothing else: Notes, Len, Versions and Problems hold only what it read, a
+// Options.Named (or, naming none, the binding) does not name were not read.
+// Such a memory answers Render and View for those scopes exactly as a full
+// load does, and nothing else: Notes, Len, Versions and Problems hold only what it read, a
 // view of another agent or task lacks that owner's notes (Render refuses
 // one), and every write is refused (ErrScopeOnly).
 func (m *Memory) ScopeOnly() bool { return m.scopeOnly }
@@ -89,9 +94,22 @@ func (m *Memory) refuseScopeOnly(op string) error {
 	return nil
 }
 
-// checkLoadedFor refuses a scope that a scope-only load did not read for: an
-// agent or task that is registered and outside the limit, whose folder was
-// left out. (An unregistered ID's folder is always read.)
+// NotLoadedError refuses a view of an agent or task whose folder a
+// scope-only load did not read: it is registered, and Options.Named (or,
+// naming none, the binding) does not name it. Its notes are missing from the
+// memory, so the view would be wrong.
+type NotLoadedError struct {
+	Dimension Dimension // Agent or Task
+	ID        string
+}
+
+func (e *NotLoadedError) Error() string {
+	return fmt.Sprintf("%s %q: this memory was loaded for the named %s, or the binding's, only (Options.ScopeOnly), and %s/%s/ was not read; name it in Options.Named",
+		e.Dimension, e.ID, e.Dimension, e.Dimension, e.ID)
+}
+
+// checkLoadedFor refuses a scope that a scope-only load did not read for
+// (NotLoadedError). An unregistered ID's folder is always read.
 func (m *Memory) checkLoadedFor(s Scope) error {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -101,11 +119,11 @@ func (m *Memory) checkLoadedFor(s Scope) error {
 	}
 	for _, a := range s.Agents {
 		if m.ids.agents[a] && !l.agents[a] {
-			return fmt.Errorf("agent %q: this memory was loaded for the binding's and the named agents only, and its folder was not read (load it with Options.Named naming it)", a)
+			return &NotLoadedError{Dimension: Agent, ID: a}
 		}
 	}
 	if m.ids.tasks[s.Task] && !l.tasks[s.Task] {
-		return fmt.Errorf("task %q: this memory was loaded for the binding's and the named task only, and its folder was not read (load it with Options.Named naming it)", s.Task)
+		return &NotLoadedError{Dimension: Task, ID: s.Task}
 	}
 	return nil
 }

@@ -28,10 +28,11 @@ type Options struct {
 	OnDir func(dir string)
 	// ScopeOnly loads only what a view of the session's own scopes can hold,
 	// for a process that reads those views and nothing else (mf-lsp render:
-	// an agent's boot). The scopes are those of the project binding and of
-	// Named, decided once the configuration is read: the folder of a
-	// registered agent (agent/<id>/) or task (<task root>/<id>/, and the same
-	// in a legacy project/ tree) that neither names is not walked, so neither
+	// an agent's boot). Its scopes are decided once the configuration is
+	// read, as render decides: Named's agents, or the binding's when Named
+	// names none; Named's task, or the binding's. The folder of a registered
+	// agent (agent/<id>/) or task (<task root>/<id>/, and the same in a
+	// legacy project/ tree) that they do not name is not walked, so neither
 	// its notes nor its unreadable files are seen. Everything else loads as
 	// without it: account, user and shared notes, shared and layer folders,
 	// every device note (its machine is in its frontmatter) and unregistered
