@@ -23,8 +23,9 @@ type cli struct {
 	scope   *scopeFlags // the command's scope flags, if it has them: the IDs they name are IDs
 	stdout  io.Writer
 	stderr  io.Writer
-	// scopeOnly loads only what the views of the scope flags and the binding
-	// can hold (engine.Options.ScopeOnly): render, which reads nothing else.
+	// scopeOnly loads only what the views of the scope flags' IDs (else the
+	// binding's) can hold (engine.Options.ScopeOnly): render, which reads
+	// nothing else.
 	scopeOnly bool
 }
 
