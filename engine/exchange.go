@@ -79,6 +79,9 @@ func (m *Memory) Export(dir string, withDevice bool) (*ExportResult, error) {
 // overwritten. The store's lock folder is removed again when the export is
 // done: an export is not a memory root.
 func (m *Memory) ExportWith(dir string, opts ExportOptions) (*ExportResult, error) {
+	if err := m.refuseScopeOnly("export"); err != nil {
+		return nil, err
+	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -326,6 +329,9 @@ func importTarget(rel string) (Dimension, string, error) {
 // layers.json is taken when there is none here, and a different one is
 // reported (LayersDiffer), never written over.
 func (m *Memory) Import(dir string) (*ImportResult, error) {
+	if err := m.refuseScopeOnly("import"); err != nil {
+		return nil, err
+	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err

@@ -266,26 +266,35 @@ var scratch = func() string {
 	return ""
 }()
 
-func isolationProperty(t *rapid.T) {
-	isolationCases.Add(1)
-	g := drawTree(t)
-	s := drawScope(t)
-	dir, err := os.MkdirTemp(scratch, "isolation-")
+// drawCase draws a tree and a scope and writes the tree into a scratch
+// folder (cleanup removes it): the Options that open it, with Named set when
+// the scope is named as the CLI's flags name it, and the scope.
+func drawCase(t *rapid.T, name string) (g genTree, s genScope, opts engine.Options, scope engine.Scope, cleanup func()) {
+	g = drawTree(t)
+	s = drawScope(t)
+	dir, err := os.MkdirTemp(scratch, name+"-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(dir)
 	if err := g.write(dir); err != nil {
+		os.RemoveAll(dir)
 		t.Fatal(err)
 	}
-	opts := engine.Options{DataDir: filepath.Join(dir, "data"), ProjectDir: filepath.Join(dir, "project")}
-	scope := engine.Scope{Task: s.task, Machine: s.machine}
+	opts = engine.Options{DataDir: filepath.Join(dir, "data"), ProjectDir: filepath.Join(dir, "project")}
+	scope = engine.Scope{Task: s.task, Machine: s.machine}
 	if s.agent != "" {
 		scope.Agents = []string{s.agent}
 	}
 	if s.named {
 		opts.Named = scope
 	}
+	return g, s, opts, scope, func() { os.RemoveAll(dir) }
+}
+
+func isolationProperty(t *rapid.T) {
+	isolationCases.Add(1)
+	g, s, opts, scope, cleanup := drawCase(t, "isolation")
+	defer cleanup()
 	m, err := engine.Open(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,20 @@ type Options struct {
 	// notes are read (and again on every reload): the language server watches
 	// them from the same walk instead of walking the tree twice.
 	OnDir func(dir string)
+	// ScopeOnly loads only what a view of the session's own scopes can hold,
+	// for a process that reads those views and nothing else (mf-lsp render:
+	// an agent's boot). Its scopes are decided once the configuration is
+	// read, as render decides: Named's agents, or the binding's when Named
+	// names none; Named's task, or the binding's. The folder of a registered
+	// agent (agent/<id>/) or task (<task root>/<id>/, and the same in a
+	// legacy project/ tree) that they do not name is not walked, so neither
+	// its notes nor its unreadable files are seen. Everything else loads as
+	// without it: account, user and shared notes, shared and layer folders,
+	// every device note (its machine is in its frontmatter) and unregistered
+	// folders (every block lists their notes). The memory says so
+	// (Memory.ScopeOnly), refuses to write, and is wrong for anything but
+	// those views: Notes, Len, Versions and Problems hold what it read.
+	ScopeOnly bool
 }
 
 // ResolveDataDir finds the data directory: the flag or client setting, else

@@ -67,6 +67,8 @@ type Memory struct {
 	machineErr error
 	named      Scope // IDs the session's scope names (Options.Named)
 	ids        ownerIDs
+	scopeOnly  bool                       // Options.ScopeOnly
+	limit      *scopeLimit                // the owner folders a scope-only load reads; nil: every folder
 	config     []Problem                  // configuration files that did not parse
 	entries    map[string]*Note           // by absolute path
 	byKey      map[string][]*Note         // every note of a key, any dimension
@@ -95,6 +97,7 @@ func Open(opts Options) (*Memory, error) {
 	m.machine = opts.Machine
 	m.named = Scope{Task: opts.Named.Task, Agents: append([]string(nil), opts.Named.Agents...)}
 	m.onDir = opts.OnDir
+	m.scopeOnly = opts.ScopeOnly
 	m.reload()
 	return m, nil
 }
@@ -153,6 +156,10 @@ func (m *Memory) readConfig() {
 	}
 	delete(m.ids.agents, "")
 	delete(m.ids.tasks, "")
+	m.limit = nil
+	if m.scopeOnly {
+		m.limit = m.newScopeLimit() // the binding is read: the limit can be decided
+	}
 	if m.machine == "" || m.machineErr != nil {
 		m.machine, m.machineErr = ReadMachineID(m.Paths, false)
 		if errors.Is(m.machineErr, fs.ErrNotExist) {
@@ -180,6 +187,12 @@ func (m *Memory) readConfig() {
 func (m *Memory) loadRoot(r Root, dir string) {
 	var notes []foundNote
 	visit := func(p string, d fs.DirEntry, err error) error {
+		if m.skips(r, p, d) {
+			if d == nil || d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if err != nil {
 			if p == r.Dir && errors.Is(err, fs.ErrNotExist) {
 				return fs.SkipDir

@@ -44,6 +44,9 @@ type PromoteResult struct {
 // destination is written first, so a crash between the two steps leaves two
 // copies, never none.
 func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
+	if err := m.refuseScopeOnly("promote"); err != nil {
+		return nil, err
+	}
 	src := req.From
 	if src == nil {
 		return nil, fmt.Errorf("promote: no source note")

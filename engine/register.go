@@ -43,6 +43,9 @@ func (m *Memory) RegisterFile(d Dimension) string {
 // concurrent registrations all land. It reports the file and whether it
 // changed, and reloads the tree when it did.
 func (m *Memory) Register(d Dimension, id string, shared bool) (file string, changed bool, err error) {
+	if err := m.refuseScopeOnly("register"); err != nil {
+		return "", false, err
+	}
 	if !d.HasOwners() {
 		return "", false, fmt.Errorf("%s notes have no ID", d)
 	}
@@ -133,6 +136,9 @@ func addToJSONLists(file string, current []byte, exists bool, adds map[string][]
 // replaced atomically. It returns the earlier task ("" none) and whether the
 // file changed.
 func (m *Memory) Bind(task string) (previous string, changed bool, err error) {
+	if err := m.refuseScopeOnly("bind"); err != nil {
+		return "", false, err
+	}
 	if m.Paths.ProjectDir == "" {
 		return "", false, ErrNoProject
 	}

@@ -126,6 +126,9 @@ func (m *Memory) newRenderer(opts RenderOptions) (*renderer, error) {
 	if agents := unique(append([]string(nil), s.Agents...)); len(agents) > 1 {
 		return nil, &SeveralAgentsError{Agents: agents}
 	}
+	if err := m.checkLoadedFor(s); err != nil {
+		return nil, err
+	}
 	boot, err := newBootSet(opts.Today, opts.Earlier)
 	if err != nil {
 		return nil, err

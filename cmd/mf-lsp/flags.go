@@ -23,6 +23,10 @@ type cli struct {
 	scope   *scopeFlags // the command's scope flags, if it has them: the IDs they name are IDs
 	stdout  io.Writer
 	stderr  io.Writer
+	// scopeOnly loads only what the views of the scope flags' IDs (else the
+	// binding's) can hold (engine.Options.ScopeOnly): render, which reads
+	// nothing else.
+	scopeOnly bool
 }
 
 func newCLI(name, usage, about string, stdout, stderr io.Writer) *cli {
@@ -123,7 +127,8 @@ func (c *cli) projectDir() (string, error) {
 }
 
 // open loads memory. Problems (files that could not be read) are printed on
-// stderr as warnings: they never stop the rest of the tree from loading.
+// stderr as warnings: they never stop the rest of the tree from loading. With
+// c.scopeOnly only the files of the folders it reads are looked at.
 func (c *cli) open(warn bool) (*engine.Memory, error) {
 	project, err := c.projectDir()
 	if err != nil {
@@ -135,6 +140,7 @@ func (c *cli) open(warn bool) (*engine.Memory, error) {
 		// or not (SPEC §2): its folder reads as its own notes.
 		opts.Named = engine.Scope{Task: c.scope.task, Agents: c.scope.agents}
 	}
+	opts.ScopeOnly = c.scopeOnly
 	m, err := engine.Open(opts)
 	if err != nil {
 		return nil, err

@@ -17,8 +17,14 @@ out. A journal's boot set is, in this order: today's daily, yesterday's daily,
 the last completed week's weekly, MEMORY.md, the sticky notes; --earlier N adds
 the refined days of the N days before yesterday (after yesterday's daily,
 oldest first). The scope defaults to the project binding (.magicfrog/config.json) and this
-machine; --task, --agent and --machine override it. Files that cannot be read are
-listed on stderr as warnings.
+machine; --task, --agent and --machine override it.
+
+render reads only what its blocks can hold: the folder of a registered agent
+or task (agent/<id>/, the task root's <id>/) is read only when the scope names
+it (--agent's agents, else the binding's; --task's task, else the binding's).
+Files that cannot be read are listed on stderr as warnings: those of the
+folders render reads, so a broken file in another agent's or task's folder is
+not reported here (mf-lsp tree and check read everything).
 
 A block is for one participant: the task plus one agent, which sees its own
 agent notes and no other agent's. --agent picks the agent; when the binding
@@ -62,6 +68,10 @@ not with --each-agent.`, stdout, stderr)
 	if _, err := engine.Today(*today); err != nil {
 		return c.usageError("--today %q: want YYYY-MM-DD", *today)
 	}
+	// Every block rendered here is of the flags' IDs, else the binding's (as
+	// sf.scope decides): the load skips every other registered agent's and
+	// task's folder.
+	c.scopeOnly = true
 	m, err := c.open(true)
 	if err != nil {
 		return c.fail("%v", err)
