@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,7 +15,6 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
@@ -495,9 +493,9 @@ func (m *Memory) makeNote(r Root, p string, src []byte) (*Note, *Problem) {
 	scope, key, unregistered := m.ids.classify(r.Dimension, filepath.ToSlash(rel))
 	e := &Note{
 		Path: p, Root: r.Dir, Dimension: r.Dimension, Owner: scope, Key: key, Unregistered: unregistered,
-		Layer: m.layers.Match(key), Legacy: r.Legacy,
-		Src: src, Doc: frontmatter.Parse(src), sum: sha256.Sum256(src),
+		Layer: m.layers.match(key), Legacy: r.Legacy,
 	}
+	e.setSrc(src)
 	return e, nil
 }
 
