@@ -39,10 +39,10 @@ type Note struct {
 	// sees the note; every other block leaves it out visibly.
 	Unregistered bool
 
-	// Token counts + 1, 0 until counted: the body, and the block's element,
-	// skill line and omitted line for this note.
-	tokens, elemTokens, skillLineTokens, omitTokens atomic.Int32
-	elem, omit                                      atomic.Pointer[string] // the block's <note> element and <omitted/> line
+	// counts are the note's token counts and block lines, made when first
+	// counted: most notes of a language server's tree never are, and kept in
+	// every note they took 32 bytes of it.
+	counts atomic.Pointer[noteCounts]
 }
 
 // front is what the engine reads of every note's frontmatter, in 24 bytes:
