@@ -45,30 +45,79 @@ type Note struct {
 	counts atomic.Pointer[noteCounts]
 }
 
-// front is what the engine reads of every note's frontmatter, in 24 bytes:
+// front is what the engine reads of every note's frontmatter, in 32 bytes:
 // the parsed Document it comes from took about 330 (the Document, its fields,
 // their boxed values), 33 MB at 100,000 notes. Offsets fit in 32 bits: a note
 // is at most MaxNoteSize.
 type front struct {
-	body     int32  // offset of the first body byte
-	revision int32  // Revision
-	updated  span32 // Updated, as the bytes of Src it is
+	body             int32  // offset of the first body byte
+	revision         int32  // Revision
+	updated, machine span32 // Updated and Machine, as the bytes of Src they are
 	// rare holds the values as decoded when they are not that: a revision
-	// past 32 bits, a quoted or escaped updated, or a machine binding (device
-	// notes only).
+	// past 32 bits, a quoted or escaped updated or machine.
 	rare *frontValues
 }
 
 // span32 is a byte range [start, end) of a note's source.
 type span32 struct{ start, end int32 }
 
+func (s span32) of(src []byte) []byte { return src[s.start:s.end] }
+
 type frontValues struct {
 	revision         int
 	updated, machine string
 }
 
-// frontOf keeps what the engine reads of d, the frontmatter of src.
-func frontOf(src []byte, d *frontmatter.Document) front {
+// frontOf keeps what the engine reads of src's frontmatter, as Parse's
+// Document says it: the first revision that is a whole number of 0 or more,
+// the first updated and machine that are strings. The flat frontmatter the
+// engine writes is read in place (frontmatter.PeekFlat), which leaves no
+// garbage behind for the load; any other is parsed whole.
+func frontOf(src []byte) front {
+	const revisionAt, updatedAt, machineAt = 0, 1, 2
+	var first [3]frontmatter.FlatField // of revision, updated and machine
+	var seen [3]bool
+	body, flat := frontmatter.PeekFlat(src, func(fl frontmatter.FlatField) {
+		i := -1
+		switch string(fl.Key.Of(src)) {
+		case "revision":
+			i = revisionAt
+		case "updated":
+			i = updatedAt
+		case "machine":
+			i = machineAt
+		}
+		if i >= 0 && !seen[i] {
+			first[i], seen[i] = fl, true
+		}
+	})
+	if !flat {
+		return frontOfDoc(src, frontmatter.Parse(src))
+	}
+	revision, updated, machine := first[revisionAt], first[updatedAt], first[machineAt]
+	f := front{body: int32(body)}
+	if seen[revisionAt] && revision.IsInt {
+		if revision.Int > math.MaxInt32 { // flat integers have 18 digits at most
+			f.rare = &frontValues{revision: revision.Int}
+		} else {
+			f.revision = int32(revision.Int)
+		}
+	}
+	// A flat value that is not an integer is a string, exactly its bytes.
+	if seen[updatedAt] && !updated.IsInt {
+		f.updated = span32{int32(updated.Value.Start), int32(updated.Value.End)}
+	}
+	if seen[machineAt] && !machine.IsInt {
+		f.machine = span32{int32(machine.Value.Start), int32(machine.Value.End)}
+	}
+	if f.rare != nil {
+		f.rare.updated, f.rare.machine = string(f.updated.of(src)), string(f.machine.of(src))
+	}
+	return f
+}
+
+// frontOfDoc is frontOf from d, src's parsed frontmatter.
+func frontOfDoc(src []byte, d *frontmatter.Document) front {
 	f := front{body: int32(d.Body)}
 	revision, ok := d.Int("revision")
 	if !ok || revision < 0 {
@@ -76,16 +125,19 @@ func frontOf(src []byte, d *frontmatter.Document) front {
 	}
 	updated, _ := d.String("updated")
 	machine, _ := d.String("machine")
-	if updated != "" {
-		// A plain value is its bytes; a quoted or escaped one is not.
-		if vs := d.Field("updated").ValueSpan; string(src[vs.Start:vs.End]) == updated {
-			f.updated = span32{int32(vs.Start), int32(vs.End)}
+	// A plain value is its bytes; a quoted or escaped one is not.
+	inSrc := func(key, value string) (span32, bool) {
+		if value == "" {
+			return span32{}, true
 		}
+		vs := d.Field(key).ValueSpan
+		return span32{int32(vs.Start), int32(vs.End)}, string(src[vs.Start:vs.End]) == value
 	}
-	if revision > math.MaxInt32 || machine != "" || string(src[f.updated.start:f.updated.end]) != updated {
-		f.rare = &frontValues{revision: revision, updated: updated, machine: machine}
-		f.updated = span32{}
-		return f
+	var plainUpdated, plainMachine bool
+	f.updated, plainUpdated = inSrc("updated", updated)
+	f.machine, plainMachine = inSrc("machine", machine)
+	if revision > math.MaxInt32 || !plainUpdated || !plainMachine {
+		return front{body: f.body, rare: &frontValues{revision: revision, updated: updated, machine: machine}}
 	}
 	f.revision = int32(revision)
 	return f
@@ -94,7 +146,7 @@ func frontOf(src []byte, d *frontmatter.Document) front {
 // setSrc makes src the note's source: its frontmatter's values and its hash.
 func (e *Note) setSrc(src []byte) {
 	e.Src = src
-	e.front = frontOf(src, frontmatter.Parse(src))
+	e.front = frontOf(src)
 	e.sum = sha256.Sum256(src)
 }
 
@@ -140,7 +192,7 @@ func (e *Note) Updated() string {
 	if r := e.front.rare; r != nil {
 		return r.updated
 	}
-	return string(e.Src[e.front.updated.start:e.front.updated.end])
+	return string(e.front.updated.of(e.Src))
 }
 
 // UpdatedTime parses Updated as RFC 3339.
@@ -154,7 +206,7 @@ func (e *Note) Machine() string {
 	if r := e.front.rare; r != nil {
 		return r.machine
 	}
-	return ""
+	return string(e.front.machine.of(e.Src))
 }
 
 // Meta returns a string frontmatter value such as a skill's name. It parses
