@@ -155,10 +155,10 @@ type Input struct {
 // Check returns every finding for one note, sorted by position.
 func Check(in Input) []Finding {
 	e := in.Note
-	if e == nil || e.Doc == nil {
+	if e == nil {
 		return nil
 	}
-	c := &checker{in: in, e: e, src: e.Src, doc: e.Doc}
+	c := &checker{in: in, e: e, src: e.Src, doc: e.Doc()}
 	c.frontmatter()
 	c.location()
 	c.scope()

@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -254,4 +255,55 @@ func vmRSS() float64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkHeapPerNote measures what a loaded tree keeps on the Go heap per
+// note (after a collection) and what loading it allocates in all (live plus
+// garbage: the peak RSS of a server follows both). It loads the synthetic
+// 100k tree, or the kept tree at $MF_BENCH_TREE (a folder holding data/ and
+// project/, as coldbench -keep leaves them); $MF_BENCH_HEAPPROFILE names a
+// file for the heap profile taken after the load:
+//
+//	MF_BENCH_TREE=/tmp/perf13/trees/100000 MF_BENCH_HEAPPROFILE=/tmp/heap.out \
+//	  go test -bench HeapPerNote -benchtime 1x -run NONE ./engine
+//	go tool pprof -sample_index=inuse_space -top /tmp/heap.out
+func BenchmarkHeapPerNote(b *testing.B) {
+	opts, notes := engine.Options{}, 0
+	if dir := os.Getenv("MF_BENCH_TREE"); dir != "" {
+		opts = engine.Options{DataDir: dir + "/data", ProjectDir: dir + "/project"}
+	} else {
+		t := benchTree(b, benchSizes[len(benchSizes)-1])
+		opts, notes = engine.Options{DataDir: t.DataDir, ProjectDir: t.ProjectDir}, t.Notes
+	}
+	var before, after runtime.MemStats
+	var m *engine.Memory
+	for i := 0; i < b.N; i++ {
+		m = nil
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		var err error
+		if m, err = engine.Open(opts); err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+	}
+	if notes != 0 && m.Len() != notes {
+		b.Fatalf("loaded %d notes of %d", m.Len(), notes)
+	}
+	if p := os.Getenv("MF_BENCH_HEAPPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+	n := float64(m.Len())
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "heap-B/note")
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MB")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "alloc-B/note")
+	runtime.KeepAlive(m)
 }

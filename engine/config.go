@@ -33,14 +33,21 @@ var DefaultLayers = []Layer{{Name: "core", Prefix: ""}, {Name: "skills", Prefix:
 type Layers []Layer
 
 // Match returns the layer of a key: the one with the longest matching prefix.
-func (ls Layers) Match(key string) Layer {
-	for _, l := range ls {
-		if strings.HasPrefix(key, l.Prefix) {
-			return l
+func (ls Layers) Match(key string) Layer { return *ls.match(key) }
+
+// match is Match as a pointer into ls (or to the core layer), for the notes
+// that share it.
+func (ls Layers) match(key string) *Layer {
+	for i := range ls {
+		if strings.HasPrefix(key, ls[i].Prefix) {
+			return &ls[i]
 		}
 	}
-	return Layer{Name: "core"}
+	return &coreLayer
 }
+
+// coreLayer is the layer of a key no configured prefix matches.
+var coreLayer = Layer{Name: "core"}
 
 // ByName finds a layer.
 func (ls Layers) ByName(name string) (Layer, bool) {

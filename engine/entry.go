@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"path"
 	"strings"
 	"sync/atomic"
@@ -11,28 +13,150 @@ import (
 )
 
 // Note is one note: a .md file in a dimension root (SPEC §2).
+//
+// A loaded tree keeps one per file, so what it holds is counted: at 100,000
+// notes each byte of it is 100 KB of every process that loads the tree. Its
+// frontmatter is kept as the few values the engine reads of every note (front);
+// Doc parses the whole block again for the rarer reader that needs it.
 type Note struct {
-	Path      string // absolute, OS separators
-	Root      string // the dimension root it was found under
+	Path  string // absolute, OS separators
+	Root  string // the dimension root it was found under
+	Owner string // agent or task ID prefix; "" applies to every agent or task
+	Key   string // slash-separated path inside the dimension root, ID prefix removed
+	// Layer is the layer Key falls in, shared by every note of that layer (a
+	// 48-byte copy in every note was 4.8 MB at 100,000 notes): read it, never
+	// write through it.
+	Layer *Layer
+	Src   []byte
+	// sum is the SHA-256 of Src; Hash spells it in hex only when asked (the
+	// hex string took 80 bytes a note, kept for every note of the tree).
+	sum       [32]byte
+	front     front
 	Dimension Dimension
-	Owner     string // agent or task ID prefix; "" applies to every agent or task
-	Key       string // slash-separated path inside the dimension root, ID prefix removed
-	Layer     Layer
 	Legacy    bool // read from machine/ or project/ in place
 	// Unregistered marks a note under a first folder that is neither an ID nor
 	// shared (SPEC §2): Scope holds that folder, and only a scope that names it
 	// sees the note; every other block leaves it out visibly.
 	Unregistered bool
-	Src          []byte
-	Doc          *frontmatter.Document
-	// sum is the SHA-256 of Src; Hash spells it in hex only when asked (the
-	// hex string took 80 bytes a note, kept for every note of the tree).
-	sum [32]byte
 
-	// Token counts + 1, 0 until counted: the body, and the block's element,
-	// skill line and omitted line for this note.
-	tokens, elemTokens, skillLineTokens, omitTokens atomic.Int32
-	elem, omit                                      atomic.Pointer[string] // the block's <note> element and <omitted/> line
+	// counts are the note's token counts and block lines, made when first
+	// counted: most notes of a language server's tree never are, and kept in
+	// every note they took 32 bytes of it.
+	counts atomic.Pointer[noteCounts]
+}
+
+// front is what the engine reads of every note's frontmatter, in 32 bytes:
+// the parsed Document it comes from took about 330 (the Document, its fields,
+// their boxed values), 33 MB at 100,000 notes. Offsets fit in 32 bits: a note
+// is at most MaxNoteSize.
+type front struct {
+	body             int32  // offset of the first body byte
+	revision         int32  // Revision
+	updated, machine span32 // Updated and Machine, as the bytes of Src they are
+	// rare holds the values as decoded when they are not that: a revision
+	// past 32 bits, a quoted or escaped updated or machine.
+	rare *frontValues
+}
+
+// span32 is a byte range [start, end) of a note's source.
+type span32 struct{ start, end int32 }
+
+func (s span32) of(src []byte) []byte { return src[s.start:s.end] }
+
+type frontValues struct {
+	revision         int
+	updated, machine string
+}
+
+// frontOf keeps what the engine reads of src's frontmatter, as Parse's
+// Document says it: the first revision that is a whole number of 0 or more,
+// the first updated and machine that are strings. The flat frontmatter the
+// engine writes is read in place (frontmatter.PeekFlat), which leaves no
+// garbage behind for the load; any other is parsed whole.
+func frontOf(src []byte) front {
+	const revisionAt, updatedAt, machineAt = 0, 1, 2
+	var first [3]frontmatter.FlatField // of revision, updated and machine
+	var seen [3]bool
+	body, flat := frontmatter.PeekFlat(src, func(fl frontmatter.FlatField) {
+		i := -1
+		switch string(fl.Key.Of(src)) {
+		case "revision":
+			i = revisionAt
+		case "updated":
+			i = updatedAt
+		case "machine":
+			i = machineAt
+		}
+		if i >= 0 && !seen[i] {
+			first[i], seen[i] = fl, true
+		}
+	})
+	if !flat {
+		return frontOfDoc(src, frontmatter.Parse(src))
+	}
+	revision, updated, machine := first[revisionAt], first[updatedAt], first[machineAt]
+	f := front{body: int32(body)}
+	if seen[revisionAt] && revision.IsInt {
+		if revision.Int > math.MaxInt32 { // flat integers have 18 digits at most
+			f.rare = &frontValues{revision: revision.Int}
+		} else {
+			f.revision = int32(revision.Int)
+		}
+	}
+	// A flat value that is not an integer is a string, exactly its bytes.
+	if seen[updatedAt] && !updated.IsInt {
+		f.updated = span32{int32(updated.Value.Start), int32(updated.Value.End)}
+	}
+	if seen[machineAt] && !machine.IsInt {
+		f.machine = span32{int32(machine.Value.Start), int32(machine.Value.End)}
+	}
+	if f.rare != nil {
+		f.rare.updated, f.rare.machine = string(f.updated.of(src)), string(f.machine.of(src))
+	}
+	return f
+}
+
+// frontOfDoc is frontOf from d, src's parsed frontmatter.
+func frontOfDoc(src []byte, d *frontmatter.Document) front {
+	f := front{body: int32(d.Body)}
+	revision, ok := d.Int("revision")
+	if !ok || revision < 0 {
+		revision = 0
+	}
+	updated, _ := d.String("updated")
+	machine, _ := d.String("machine")
+	// A plain value is its bytes; a quoted or escaped one is not.
+	inSrc := func(key, value string) (span32, bool) {
+		if value == "" {
+			return span32{}, true
+		}
+		vs := d.Field(key).ValueSpan
+		return span32{int32(vs.Start), int32(vs.End)}, string(src[vs.Start:vs.End]) == value
+	}
+	var plainUpdated, plainMachine bool
+	f.updated, plainUpdated = inSrc("updated", updated)
+	f.machine, plainMachine = inSrc("machine", machine)
+	if revision > math.MaxInt32 || !plainUpdated || !plainMachine {
+		return front{body: f.body, rare: &frontValues{revision: revision, updated: updated, machine: machine}}
+	}
+	f.revision = int32(revision)
+	return f
+}
+
+// setSrc makes src the note's source: its frontmatter's values and its hash.
+func (e *Note) setSrc(src []byte) {
+	e.Src = src
+	e.front = frontOf(src)
+	e.sum = sha256.Sum256(src)
+}
+
+// LooseNote is the Markdown file at path read outside every memory tree: its
+// source and frontmatter, and no dimension, owner, key or layer (the zero
+// Layer).
+func LooseNote(path string, src []byte) *Note {
+	e := &Note{Path: path, Layer: &Layer{}}
+	e.setSrc(src)
+	return e
 }
 
 // Hash is the hex SHA-256 of Src, as the store checks it.
@@ -41,22 +165,34 @@ func (e *Note) Hash() string { return hex.EncodeToString(e.sum[:]) }
 // Sum is the SHA-256 of Src, for comparing contents without spelling them.
 func (e *Note) Sum() [32]byte { return e.sum }
 
-// Body is the note without its frontmatter.
-func (e *Note) Body() []byte { return e.Src[e.Doc.Body:] }
+// Doc parses the note's frontmatter: the whole Document, with every field,
+// span and error. The note keeps only what the engine reads of every note
+// (Body, Revision, Updated, Machine), so each call parses Src again (about
+// 2.5 µs for the four flat fields the engine writes on a skill): a caller
+// that reads it more than once keeps the result.
+func (e *Note) Doc() *frontmatter.Document { return frontmatter.Parse(e.Src) }
 
-// Revision is the frontmatter revision; 0 for a note the engine never wrote.
+// BodyStart is the offset of the first body byte in Src.
+func (e *Note) BodyStart() int { return int(e.front.body) }
+
+// Body is the note without its frontmatter.
+func (e *Note) Body() []byte { return e.Src[e.front.body:] }
+
+// Revision is the frontmatter revision; 0 for a note the engine never wrote
+// (no revision, or one that is not a whole number of 0 or more).
 func (e *Note) Revision() int {
-	n, ok := e.Doc.Int("revision")
-	if !ok || n < 0 {
-		return 0
+	if r := e.front.rare; r != nil {
+		return r.revision
 	}
-	return n
+	return int(e.front.revision)
 }
 
 // Updated is the raw `updated` value ("" when missing).
 func (e *Note) Updated() string {
-	s, _ := e.Doc.String("updated")
-	return s
+	if r := e.front.rare; r != nil {
+		return r.updated
+	}
+	return string(e.front.updated.of(e.Src))
 }
 
 // UpdatedTime parses Updated as RFC 3339.
@@ -67,13 +203,16 @@ func (e *Note) UpdatedTime() (time.Time, bool) {
 
 // Machine is the device binding (SPEC §2); "" when unbound.
 func (e *Note) Machine() string {
-	s, _ := e.Doc.String("machine")
-	return s
+	if r := e.front.rare; r != nil {
+		return r.machine
+	}
+	return string(e.front.machine.of(e.Src))
 }
 
-// Meta returns a string frontmatter value such as a skill's name.
+// Meta returns a string frontmatter value such as a skill's name. It parses
+// the frontmatter (Doc): for more than one value, read them from one Doc.
 func (e *Note) Meta(key string) string {
-	s, _ := e.Doc.String(key)
+	s, _ := e.Doc().String(key)
 	return s
 }
 

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -573,13 +572,11 @@ func revisionReason(src []byte) string {
 // bindToMachine returns a copy of a device note whose frontmatter names machine.
 func bindToMachine(e *Note, machine string) *Note {
 	sets := []frontmatter.Set{{Key: "machine", Value: machine}}
-	edits, ok := frontmatter.SetFields(e.Src, e.Doc, sets)
+	edits, ok := frontmatter.SetFields(e.Src, e.Doc(), sets)
 	if !ok {
 		return e
 	}
 	c := &Note{Path: e.Path, Root: e.Root, Dimension: e.Dimension, Key: e.Key, Layer: e.Layer, Legacy: e.Legacy}
-	c.Src = frontmatter.Apply(e.Src, edits)
-	c.Doc = frontmatter.Parse(c.Src)
-	c.sum = sha256.Sum256(c.Src)
+	c.setSrc(frontmatter.Apply(e.Src, edits))
 	return c
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,7 +15,6 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
@@ -67,16 +65,19 @@ type Memory struct {
 	machineErr error
 	named      Scope // IDs the session's scope names (Options.Named)
 	ids        ownerIDs
-	scopeOnly  bool                       // Options.ScopeOnly
-	limit      *scopeLimit                // the owner folders a scope-only load reads; nil: every folder
-	config     []Problem                  // configuration files that did not parse
-	entries    map[string]*Note           // by absolute path
-	byKey      map[string][]*Note         // every note of a key, any dimension
-	keys       []string                   // sorted keys of byKey
-	groups     map[group]map[string]*Note // notes by where they apply, by path
-	problems   map[string]Problem         // files that could not be read, by path
-	version    uint64                     // bumped on every change
-	onDir      func(dir string)           // Options.OnDir
+	scopeOnly  bool             // Options.ScopeOnly
+	limit      *scopeLimit      // the owner folders a scope-only load reads; nil: every folder
+	config     []Problem        // configuration files that did not parse
+	entries    map[string]*Note // by absolute path
+	// byKey is the first note of each key (any dimension), moreByKey the
+	// ones after it, in the order they came: nearly every key has one note,
+	// and a slice per key kept 24 bytes more a key in the map and 8 beside.
+	byKey     map[string]*Note
+	moreByKey map[string][]*Note
+	groups    map[group]map[*Note]struct{} // notes by where they apply
+	problems  map[string]Problem           // files that could not be read, by path
+	version   uint64                       // bumped on every change
+	onDir     func(dir string)             // Options.OnDir
 }
 
 // Open resolves the locations, reads the configuration and loads every note.
@@ -118,14 +119,13 @@ func (m *Memory) reload() {
 func (m *Memory) reloadLocked() {
 	m.readConfig()
 	m.entries = make(map[string]*Note)
-	m.byKey = make(map[string][]*Note)
-	m.keys = nil // rebuilt once below; inserting into the old one is quadratic
-	m.groups = make(map[group]map[string]*Note)
+	m.byKey = make(map[string]*Note)
+	m.moreByKey = make(map[string][]*Note)
+	m.groups = make(map[group]map[*Note]struct{})
 	m.problems = make(map[string]Problem)
 	for _, r := range m.Paths.Roots() {
 		m.loadRoot(r, r.Dir)
 	}
-	m.rebuildKeys()
 	m.version++
 }
 
@@ -508,9 +508,9 @@ func (m *Memory) makeNote(r Root, p string, src []byte) (*Note, *Problem) {
 	scope, key, unregistered := m.ids.classify(r.Dimension, filepath.ToSlash(rel))
 	e := &Note{
 		Path: p, Root: r.Dir, Dimension: r.Dimension, Owner: scope, Key: key, Unregistered: unregistered,
-		Layer: m.layers.Match(key), Legacy: r.Legacy,
-		Src: src, Doc: frontmatter.Parse(src), sum: sha256.Sum256(src),
+		Layer: m.layers.match(key), Legacy: r.Legacy,
 	}
+	e.setSrc(src)
 	return e, nil
 }
 
@@ -521,47 +521,51 @@ func (m *Memory) putLocked(e *Note) {
 	m.entries[e.Path] = e
 	g := groupOf(e)
 	if m.groups[g] == nil {
-		m.groups[g] = map[string]*Note{}
+		m.groups[g] = map[*Note]struct{}{}
 	}
-	m.groups[g][e.Path] = e
-	list := m.byKey[e.Key]
-	if list == nil && m.keys != nil {
-		i := sort.SearchStrings(m.keys, e.Key)
-		m.keys = append(m.keys, "")
-		copy(m.keys[i+1:], m.keys[i:])
-		m.keys[i] = e.Key
+	m.groups[g][e] = struct{}{}
+	if _, ok := m.byKey[e.Key]; ok {
+		m.moreByKey[e.Key] = append(m.moreByKey[e.Key], e)
+	} else {
+		m.byKey[e.Key] = e
 	}
-	m.byKey[e.Key] = append(list, e)
 }
 
 func (m *Memory) dropLocked(e *Note) {
 	delete(m.entries, e.Path)
 	if g := m.groups[groupOf(e)]; g != nil {
-		delete(g, e.Path)
+		delete(g, e)
 	}
-	list := m.byKey[e.Key]
-	for i, x := range list {
-		if x == e {
-			list = append(list[:i:i], list[i+1:]...)
-			break
+	more := m.moreByKey[e.Key]
+	if m.byKey[e.Key] == e {
+		if len(more) == 0 {
+			delete(m.byKey, e.Key)
+			return
+		}
+		m.byKey[e.Key], more = more[0], more[1:]
+	} else {
+		for i, x := range more {
+			if x == e {
+				more = append(more[:i:i], more[i+1:]...)
+				break
+			}
 		}
 	}
-	if len(list) == 0 {
-		delete(m.byKey, e.Key)
-		if i := sort.SearchStrings(m.keys, e.Key); i < len(m.keys) && m.keys[i] == e.Key {
-			m.keys = append(m.keys[:i], m.keys[i+1:]...)
-		}
+	if len(more) == 0 {
+		delete(m.moreByKey, e.Key)
 		return
 	}
-	m.byKey[e.Key] = list
+	m.moreByKey[e.Key] = more
 }
 
-func (m *Memory) rebuildKeys() {
-	m.keys = make([]string, 0, len(m.byKey))
-	for k := range m.byKey {
-		m.keys = append(m.keys, k)
+// versionsLocked is every note of key, in the order they came.
+func (m *Memory) versionsLocked(key string) []*Note {
+	first, ok := m.byKey[key]
+	if !ok {
+		return nil
 	}
-	sort.Strings(m.keys)
+	more := m.moreByKey[key]
+	return append(append(make([]*Note, 0, 1+len(more)), first), more...)
 }
 
 // Refresh re-reads whatever changed at path: a note, a folder of notes, or a
@@ -715,7 +719,7 @@ func entryLess(a, b *Note) bool {
 func (m *Memory) Versions(key string) []*Note {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return append([]*Note(nil), m.byKey[key]...)
+	return m.versionsLocked(key)
 }
 
 // Len is the number of loaded notes.

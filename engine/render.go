@@ -442,12 +442,13 @@ func noteElement(e *Note) string {
 }
 
 func skillLine(e *Note) string {
-	name := e.Meta("name")
+	doc := e.Doc()
+	name, _ := doc.String("name")
 	if name == "" {
 		name = strings.TrimSuffix(path.Base(e.Key), path.Ext(e.Key))
 	}
 	line := `<skill path="` + attr(e.Ref()) + `" name="` + attr(name) + `"`
-	if d := e.Meta("description"); d != "" {
+	if d, _ := doc.String("description"); d != "" {
 		line += ` description="` + attr(d) + `"`
 	}
 	return line + "/>\n"

@@ -35,14 +35,32 @@ var codec = sync.OnceValue(func() tokenizer.Codec {
 	return c
 })
 
+// noteCounts is what counting a note keeps: token counts + 1 (0 until
+// counted) of the body and of the block's element, skill line and omitted
+// line for the note, and the element and omitted line themselves.
+type noteCounts struct {
+	tokens, elemTokens, skillLineTokens, omitTokens atomic.Int32
+	elem, omit                                      atomic.Pointer[string] // the block's <note> element and <omitted/> line
+}
+
+// counted is the note's counts, made on first use.
+func (e *Note) counted() *noteCounts {
+	if c := e.counts.Load(); c != nil {
+		return c
+	}
+	e.counts.CompareAndSwap(nil, &noteCounts{})
+	return e.counts.Load()
+}
+
 // Tokens is the size of the note's body in tokens, counted once (and kept in
 // the persistent cache, when there is one).
 func (e *Note) Tokens() int {
-	if n := e.tokens.Load(); n > 0 {
+	c := e.counted()
+	if n := c.tokens.Load(); n > 0 {
 		return int(n - 1)
 	}
 	n := countTokens(string(e.Body()))
-	e.tokens.Store(int32(n + 1))
+	c.tokens.Store(int32(n + 1))
 	return n
 }
 
@@ -52,8 +70,10 @@ func (e *Note) Tokens() int {
 // server's memory at 100,000 notes, so hover shows a count only when it is
 // known (docs/protocol.md) rather than build them for one line.
 func (e *Note) KnownTokens() (int, bool) {
-	if n := e.tokens.Load(); n > 0 {
-		return int(n - 1), true
+	if c := e.counts.Load(); c != nil {
+		if n := c.tokens.Load(); n > 0 {
+			return int(n - 1), true
+		}
 	}
 	c := currentTokenCache()
 	if c == nil {
@@ -63,7 +83,7 @@ func (e *Note) KnownTokens() (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	e.tokens.Store(int32(n + 1))
+	e.counted().tokens.Store(int32(n + 1))
 	return int(n), true
 }
 
@@ -71,30 +91,32 @@ func (e *Note) KnownTokens() (int, bool) {
 // concatenates, it does not rebuild (a note is replaced whole when its file
 // changes, so the cache never goes stale).
 func (e *Note) element() string {
-	if p := e.elem.Load(); p != nil {
+	c := e.counted()
+	if p := c.elem.Load(); p != nil {
 		return *p
 	}
 	el := noteElement(e)
-	e.elem.Store(&el)
+	c.elem.Store(&el)
 	return el
 }
 
 // elementTokens is the size of the note's <note> element in the block, counted
 // once: rendering at 100,000 notes must not run the tokenizer again.
 func (e *Note) elementTokens() int {
-	return cachedCount(&e.elemTokens, e.element)
+	return cachedCount(&e.counted().elemTokens, e.element)
 }
 
 // skillTokens is the size of the note's <skill/> line.
 func (e *Note) skillTokens() int {
-	return cachedCount(&e.skillLineTokens, func() string { return skillLine(e) })
+	return cachedCount(&e.counted().skillLineTokens, func() string { return skillLine(e) })
 }
 
 // omittedLine is the note's <omitted/> line under a budget, built once. It names
 // the tokens of the note's element: the line would be a note or a skill line,
 // and a skill's element is its skill line.
 func (e *Note) omittedLine() string {
-	if p := e.omit.Load(); p != nil {
+	c := e.counted()
+	if p := c.omit.Load(); p != nil {
 		return *p
 	}
 	n := e.elementTokens()
@@ -102,13 +124,13 @@ func (e *Note) omittedLine() string {
 		n = e.skillTokens()
 	}
 	line := omittedLine(e, n, "budget")
-	e.omit.Store(&line)
+	c.omit.Store(&line)
 	return line
 }
 
 // omittedTokens is the size of the note's <omitted/> line.
 func (e *Note) omittedTokens() int {
-	return cachedCount(&e.omitTokens, e.omittedLine)
+	return cachedCount(&e.counted().omitTokens, e.omittedLine)
 }
 
 func cachedCount(c *atomic.Int32, text func() string) int {

@@ -131,7 +131,7 @@ func (m *Memory) visibleLocked(s Scope) []*Note {
 	}
 	out := make([]*Note, 0, n)
 	for _, g := range gs {
-		for _, e := range m.groups[g] {
+		for e := range m.groups[g] {
 			if s.inScope(e, m.machine) {
 				out = append(out, e)
 			}
@@ -175,7 +175,7 @@ func (m *Memory) View(s Scope) *View {
 		if g.id == "" || (g.dim == Agent && contains(s.Agents, g.id)) || (g.dim == Task && g.id == s.Task) {
 			continue
 		}
-		for _, e := range es {
+		for e := range es {
 			if e.Unregistered {
 				v.Unregistered = append(v.Unregistered, e)
 			}
@@ -232,7 +232,7 @@ type Status struct {
 func (m *Memory) StatusOf(e *Note, s Scope) Status {
 	m.mu.RLock()
 	thisMachine := m.machine
-	versions := append([]*Note(nil), m.byKey[e.Key]...)
+	versions := m.versionsLocked(e.Key)
 	m.mu.RUnlock()
 	if e.Dimension == Device {
 		in := s.inScope(e, thisMachine)

@@ -30,8 +30,8 @@ type HoverResult struct {
 // Hover is the hover at byte offset off of the snapshot's note.
 func Hover(snap *Snapshot, off int) HoverResult {
 	n := snap.Note
-	if off >= n.Doc.Body {
-		for _, l := range mdlinks.Links(n.Src, n.Doc.Body) {
+	if off >= n.BodyStart() {
+		for _, l := range mdlinks.Links(n.Src, n.BodyStart()) {
 			if off >= l.Span.Start && off <= l.Span.End {
 				if target, ok := mdlinks.NoteTarget(snap.Path, l.Dest); ok {
 					return HoverResult{Markdown: describeLink(snap, l, target), Span: l.Span, OnLink: true}
@@ -66,7 +66,7 @@ func NoteMarkdown(snap *Snapshot) string {
 	}
 	fmt.Fprintf(&md, "- layer: `%s`\n", e.Layer.Name)
 	fmt.Fprintf(&md, "- key: `%s`\n", e.Key)
-	if e.Doc.Field("revision") != nil || e.Doc.Has() {
+	if d := e.Doc(); d.Field("revision") != nil || d.Has() {
 		fmt.Fprintf(&md, "- revision: %d\n", e.Revision())
 	} else {
 		md.WriteString("- revision: none (no frontmatter: never written by the engine)\n")
@@ -154,7 +154,7 @@ func describeLink(snap *Snapshot, l mdlinks.Link, target string) string {
 			}
 			if te == nil {
 				// A Markdown file outside every memory tree: still worth a summary.
-				te = &engine.Note{Path: target, Src: src, Doc: frontmatter.Parse(src)}
+				te = engine.LooseNote(target, src)
 			}
 		}
 	}

@@ -134,7 +134,7 @@ func (s *Session) WillSave(path string) (SaveDecision, error) {
 			sets = append(sets, frontmatter.Set{Key: "machine", Value: id})
 		}
 	}
-	out.Edits = FrontmatterEdits(d.Text, snap.Note.Doc, sets)
+	out.Edits = FrontmatterEdits(d.Text, snap.Note.Doc(), sets)
 	return out, nil
 }
 

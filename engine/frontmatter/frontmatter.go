@@ -23,6 +23,9 @@ type Span struct{ Start, End int }
 // Len is the number of bytes in the span.
 func (s Span) Len() int { return s.End - s.Start }
 
+// Of is the span's bytes in src.
+func (s Span) Of(src []byte) []byte { return src[s.Start:s.End] }
+
 // ErrorKind classifies what is wrong with a frontmatter block.
 type ErrorKind string
 
@@ -112,6 +115,16 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // Errors, and whatever could be read is in Fields.
 func Parse(src []byte) *Document {
 	d := &Document{}
+	if split(src, d) {
+		parseYAML(d, src)
+	}
+	return d
+}
+
+// split finds src's frontmatter block: d's BOM, Present, Terminated, CRLF,
+// delimiters, YAML and Body, and the error of an unterminated block. It
+// reports whether there is YAML to parse.
+func split(src []byte, d *Document) bool {
 	start := 0
 	if bytes.HasPrefix(src, bom) {
 		d.BOM = true
@@ -120,7 +133,7 @@ func Parse(src []byte) *Document {
 	line, next, crlf := lineAt(src, start)
 	if !isDelimiter(src[start:line], false) {
 		d.Body = start
-		return d
+		return false
 	}
 	d.Present, d.CRLF = true, crlf
 	d.Open = Span{start, line}
@@ -132,8 +145,7 @@ func Parse(src []byte) *Document {
 			d.Close = Span{pos, end}
 			d.YAML = Span{yamlStart, pos}
 			d.Body = after
-			parseYAML(d, src)
-			return d
+			return true
 		}
 		pos = after
 	}
@@ -141,7 +153,36 @@ func Parse(src []byte) *Document {
 	d.Body = start
 	d.Errors = append(d.Errors, Error{Kind: Unterminated, Span: d.Open,
 		Message: "frontmatter is not terminated: no closing --- line"})
-	return d
+	return false
+}
+
+// FlatField is a top-level field of flat frontmatter as PeekFlat reads it in
+// place: its key's and value's bytes in the source, and the value's meaning.
+type FlatField struct {
+	Key, Value Span
+	// Int is the value when IsInt; any other value is a string, exactly the
+	// Value bytes.
+	Int   int
+	IsInt bool
+}
+
+// PeekFlat reads src's frontmatter in place, without building a Document,
+// when it is what the engine writes: flat "key: scalar" lines, Parse's fast
+// path. It calls field for each top-level field in order, duplicates too
+// (Parse lets the first one count), and returns the body's offset; a note
+// without frontmatter has no fields. For any other frontmatter (unterminated,
+// nested, quoted, too large) ok is false, and field may have been told of the
+// fields before the first that is not flat: Parse has the answers.
+func PeekFlat(src []byte, field func(FlatField)) (body int, ok bool) {
+	var d Document
+	if !split(src, &d) {
+		return d.Body, !d.Present
+	}
+	y := src[d.YAML.Start:d.YAML.End]
+	if checkSize(y, d.YAML.Start) != nil || !eachFlat(y, d.YAML.Start, field) {
+		return 0, false
+	}
+	return d.Body, true
 }
 
 // lineAt returns the end of the line starting at pos (without its line end), the
@@ -199,44 +240,61 @@ func markDuplicates(d *Document) {
 // and for any scalar whose YAML type is not obviously an integer or a string, so
 // that the full parser decides.
 func parseFlat(y []byte, base int) (_ []Field, ok bool) {
-	// Parsed on the stack, kept at their exact size: a loaded tree keeps
-	// every note's fields, most notes have two or three, and a slice grown
-	// to four kept 150 bytes a note for nothing.
+	// Parsed on the stack, kept at their exact size: most notes have two to
+	// four fields, and a slice grown to fit wastes half of it.
 	var buf [8]Field
 	fields := buf[:0]
+	ok = eachFlat(y, base, func(f FlatField) {
+		var value any
+		if f.IsInt {
+			value = f.Int
+		} else {
+			value = string(y[f.Value.Start-base : f.Value.End-base])
+		}
+		fields = append(fields, Field{Key: fieldKey(y[f.Key.Start-base : f.Key.End-base]), KeySpan: f.Key, ValueSpan: f.Value, Value: value})
+	})
+	if !ok {
+		return nil, false
+	}
+	return append(make([]Field, 0, len(fields)), fields...), true
+}
+
+// eachFlat calls field for each "key: plain-scalar" line of y (at base in
+// the note), skipping blank and comment lines, and reports false at the
+// first line that is anything else.
+func eachFlat(y []byte, base int, field func(FlatField)) bool {
 	for pos := 0; pos < len(y); {
 		end, next, _ := lineAt(y, pos)
 		line := y[pos:end]
 		pos0 := pos
 		pos = next
 		if bytes.IndexByte(line, '\r') >= 0 {
-			return nil, false // a lone CR breaks lines in YAML
+			return false // a lone CR breaks lines in YAML
 		}
 		if len(bytes.TrimRight(line, " \t")) == 0 || line[0] == '#' {
 			continue
 		}
 		colon := bytes.IndexByte(line, ':')
 		if colon <= 0 || !isPlainKey(line[:colon]) {
-			return nil, false
+			return false
 		}
 		rest := line[colon+1:]
 		if len(rest) == 0 || rest[0] != ' ' {
-			return nil, false
+			return false
 		}
 		valStart := colon + 1 + countLeading(rest, ' ')
 		val := bytes.TrimRight(line[valStart:], " \t")
-		value, ok := flatScalar(val)
+		n, isInt, ok := flatKind(val)
 		if !ok {
-			return nil, false
+			return false
 		}
-		fields = append(fields, Field{
-			Key:       fieldKey(line[:colon]),
-			KeySpan:   Span{base + pos0, base + pos0 + colon},
-			ValueSpan: Span{base + pos0 + valStart, base + pos0 + valStart + len(val)},
-			Value:     value,
+		field(FlatField{
+			Key:   Span{base + pos0, base + pos0 + colon},
+			Value: Span{base + pos0 + valStart, base + pos0 + valStart + len(val)},
+			Int:   n, IsInt: isInt,
 		})
 	}
-	return append(make([]Field, 0, len(fields)), fields...), true
+	return true
 }
 
 // fieldKey is k as a string, without a copy for the keys the engine writes
@@ -279,36 +337,49 @@ func isPlainKey(k []byte) bool {
 	return true
 }
 
-// flatScalar decodes a plain scalar when its YAML meaning is unambiguous: a
-// decimal integer without leading zeros, or a string that cannot be read as
-// anything else. Everything else goes to the full parser.
+// flatScalar decodes a plain scalar when its YAML meaning is unambiguous
+// (flatKind). Everything else goes to the full parser.
 func flatScalar(v []byte) (any, bool) {
-	if len(v) == 0 || !utf8.Valid(v) {
+	n, isInt, ok := flatKind(v)
+	switch {
+	case !ok:
 		return nil, false
+	case isInt:
+		return n, true
+	}
+	return string(v), true
+}
+
+// flatKind says what a plain scalar is when its YAML meaning is unambiguous:
+// a decimal integer without leading zeros (isInt, n), or a string that cannot
+// be read as anything else (its bytes). ok is false for everything else.
+func flatKind(v []byte) (n int, isInt, ok bool) {
+	if len(v) == 0 || !utf8.Valid(v) {
+		return 0, false, false
 	}
 	if isDecimal(v) {
 		if len(v) > 1 && v[0] == '0' || len(v) > 18 {
-			return nil, false
+			return 0, false, false
 		}
 		n, err := strconv.Atoi(string(v))
-		return n, err == nil
+		return n, true, err == nil
 	}
 	switch v[0] {
 	case '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`', '+', '.', '~':
-		return nil, false
+		return 0, false, false
 	}
 	if bytes.Contains(v, []byte(": ")) || bytes.Contains(v, []byte(" #")) || bytes.HasSuffix(v, []byte(":")) {
-		return nil, false
+		return 0, false, false
 	}
 	for _, c := range v {
 		if c < 0x20 || c == 0x7f {
-			return nil, false
+			return 0, false, false
 		}
 	}
 	if looksTyped(v) {
-		return nil, false
+		return 0, false, false
 	}
-	return string(v), true
+	return 0, false, true
 }
 
 func isDecimal(v []byte) bool {

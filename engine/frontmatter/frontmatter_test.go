@@ -150,15 +150,17 @@ func TestFormatScalarRoundTrip(t *testing.T) {
 	}
 }
 
+var fuzzSeeds = []string{
+	"---\nrevision: 3\nupdated: 2026-10-20T09:12:00.000Z\n---\nbody\n",
+	"---\nrevision: 1\nrevision: 2\n---\n", "---\r\nname: x\r\n---\r\n", "\ufeff---\na: 1\n---\n",
+	"---\na: [1\n---\n", "---\n- x\n---\n", "---\nk: yes\n---\n", "---\nk: 0x1F\n---\n",
+	"---\nk: a #c\n---\n", "---\n", "", "---\n\n---\n", "---\nk:\n---\n", "---\nk: é\n---\n",
+}
+
 // FuzzParse holds the parser to its promises on any input: it never panics, every
 // span lies inside the source, and the flat fast path agrees with the full parser.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{
-		"---\nrevision: 3\nupdated: 2026-10-20T09:12:00.000Z\n---\nbody\n",
-		"---\nrevision: 1\nrevision: 2\n---\n", "---\r\nname: x\r\n---\r\n", "\ufeff---\na: 1\n---\n",
-		"---\na: [1\n---\n", "---\n- x\n---\n", "---\nk: yes\n---\n", "---\nk: 0x1F\n---\n",
-		"---\nk: a #c\n---\n", "---\n", "", "---\n\n---\n", "---\nk:\n---\n", "---\nk: é\n---\n",
-	} {
+	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
@@ -219,5 +221,69 @@ func TestFlatAgreesOnNumberLikeScalars(t *testing.T) {
 		if fmt.Sprintf("%T %v", a, a) != fmt.Sprintf("%T %v", b, b) {
 			t.Errorf("%s: parsed as %T %v, the full parser says %T %v", v, a, a, b, b)
 		}
+	}
+}
+
+// FuzzPeekFlat holds PeekFlat to Parse: when it reads a note in place, the
+// body starts where Parse says and the fields are Parse's, in order, with the
+// same keys, spans and values; it declines every note Parse finds an error in.
+func FuzzPeekFlat(f *testing.F) {
+	for _, s := range append([]string{"---\nk: \"q\"\n---\n", "---\n# c\n\nk: v  \n---\n", "no frontmatter\n",
+		"\ufeffbody", "---\n\n...\nbody", "---\nk: é\nn: 007\n---\n"}, fuzzSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		var peeked []FlatField
+		body, ok := PeekFlat(src, func(fl FlatField) { peeked = append(peeked, fl) })
+		d := Parse(src)
+		if !ok {
+			if len(d.Errors) == 0 && d.Has() && parseFlatAccepts(d, src) {
+				t.Fatalf("%q: declined, but Parse reads it on the fast path", src)
+			}
+			return
+		}
+		if body != d.Body {
+			t.Fatalf("%q: body at %d, Parse says %d", src, body, d.Body)
+		}
+		if len(peeked) != len(d.Fields) {
+			t.Fatalf("%q: %d fields, Parse %d", src, len(peeked), len(d.Fields))
+		}
+		for i, fl := range peeked {
+			pf := d.Fields[i]
+			var value any = string(src[fl.Value.Start:fl.Value.End])
+			if fl.IsInt {
+				value = fl.Int
+			}
+			if string(src[fl.Key.Start:fl.Key.End]) != pf.Key || fl.Key != pf.KeySpan || fl.Value != pf.ValueSpan || value != pf.Value {
+				t.Fatalf("%q: field %d peeked %+v (%#v), Parse %+v", src, i, fl, value, pf)
+			}
+		}
+		for _, e := range d.Errors {
+			if e.Kind != DuplicateKey {
+				t.Fatalf("%q: peeked, but Parse finds %v", src, d.Errors)
+			}
+		}
+	})
+}
+
+// parseFlatAccepts reports whether Parse read d's YAML on the fast path.
+func parseFlatAccepts(d *Document, src []byte) bool {
+	y := src[d.YAML.Start:d.YAML.End]
+	_, ok := parseFlat(y, d.YAML.Start)
+	return ok && checkSize(y, d.YAML.Start) == nil
+}
+
+// TestPeekFlatAllocatesNothing: reading the frontmatter the engine writes in
+// place makes no garbage (a load reads every note so).
+func TestPeekFlatAllocatesNothing(t *testing.T) {
+	src := []byte("---\nrevision: 300\nupdated: 2026-10-20T09:12:00.000Z\nmachine: 3f9c2a7e\n---\nbody\n")
+	n := 0
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, ok := PeekFlat(src, func(fl FlatField) { n += fl.Int }); !ok {
+			t.Fatal("declined the engine's own frontmatter")
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations a note; want none", allocs)
 	}
 }

@@ -92,7 +92,7 @@ func (p *Participant) Append(place, text string, day journal.Day) (*AppendResult
 		} else {
 			req.Body = joinBlock(e.Body(), text)
 			req.ExpectRevision, req.ExpectHash = e.Revision(), e.Hash()
-			if e.Doc.Present && (!e.Doc.Has() || len(e.Doc.Errors) > 0) {
+			if d := e.Doc(); d.Present && (!d.Has() || len(d.Errors) > 0) {
 				return nil, fmt.Errorf("%s: its frontmatter does not parse; fix it before appending (nothing was written)", path)
 			}
 		}

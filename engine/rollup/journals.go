@@ -96,7 +96,7 @@ func Journals(m *engine.Memory) []Journal {
 		if e.Layer.Kind != engine.KindFractal || !usable(m, e) || e.Unregistered {
 			continue
 		}
-		j := Journal{Dimension: e.Dimension, Owner: e.Owner, Layer: e.Layer}
+		j := Journal{Dimension: e.Dimension, Owner: e.Owner, Layer: *e.Layer}
 		if !seen[j] {
 			seen[j] = true
 			out = append(out, j)

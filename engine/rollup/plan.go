@@ -33,7 +33,7 @@ func sourcesValue(srcs []Source) []any {
 // (journal.ParseSources). ok is false when the key is missing or is not a list
 // of {key, revision, hash} maps.
 func RecordedSources(e *engine.Note) (out []Source, ok bool) {
-	f := e.Doc.Field("sources")
+	f := e.Doc().Field("sources")
 	if f == nil {
 		return nil, false
 	}

@@ -49,7 +49,7 @@ func PlanLessons(m *engine.Memory, j Journal, lessons []string) (LessonsEdit, er
 	var body []byte
 	if cur != nil {
 		ed.Exists, ed.Revision, ed.Hash, ed.Path = true, cur.Revision(), cur.Hash(), cur.Path
-		if !cur.Doc.Has() && cur.Doc.Present {
+		if d := cur.Doc(); !d.Has() && d.Present {
 			return ed, fmt.Errorf("%s: its frontmatter is not terminated; fix it before promoting lessons", cur.Path)
 		}
 		body = cur.Body()
@@ -73,7 +73,7 @@ func PlanLessons(m *engine.Memory, j Journal, lessons []string) (LessonsEdit, er
 	for suf < len(body)-pre && suf < len(ed.Body)-pre && body[len(body)-1-suf] == ed.Body[len(ed.Body)-1-suf] {
 		suf++
 	}
-	ed.Offset = cur.Doc.Body + pre
+	ed.Offset = cur.BodyStart() + pre
 	ed.Insert = string(ed.Body[pre : len(ed.Body)-suf])
 	return ed, nil
 }
