@@ -96,6 +96,7 @@ func (s *Server) askConflictAfter(uri protocol.DocumentUri, c *session.SaveConfl
 	}
 	s.ShowMessageRequest(protocol.MessageTypeWarning, question, c.Actions, func(choice string, err error) {
 		if err == nil && choice == ActionCompare && s.sendCompare(uri) {
+			s.log.Printf("save conflict on %s: the disk version is shown beside the buffer; asking again", uri)
 			s.askConflictAfter(uri, c, n+1) // compared: now choose
 			return
 		}

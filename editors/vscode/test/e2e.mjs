@@ -545,7 +545,19 @@ await step('save-time revision conflict offers its choices, and Compare shows th
       page.$$eval('.editor-group-container.active .monaco-diff-editor .editor.original .view-lines', (els) =>
         els.some((e) => e.textContent.includes('agent-wrote-'))), 15000);
     await shot('vscode-compare');
-    await waitFor('the question again after Compare', () => notificationWithActions(actions), 15000);
+    // VS Code may show the question in its notification center rather than
+    // as a toast (a toast of a warning is not sticky, and at most a few show
+    // at once beside its own "Failed to save" error): open the center when
+    // no toast holds it, as a user would with the bell.
+    let centerOpened = false;
+    await waitFor('the question again after Compare', async () => {
+      const n = await notificationWithActions(actions);
+      if (!n && !centerOpened && (await sleep(3000), !(await notificationWithActions(actions)))) {
+        centerOpened = true;
+        await runCommandId('Notifications: Show Notifications');
+      }
+      return n ?? notificationWithActions(actions);
+    }, 15000);
     await click('Take disk version');
     await openFile(DEMO_NOTE);
     await waitFor('the disk version in the editor', async () => (await fullEditorText()).includes(agentMarker), 15000);
