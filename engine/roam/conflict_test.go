@@ -3,6 +3,7 @@ package roam
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/textmerge"
 )
 
 func twoSynced(t *testing.T) (a, b *machine, remote string) {
@@ -237,5 +239,33 @@ func TestRestore(t *testing.T) {
 	must(t, err)
 	if len(vs) != 4 || vs[0].Revision != 4 || vs[3].Revision != 1 {
 		t.Fatalf("history %+v", vs)
+	}
+}
+
+// A note too large for the line merge (textmerge.MaxLines), changed in
+// different places on both machines, is a conflict: both versions are kept,
+// neither is lost.
+func TestConflictOverMergeBound(t *testing.T) {
+	a, b, remote := twoSynced(t)
+	var big strings.Builder
+	for i := range textmerge.MaxLines + 1 {
+		fmt.Fprintf(&big, "line %d\n", i)
+	}
+	a.write(engine.User, "", "big.md", big.String())
+	syncUntilQuiet(t, remote, a, b)
+	a.write(engine.User, "", "big.md", "first line (a)\n"+big.String())
+	b.write(engine.User, "", "big.md", big.String()+"last line (b)\n")
+	a.sync(remote)
+	rep := b.sync(remote)
+	if len(rep.Conflicts) != 1 || rep.Conflicts[0].Path != "user/big.md" {
+		t.Fatalf("conflicts: %+v", rep.Conflicts)
+	}
+	if mine, _ := b.read("user/big.md"); !strings.Contains(mine, "last line (b)") || strings.Contains(mine, "first line (a)") {
+		t.Fatalf("the local note did not stay as it was")
+	}
+	theirs, err := os.ReadFile(rep.Conflicts[0].File)
+	must(t, err)
+	if !strings.Contains(string(theirs), "first line (a)") {
+		t.Fatalf("the remote version is not kept")
 	}
 }

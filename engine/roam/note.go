@@ -9,6 +9,7 @@ import (
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/store"
+	"github.com/magicfrog/mf-lsp/engine/textmerge"
 )
 
 // split divides a note into its frontmatter block (with delimiters) and body.
@@ -68,7 +69,7 @@ func mergeNote(base, ours, theirs []byte, now time.Time) ([]byte, bool) {
 	if (od.Present && oh == nil) || (td.Present && th == nil) {
 		return nil, false // broken frontmatter on a side: the user decides
 	}
-	body, ok := merge3(bb, ob, tb)
+	body, ok := mergeLines(bb, ob, tb)
 	if !ok {
 		return nil, false
 	}
@@ -147,7 +148,18 @@ func mergeFile(rel string, base, ours, theirs []byte, now time.Time) ([]byte, bo
 	case rosterPath:
 		return mergeRoster(base, ours, theirs)
 	case layersPath:
-		return merge3(base, ours, theirs)
+		return mergeLines(base, ours, theirs)
 	}
 	return mergeNote(base, ours, theirs, now)
+}
+
+// mergeLines is the project's one line merge (engine/textmerge) on the bytes
+// sync holds. A text it cannot merge, too large ones included, is a conflict:
+// sync then keeps both versions.
+func mergeLines(base, ours, theirs []byte) ([]byte, bool) {
+	merged, ok := textmerge.Merge(string(base), string(ours), string(theirs))
+	if !ok {
+		return nil, false
+	}
+	return []byte(merged), true
 }

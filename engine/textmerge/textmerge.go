@@ -1,10 +1,15 @@
 // Package textmerge merges two edits of one text line by line: a three-way
 // merge that succeeds only when the two sides changed different lines of the
-// base. It is what lets a save conflict offer "Merge" when an agent and the
-// editor touched different parts of a note.
+// base. It is the one merge of the project: a save conflict's "Merge" (an
+// agent and the editor touched different parts of a note) and roaming's sync
+// (two machines changed one note) both use it.
 package textmerge
 
-import "strings"
+import (
+	"math"
+	"slices"
+	"strings"
+)
 
 // MaxLines bounds the texts merged, and maxCells the changed middle of a line
 // diff (after the common first and last lines are set aside): the diff is
@@ -20,10 +25,21 @@ type hunk struct {
 	lines      []string
 }
 
-// Merge returns base with the changes of both a and b, and ok=true, when no
-// line of base was changed by both sides differently and no two insertions
-// land at the same place. Identical changes on both sides count once.
+// Merge returns base with the changes of both a and b, and ok=true, when the
+// two sides changed different, non-adjacent regions of base, as diff3 and git
+// merge: a region changed by both sides merges only when both made the same
+// change (it counts once). Changes that touch conflict even when they change
+// different lines: which base line a change took is a choice of the diff
+// among equal lines, and merging touching changes could then drop or double
+// a line both sides kept. Texts over the size bound merge only when one side
+// (or both the same way) changed nothing else: otherwise ok is false.
 func Merge(base, a, b string) (string, bool) {
+	switch {
+	case a == b, base == b:
+		return a, true
+	case base == a:
+		return b, true
+	}
 	bl, al, cl := split(base), split(a), split(b)
 	if len(bl) > MaxLines || len(al) > MaxLines || len(cl) > MaxLines {
 		return "", false
@@ -36,70 +52,57 @@ func Merge(base, a, b string) (string, bool) {
 	var out []string
 	pos, i, j := 0, 0, 0
 	for i < len(ha) || j < len(hb) {
-		var h hunk
+		// A region starts at the earliest next hunk of either side and grows
+		// while a hunk of either side overlaps or touches it.
+		start := min(startOf(ha, i), startOf(hb, j))
+		end, fromA, fromB := start, i, j
+		for {
+			if i < len(ha) && ha[i].start <= end {
+				end = max(end, ha[i].end)
+				i++
+			} else if j < len(hb) && hb[j].start <= end {
+				end = max(end, hb[j].end)
+				j++
+			} else {
+				break
+			}
+		}
+		out = append(out, bl[pos:start]...)
+		va, vb := apply(bl, start, end, ha[fromA:i]), apply(bl, start, end, hb[fromB:j])
 		switch {
-		case j >= len(hb) || (i < len(ha) && ha[i].start < hb[j].start):
-			h = ha[i]
-			i++
-		case i >= len(ha) || hb[j].start < ha[i].start:
-			h = hb[j]
-			j++
-		default: // both start at the same base line
-			if !same(ha[i], hb[j]) {
-				return "", false
-			}
-			h = ha[i]
-			i++
-			j++
+		case fromA == i:
+			out = append(out, vb...)
+		case fromB == j, slices.Equal(va, vb):
+			out = append(out, va...)
+		default:
+			return "", false
 		}
-		// The next hunk of either side must not overlap or touch this one.
-		for _, next := range []*hunk{at(ha, i), at(hb, j)} {
-			if next != nil && overlaps(h, *next) {
-				if same(h, *next) {
-					if next == at(ha, i) {
-						i++
-					} else {
-						j++
-					}
-					continue
-				}
-				return "", false
-			}
-		}
-		out = append(out, bl[pos:h.start]...)
-		out = append(out, h.lines...)
-		pos = h.end
+		pos = end
 	}
 	out = append(out, bl[pos:]...)
 	return strings.Join(out, ""), true
 }
 
-func at(hs []hunk, i int) *hunk {
+// startOf is the base line where hunk i of hs starts, or past any line when
+// there is none.
+func startOf(hs []hunk, i int) int {
 	if i < len(hs) {
-		return &hs[i]
+		return hs[i].start
 	}
-	return nil
+	return math.MaxInt
 }
 
-// overlaps reports whether two hunks change a common base line, or insert at
-// the same place, or one inserts right where the other changes.
-func overlaps(x, y hunk) bool {
-	if x.start == x.end || y.start == y.end { // an insertion
-		return x.start <= y.end && y.start <= x.end
+// apply returns base lines [start, end) with hs, all inside that range,
+// applied.
+func apply(base []string, start, end int, hs []hunk) []string {
+	var out []string
+	pos := start
+	for _, h := range hs {
+		out = append(out, base[pos:h.start]...)
+		out = append(out, h.lines...)
+		pos = h.end
 	}
-	return x.start < y.end && y.start < x.end
-}
-
-func same(x, y hunk) bool {
-	if x.start != y.start || x.end != y.end || len(x.lines) != len(y.lines) {
-		return false
-	}
-	for k := range x.lines {
-		if x.lines[k] != y.lines[k] {
-			return false
-		}
-	}
-	return true
+	return append(out, base[pos:end]...)
 }
 
 // split cuts s into lines that keep their line ends.

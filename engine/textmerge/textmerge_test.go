@@ -7,44 +7,45 @@ import (
 )
 
 func TestMerge(t *testing.T) {
-	base := "---\nrevision: 1\n---\nalpha\nbeta\ngamma\ndelta\n"
+	const base = "---\nrevision: 1\n---\nalpha\nbeta\ngamma\ndelta\n"
 	for _, c := range []struct {
-		name, a, b, want string
-		ok               bool
+		name, base, a, b, want string
+		ok                     bool
 	}{
-		{"different lines", "---\nrevision: 5\n---\nalpha\nbeta\ngamma\ndelta\nagent line\n", "---\nrevision: 1\n---\nALPHA\nbeta\ngamma\ndelta\n",
+		{"different lines", base, "---\nrevision: 5\n---\nalpha\nbeta\ngamma\ndelta\nagent line\n", "---\nrevision: 1\n---\nALPHA\nbeta\ngamma\ndelta\n",
 			"---\nrevision: 5\n---\nALPHA\nbeta\ngamma\ndelta\nagent line\n", true},
-		{"same line differently", base + "", "", "", false},
-		{"both edit beta", "---\nrevision: 1\n---\nalpha\nBETA\ngamma\ndelta\n", "---\nrevision: 1\n---\nalpha\nbeta!\ngamma\ndelta\n", "", false},
-		{"identical change", "---\nrevision: 1\n---\nalpha\nBETA\ngamma\ndelta\n", "---\nrevision: 1\n---\nalpha\nBETA\ngamma\ndelta\n",
+		{"same line differently", base, "---\nrevision: 1\n---\nalpha\nX\ngamma\ndelta\n", "---\nrevision: 1\n---\nalpha\nY\ngamma\ndelta\n", "", false},
+		{"identical change", base, "---\nrevision: 1\n---\nalpha\nBETA\ngamma\ndelta\n", "---\nrevision: 1\n---\nalpha\nBETA\ngamma\ndelta\n",
 			"---\nrevision: 1\n---\nalpha\nBETA\ngamma\ndelta\n", true},
-		{"both append", base + "a\n", base + "b\n", "", false},
-		{"adjacent lines", "---\nrevision: 1\n---\nalpha\nBETA\ngamma\ndelta\n", "---\nrevision: 1\n---\nalpha\nbeta\nGAMMA\ndelta\n",
-			"---\nrevision: 1\n---\nalpha\nBETA\nGAMMA\ndelta\n", true},
-		{"no final newline", "x\ny", "x\nY", "x\nY", true},
+		{"both append", base, base + "a\n", base + "b\n", "", false},
+		{"adjacent lines", base, "---\nrevision: 1\n---\nalpha\nBETA\ngamma\ndelta\n", "---\nrevision: 1\n---\nalpha\nbeta\nGAMMA\ndelta\n", "", false},
+		{"delete and edit apart", base, "---\nrevision: 1\n---\nbeta\ngamma\ndelta\n", "---\nrevision: 1\n---\nalpha\nbeta\ngamma\nDELTA\n",
+			"---\nrevision: 1\n---\nbeta\ngamma\nDELTA\n", true},
+		{"appends at both ends", "a\nb\nc\n", "top\na\nb\nc\n", "a\nb\nc\nbottom\n", "top\na\nb\nc\nbottom\n", true},
+		{"no final newline", "x\ny\nz", "X\ny\nz", "x\ny\nZ", "X\ny\nZ", true},
+		{"CRLF lines", "x\r\ny\r\nz\r\n", "X\r\ny\r\nz\r\n", "x\r\ny\r\nZ\r\n", "X\r\ny\r\nZ\r\n", true},
+		// Each side deleted one of the two c lines. Its diff may place the
+		// deletion on either c; merging the touching deletions would drop
+		// both, a line each side kept. The region is the same change.
+		{"the same deletion placed on different equal lines", "b\na\nc\nc\nb\nb\n", "a\na\nc\nb\nb\n", "b\na\nc\nb\nb\n", "a\na\nc\nb\nb\n", true},
 	} {
-		a, b := c.a, c.b
-		if c.name == "same line differently" {
-			a, b = "---\nrevision: 1\n---\nalpha\nX\ngamma\ndelta\n", "---\nrevision: 1\n---\nalpha\nY\ngamma\ndelta\n"
-		}
-		bs := base
-		if c.name == "no final newline" {
-			bs = "x\ny"
-		}
-		got, ok := Merge(bs, a, b)
+		got, ok := Merge(c.base, c.a, c.b)
 		if ok != c.ok || (ok && got != c.want) {
 			t.Errorf("%s: Merge = %q, %v; want %q, %v", c.name, got, ok, c.want, c.ok)
 		}
 	}
 }
 
-func TestMergeRefusesHugeTexts(t *testing.T) {
-	big := ""
-	for i := 0; i <= MaxLines; i++ {
-		big += "x\n"
+func TestMergeOverMaxLines(t *testing.T) {
+	big := strings.Repeat("x\n", MaxLines+1)
+	if _, ok := Merge(big, "top\n"+big, big+"bottom\n"); ok {
+		t.Errorf("two edits of a text over MaxLines merged")
 	}
-	if _, ok := Merge(big, big, big); ok {
-		t.Errorf("a text over MaxLines merged")
+	// One side alone, or both the same way: the merge is that side, without a diff.
+	for _, c := range [][3]string{{big, big + "y\n", big}, {big, big, big + "y\n"}, {big, big + "y\n", big + "y\n"}} {
+		if got, ok := Merge(c[0], c[1], c[2]); !ok || got != big+"y\n" {
+			t.Errorf("a one-sided change of a text over MaxLines: ok=%v", ok)
+		}
 	}
 }
 

@@ -2,7 +2,7 @@ package roam
 
 import "testing"
 
-func TestMerge3(t *testing.T) {
+func TestMergeLines(t *testing.T) {
 	base := "a\nb\nc\nd\ne\n"
 	for _, tc := range []struct {
 		name, ours, theirs, want string
@@ -18,9 +18,9 @@ func TestMerge3(t *testing.T) {
 		{"delete vs edit elsewhere", "a\nc\nd\ne\n", "a\nb\nc\nd\nE\n", "a\nc\nd\nE\n", true},
 		{"no final newline", "A\nb\nc\nd\ne", "a\nb\nc\nd\ne", "A\nb\nc\nd\ne", true},
 	} {
-		got, ok := merge3([]byte(base), []byte(tc.ours), []byte(tc.theirs))
+		got, ok := mergeLines([]byte(base), []byte(tc.ours), []byte(tc.theirs))
 		if ok != tc.ok || (ok && string(got) != tc.want) {
-			t.Errorf("%s: merge3 = %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
+			t.Errorf("%s: mergeLines = %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
 		}
 	}
 }

@@ -1,0 +1,153 @@
+package textmerge
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// The laws of the merge, over texts drawn from a few lines so that the two
+// sides' changes collide, touch, insert at the same place, delete, and are
+// sometimes the same: lines end in "\n" or "\r\n", and the last may end in
+// neither.
+
+var lineAlphabet = []string{"a\n", "b\n", "c\n", "a\r\n"}
+
+// text draws a short text of lines from lineAlphabet.
+func text(t *rapid.T, label string) string {
+	ls := rapid.SliceOfN(rapid.SampledFrom(lineAlphabet), 0, 8).Draw(t, label)
+	return unterminated(t, label, ls)
+}
+
+// unterminated joins ls, sometimes without the last line end.
+func unterminated(t *rapid.T, label string, ls []string) string {
+	s := strings.Join(ls, "")
+	if s != "" && rapid.Bool().Draw(t, label+" without final line end") {
+		s = strings.TrimRight(s, "\r\n")
+	}
+	return s
+}
+
+// edited draws a version of base with up to three lines inserted, deleted or
+// replaced (with "x\n" among the new lines, which base never holds).
+func edited(t *rapid.T, base, label string) string {
+	ls := split(base)
+	news := rapid.SampledFrom(append([]string{"x\n"}, lineAlphabet...))
+	for range rapid.IntRange(0, 3).Draw(t, label+" edits") {
+		switch op := rapid.IntRange(0, 2).Draw(t, label+" op"); {
+		case op == 0 || len(ls) == 0:
+			i := rapid.IntRange(0, len(ls)).Draw(t, label+" insert at")
+			ls = slices.Insert(ls, i, news.Draw(t, label+" line"))
+		case op == 1:
+			i := rapid.IntRange(0, len(ls)-1).Draw(t, label+" delete at")
+			ls = slices.Delete(ls, i, i+1)
+		default:
+			i := rapid.IntRange(0, len(ls)-1).Draw(t, label+" replace at")
+			ls[i] = news.Draw(t, label+" line")
+		}
+	}
+	return strings.Join(ls, "")
+}
+
+// sides draws a base and two versions of it, sometimes equal.
+func sides(t *rapid.T) (base, a, b string) {
+	base = text(t, "base")
+	a = edited(t, base, "a")
+	if rapid.Bool().Draw(t, "both the same") {
+		return base, a, a
+	}
+	return base, a, edited(t, base, "b")
+}
+
+func TestLawOneSideUnchanged(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		base, x := text(t, "base"), text(t, "x")
+		if got, ok := Merge(base, x, base); !ok || got != x {
+			t.Fatalf("Merge(base, x, base) = %q, %v; want x = %q", got, ok, x)
+		}
+		if got, ok := Merge(base, base, x); !ok || got != x {
+			t.Fatalf("Merge(base, base, x) = %q, %v; want x = %q", got, ok, x)
+		}
+	})
+}
+
+func TestLawSameChangeOnBothSides(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		base := text(t, "base")
+		x := edited(t, base, "x")
+		if got, ok := Merge(base, x, x); !ok || got != x {
+			t.Fatalf("Merge(base, x, x) = %q, %v; want x = %q", got, ok, x)
+		}
+	})
+}
+
+func TestLawSymmetric(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		base, a, b := sides(t)
+		ab, okAB := Merge(base, a, b)
+		ba, okBA := Merge(base, b, a)
+		if okAB != okBA || ab != ba {
+			t.Fatalf("Merge(base, a, b) = %q, %v but Merge(base, b, a) = %q, %v", ab, okAB, ba, okBA)
+		}
+	})
+}
+
+// A clean merge, diffed against one side, changes only lines the other side
+// changed: every line it removes from or adds to that side is one the other
+// side removed from or added to base.
+func TestLawCleanMergeAddsOnlyTheOtherSide(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		base, a, b := sides(t)
+		merged, ok := Merge(base, a, b)
+		if !ok {
+			return
+		}
+		for _, s := range [][2]string{{a, b}, {b, a}} {
+			side, other := s[0], s[1]
+			touched := changedLines(base, other)
+			for _, l := range changedLines(side, merged) {
+				if !slices.Contains(touched, l) {
+					t.Fatalf("merged %q changes line %q of side %q, which the other side %q left alone", merged, l, side, other)
+				}
+			}
+		}
+	})
+}
+
+// changedLines lists the lines removed from from or added in to by the line
+// diff between them.
+func changedLines(from, to string) []string {
+	fl, tl := split(from), split(to)
+	hs, ok := diff(fl, tl)
+	if !ok {
+		panic("diff of short texts refused")
+	}
+	var out []string
+	for _, h := range hs {
+		out = append(out, fl[h.start:h.end]...)
+		out = append(out, h.lines...)
+	}
+	return out
+}
+
+// Changes on either side of a line that neither side touched merge to exactly
+// both changes, byte for byte, whatever the line ends.
+func TestLawApartChangesMergeExactly(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		top, bottom := text(t, "top"), text(t, "bottom")
+		if top != "" && !strings.HasSuffix(top, "\n") {
+			top += "\n"
+		}
+		const mid = "untouched\n"
+		topA, bottomB := edited(t, top, "a"), edited(t, bottom, "b")
+		if topA != "" && !strings.HasSuffix(topA, "\n") {
+			topA += "\r\n"
+		}
+		got, ok := Merge(top+mid+bottom, topA+mid+bottom, top+mid+bottomB)
+		if want := topA + mid + bottomB; !ok || got != want {
+			t.Fatalf("Merge = %q, %v; want %q", got, ok, want)
+		}
+	})
+}
