@@ -94,10 +94,12 @@ func TestLawSymmetric(t *testing.T) {
 	})
 }
 
-// A clean merge, diffed against one side, changes only lines the other side
-// changed: every line it removes from or adds to that side is one the other
-// side removed from or added to base.
-func TestLawCleanMergeAddsOnlyTheOtherSide(t *testing.T) {
+// A clean merge, compared with one side, changes only lines the other side
+// changed: a line occurs in it as many times as in that side, give or take
+// the times the other side's changes (as the merge diffed them) removed or
+// added it. Counting keeps the law free of where a diff of the two texts
+// would align equal lines.
+func TestLawCleanMergeChangesOnlyTheOtherSidesLines(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		base, a, b := sides(t)
 		merged, ok := Merge(base, a, b)
@@ -106,18 +108,69 @@ func TestLawCleanMergeAddsOnlyTheOtherSide(t *testing.T) {
 		}
 		for _, s := range [][2]string{{a, b}, {b, a}} {
 			side, other := s[0], s[1]
-			touched := changedLines(base, other)
-			for _, l := range changedLines(side, merged) {
-				if !slices.Contains(touched, l) {
-					t.Fatalf("merged %q changes line %q of side %q, which the other side %q left alone", merged, l, side, other)
+			changed := counts(changedLines(base, other))
+			have, want := counts(split(merged)), counts(split(side))
+			for l := range union(have, want) {
+				if d := have[l] - want[l]; max(d, -d) > changed[l] {
+					t.Fatalf("base %q: merged %q has %d more %q than side %q; the other side %q changed it %d times", base, merged, d, l, side, other, changed[l])
 				}
 			}
 		}
 	})
 }
 
+// When one side made some of the other side's changes and nothing else, a
+// clean merge is the other side: the changes made on both count once, even
+// when the other side's further changes make its diff place them elsewhere
+// among equal lines.
+func TestLawSubsetOfChangesMergesToTheWhole(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		base, some, all := subsetAndWhole(t)
+		if got, ok := Merge(base, all, some); ok && got != all {
+			t.Fatalf("Merge(%q, %q, %q) = %q; want the side with all the changes", base, all, some, got)
+		}
+		if got, ok := Merge(base, some, all); ok && got != all {
+			t.Fatalf("Merge(%q, %q, %q) = %q; want the side with all the changes", base, some, all, got)
+		}
+	})
+}
+
+// subsetAndWhole draws a base and changes to it (lines inserted, deleted or
+// replaced), made on both sides, and lines inserted on the whole side only.
+// Those bring a line found nowhere else: the whole side must not be
+// readable as other changes by the shortest diff (a line deleted and the
+// same line inserted elsewhere is also an insertion in between, and the merge
+// rightly follows the diff).
+func subsetAndWhole(t *rapid.T) (base, some, all string) {
+	base = text(t, "base")
+	bl := split(base)
+	news := rapid.SampledFrom(append([]string{"x\n"}, lineAlphabet...))
+	const fresh = "y\n"
+	var sl, al []string
+	for i := 0; i <= len(bl); i++ {
+		switch rapid.SampledFrom([]string{"none", "none", "both", "whole"}).Draw(t, "insert") {
+		case "both":
+			l := news.Draw(t, "inserted line")
+			sl, al = append(sl, l), append(al, l)
+		case "whole":
+			al = append(al, fresh)
+		}
+		if i == len(bl) {
+			break
+		}
+		switch rapid.SampledFrom([]string{"keep", "keep", "delete", "replace"}).Draw(t, "change") {
+		case "keep":
+			sl, al = append(sl, bl[i]), append(al, bl[i])
+		case "replace":
+			l := news.Filter(func(l string) bool { return l != bl[i] }).Draw(t, "replacing line")
+			sl, al = append(sl, l), append(al, l)
+		}
+	}
+	return base, strings.Join(sl, ""), strings.Join(al, "")
+}
+
 // changedLines lists the lines removed from from or added in to by the line
-// diff between them.
+// diff between them, the diff Merge uses.
 func changedLines(from, to string) []string {
 	fl, tl := split(from), split(to)
 	hs, ok := diff(fl, tl)
@@ -130,6 +183,25 @@ func changedLines(from, to string) []string {
 		out = append(out, h.lines...)
 	}
 	return out
+}
+
+func counts(ls []string) map[string]int {
+	m := map[string]int{}
+	for _, l := range ls {
+		m[l]++
+	}
+	return m
+}
+
+func union(x, y map[string]int) map[string]bool {
+	m := map[string]bool{}
+	for l := range x {
+		m[l] = true
+	}
+	for l := range y {
+		m[l] = true
+	}
+	return m
 }
 
 // Changes on either side of a line that neither side touched merge to exactly

@@ -1,6 +1,6 @@
 // Package textmerge merges two edits of one text line by line: a three-way
-// merge that succeeds only when the two sides changed different lines of the
-// base. It is the one merge of the project: a save conflict's "Merge" (an
+// merge (diff3) that succeeds only when the two sides changed different,
+// non-adjacent parts of the base, or made the same change. It is the one merge of the project: a save conflict's "Merge" (an
 // agent and the editor touched different parts of a note) and roaming's sync
 // (two machines changed one note) both use it.
 package textmerge
@@ -29,10 +29,12 @@ type hunk struct {
 // two sides changed different, non-adjacent regions of base, as diff3 and git
 // merge: a region changed by both sides merges only when both made the same
 // change (it counts once). Changes that touch conflict even when they change
-// different lines: which base line a change took is a choice of the diff
-// among equal lines, and merging touching changes could then drop or double
-// a line both sides kept. Texts over the size bound merge only when one side
-// (or both the same way) changed nothing else: otherwise ok is false.
+// different lines, and so do changes that could touch were the diff to place
+// them elsewhere among equal lines (see span): which of equal lines a change
+// took is the diff's choice, and merging such changes as different could drop
+// a line both sides kept or double one both added. Texts over the size bound
+// merge only when one side changed nothing (or both the same): otherwise ok
+// is false, and the caller keeps both.
 func Merge(base, a, b string) (string, bool) {
 	switch {
 	case a == b, base == b:
@@ -53,15 +55,16 @@ func Merge(base, a, b string) (string, bool) {
 	pos, i, j := 0, 0, 0
 	for i < len(ha) || j < len(hb) {
 		// A region starts at the earliest next hunk of either side and grows
-		// while a hunk of either side overlaps or touches it.
-		start := min(startOf(ha, i), startOf(hb, j))
+		// while a hunk of either side overlaps or touches it, each hunk
+		// counted with the equal lines its change could slide over.
+		start := min(startOf(bl, ha, i), startOf(bl, hb, j))
 		end, fromA, fromB := start, i, j
 		for {
-			if i < len(ha) && ha[i].start <= end {
-				end = max(end, ha[i].end)
+			if lo, hi := span(bl, ha, i); lo <= end {
+				end = max(end, hi)
 				i++
-			} else if j < len(hb) && hb[j].start <= end {
-				end = max(end, hb[j].end)
+			} else if lo, hi := span(bl, hb, j); lo <= end {
+				end = max(end, hi)
 				j++
 			} else {
 				break
@@ -83,13 +86,43 @@ func Merge(base, a, b string) (string, bool) {
 	return strings.Join(out, ""), true
 }
 
-// startOf is the base line where hunk i of hs starts, or past any line when
-// there is none.
-func startOf(hs []hunk, i int) int {
-	if i < len(hs) {
-		return hs[i].start
+// startOf is the first base line hunk i of hs could be placed at, or past
+// any line when there is none.
+func startOf(base []string, hs []hunk, i int) int {
+	lo, _ := span(base, hs, i)
+	return lo
+}
+
+// span is the base lines [lo, hi) hunk i of hs could be placed over: lines
+// deleted or inserted next to lines equal to them can slide over those and be
+// diffed as the same change elsewhere ("a" inserted before "a" is "a"
+// inserted after it; deleting the first of two equal lines is deleting the
+// second). Two changes that could touch are merged as one region, so the
+// merge does not hang on where the diff put them. Past the last hunk, lo is
+// past any line.
+func span(base []string, hs []hunk, i int) (lo, hi int) {
+	if i >= len(hs) {
+		return math.MaxInt, math.MaxInt
 	}
-	return math.MaxInt
+	h := hs[i]
+	lo, hi = h.start, h.end
+	if d := h.end - h.start; d > 0 {
+		for hi < len(base) && base[hi] == base[hi-d] {
+			hi++
+		}
+		for lo > 0 && base[lo-1] == base[lo-1+d] {
+			lo--
+		}
+	}
+	if n := len(h.lines); n > 0 {
+		for e := h.end; e < len(base) && base[e] == h.lines[(e-h.end)%n]; e++ {
+			hi = max(hi, e+1)
+		}
+		for s := h.start; s > 0 && base[s-1] == h.lines[n-1-(h.start-s)%n]; s-- {
+			lo = min(lo, s-1)
+		}
+	}
+	return lo, hi
 }
 
 // apply returns base lines [start, end) with hs, all inside that range,

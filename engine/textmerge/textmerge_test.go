@@ -24,10 +24,24 @@ func TestMerge(t *testing.T) {
 		{"appends at both ends", "a\nb\nc\n", "top\na\nb\nc\n", "a\nb\nc\nbottom\n", "top\na\nb\nc\nbottom\n", true},
 		{"no final newline", "x\ny\nz", "X\ny\nz", "x\ny\nZ", "X\ny\nZ", true},
 		{"CRLF lines", "x\r\ny\r\nz\r\n", "X\r\ny\r\nz\r\n", "x\r\ny\r\nZ\r\n", "X\r\ny\r\nZ\r\n", true},
-		// Each side deleted one of the two c lines. Its diff may place the
-		// deletion on either c; merging the touching deletions would drop
-		// both, a line each side kept. The region is the same change.
-		{"the same deletion placed on different equal lines", "b\na\nc\nc\nb\nb\n", "a\na\nc\nb\nb\n", "b\na\nc\nb\nb\n", "a\na\nc\nb\nb\n", true},
+		// Each side deleted one of the two c lines, a also changed the b
+		// before them. Its diff may place the deletion on either c; merging
+		// the touching deletions as different changes would drop both c, a
+		// line each side kept. Where a's inserted a could slide, the two
+		// changes touch: a conflict.
+		{"the same deletion placed on different equal lines", "b\na\nc\nc\nb\nb\n", "a\na\nc\nb\nb\n", "b\na\nc\nb\nb\n", "", false},
+		// a made the first b a y, inserted x after it and y at the end; its
+		// diff reads this as y, x inserted at the top and the last b made a y.
+		// b inserted x after the first b: the same x, or another? A conflict,
+		// not a merge with two x lines.
+		{"a replacement whose deleted line could be another", "b\nb\nb\n", "y\nx\nb\nb\ny\n", "b\nx\nb\nb\n", "", false},
+		// Both sides inserted an a next to the a of base; one diff puts it
+		// before that a, the other after. It is one change, counted once.
+		{"the same insertion placed on either side of an equal line", "b\na\n", "c\nb\na\na\n", "b\na\na\n", "c\nb\na\na\n", true},
+		// Both sides deleted one b of three, the diffs two b lines apart.
+		{"the same deletion from a run of equal lines", "b\na\nc\nb\nb\nb\nc\n", "b\na\nc\nb\nb\nc\n", "b\nx\na\nc\nb\nb\nc\n", "b\nx\na\nc\nb\nb\nc\n", true},
+		// An insertion before a run of b lines touches the deletion of any of them.
+		{"an insertion touching a deletion it could slide to", "c\nb\nb\nc\n", "c\na\nb\nb\nc\n", "c\nb\nc\n", "", false},
 	} {
 		got, ok := Merge(c.base, c.a, c.b)
 		if ok != c.ok || (ok && got != c.want) {
