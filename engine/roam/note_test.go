@@ -1,6 +1,11 @@
 package roam
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/magicfrog/mf-lsp/engine/textmerge"
+)
 
 func TestMergeLines(t *testing.T) {
 	base := "a\nb\nc\nd\ne\n"
@@ -21,6 +26,27 @@ func TestMergeLines(t *testing.T) {
 		got, ok := mergeLines([]byte(base), []byte(tc.ours), []byte(tc.theirs))
 		if ok != tc.ok || (ok && string(got) != tc.want) {
 			t.Errorf("%s: mergeLines = %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// Over textmerge's size bound only a change made on one side, or the same on
+// both, merges; two different changes are a conflict (sync keeps both).
+func TestMergeLinesOverTheBound(t *testing.T) {
+	big := []byte(strings.Repeat("x\n", textmerge.MaxLines+1))
+	top, bottom := append([]byte("top\n"), big...), append(append([]byte(nil), big...), "bottom\n"...)
+	for _, tc := range []struct {
+		name         string
+		ours, theirs []byte
+		ok           bool
+	}{
+		{"one side", top, big, true},
+		{"the same change", top, top, true},
+		{"different changes", top, bottom, false},
+	} {
+		got, ok := mergeLines(big, tc.ours, tc.theirs)
+		if ok != tc.ok || (ok && string(got) != string(top)) {
+			t.Errorf("%s: ok=%v, want %v", tc.name, ok, tc.ok)
 		}
 	}
 }
