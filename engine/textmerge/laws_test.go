@@ -15,15 +15,10 @@ import (
 
 var lineAlphabet = []string{"a\n", "b\n", "c\n", "a\r\n"}
 
-// text draws a short text of lines from lineAlphabet.
+// text draws a short text of lines from lineAlphabet, sometimes without the
+// last line end.
 func text(t *rapid.T, label string) string {
-	ls := rapid.SliceOfN(rapid.SampledFrom(lineAlphabet), 0, 8).Draw(t, label)
-	return unterminated(t, label, ls)
-}
-
-// unterminated joins ls, sometimes without the last line end.
-func unterminated(t *rapid.T, label string, ls []string) string {
-	s := strings.Join(ls, "")
+	s := strings.Join(rapid.SliceOfN(rapid.SampledFrom(lineAlphabet), 0, 8).Draw(t, label), "")
 	if s != "" && rapid.Bool().Draw(t, label+" without final line end") {
 		s = strings.TrimRight(s, "\r\n")
 	}
