@@ -422,7 +422,8 @@ func summarizeDay(title string, sources []Source) string {
 // compactRender renders a rollup within limit bytes if leaving out its empty
 // sections, then its title, gets it there; items are never dropped (they are
 // lines of the sources, so only a source of a line or two can still be shorter
-// than one section heading).
+// than one section heading), and a rollup with no item at all keeps its whole
+// skeleton: every rollup holds its sections.
 func compactRender(title string, secs []string, items [][]string, limit int) string {
 	out := render(title, secs, items)
 	if len(out) <= limit || limit == 0 { // no sources (never run by the engine): the skeleton
@@ -435,8 +436,15 @@ func compactRender(title string, secs []string, items [][]string, limit int) str
 			ks, ki = append(ks, secs[i]), append(ki, it)
 		}
 	}
+	if len(ks) == 0 {
+		// Nothing of the day files under a section (plain lines only): the
+		// skeleton, every section "- (none)", even when longer than the day.
+		// A rollup must hold its sections (rollup.CheckOutput); a title alone
+		// failed that check, and the day stayed due every night.
+		return out
+	}
 	out = render(title, ks, ki)
-	if len(out) <= limit || len(ks) == 0 {
+	if len(out) <= limit {
 		return out
 	}
 	return strings.TrimPrefix(render("", ks, ki), "# \n\n")
