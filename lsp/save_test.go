@@ -401,3 +401,51 @@ func TestSaveConflictCompareThenMerge(t *testing.T) {
 		t.Errorf("Merge gave:\n%s\nwant both changes at revision 3", got)
 	}
 }
+
+// TestSaveConflictKeepMineAfterTheEditorSaved is the Neovim and
+// lsp-mode case: the editor writes the buffer anyway after a conflicting save
+// (a language server cannot veto a save), so the disk holds the un-bumped
+// buffer over the agent's revision. "Keep mine as next revision", answered
+// afterwards, puts the next revision on disk at once instead of leaving the
+// un-bumped save there until the user writes again.
+func TestSaveConflictKeepMineAfterTheEditorSaved(t *testing.T) {
+	c, data, project := startDemoAt(t, steppingClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.Second))
+	c.Reply("window/showMessageRequest", func(json.RawMessage) (any, error) { return nil, nil }) // the user answers later
+	path := filepath.Join(data, "memory/account/tone.md")
+	disk, _ := os.ReadFile(path)
+	uri := openSettled(t, c, path)
+	mine := string(disk) + "My edit.\n"
+	setText(t, c, uri, 2, mine)
+	agentWrite(t, data, project, "account", "tone.md", "1", "The agent's tone rule.\n")
+	if edits := willSave(t, c, uri); len(edits) != 0 {
+		t.Fatalf("conflicting save got edits %+v; want none", edits)
+	}
+	editorSave(t, c, uri, path, mine) // revision 1 again, over the agent's 2
+	messageRequest(t, c)
+
+	mustExec(t, c, "magicfrog.resolveConflict", map[string]any{"uri": uri, "choice": "keepMine"}, nil)
+	got := applyLSPEdits(t, mine, appliedEdit(t, c, uri))
+	if !strings.Contains(got, "revision: 3\n") || !strings.HasSuffix(got, "My edit.\n") {
+		t.Fatalf("Keep mine gave the buffer:\n%s\nwant revision 3 and my edit", got)
+	}
+	var onDisk []byte
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if onDisk, _ = os.ReadFile(path); string(onDisk) == got {
+			break
+		}
+	}
+	if string(onDisk) != got {
+		t.Fatalf("after Keep mine the disk holds:\n%s\nwant the buffer at revision 3:\n%s", onDisk, got)
+	}
+	// The buffer takes the edit and equals the disk: no stale diagnostic, and
+	// saving it again (the clock moved on) bumps nothing past the disk's 3.
+	setText(t, c, uri, 3, got)
+	if _, err := c.WaitDiagnostics(uri, func(p lsptest.PublishedDiagnostics) bool {
+		return p.Version != nil && *p.Version == 3 && !hasCode("stale-revision")(p)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if edits := willSave(t, c, uri); len(edits) != 0 {
+		t.Errorf("saving the buffer that equals the disk: edits %+v, want none", edits)
+	}
+}

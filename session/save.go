@@ -249,6 +249,9 @@ type Resolution struct {
 	Revision int
 	// Edits, when set, are used instead of Text: frontmatter edits of Buffer.
 	Edits []Edit
+	// OnDisk: the resolution is on disk already (Keep mine after the editor
+	// wrote the buffer): the editor's buffer takes the edit and equals the disk.
+	OnDisk bool
 }
 
 // TakeDisk replaces the buffer of uri with the disk version: the disk's current
@@ -288,9 +291,17 @@ func (s *Session) TakeDisk(uri string) (Resolution, bool) {
 // as frontmatter edits. It rebases the buffer on the disk, so the next save
 // goes through. ok is false when the buffer is not open or its frontmatter does
 // not parse.
+//
+// When the disk holds exactly the buffer (the editor wrote it anyway after the
+// conflicting save: a server cannot veto a save), that next revision is also
+// written to disk at once, revision-checked against those bytes, so the disk
+// never keeps the un-bumped save until the user happens to write again
+// (Resolution.OnDisk). Unsaved edits are never written.
 func (s *Session) KeepMine(uri string) (Resolution, bool) {
+	lockRoot := s.lockRootOf(uri)
 	return s.withOpen(uri, func(ds *docState) (Resolution, bool) {
-		diskRev := diskRevision(s.rebaseOnDisk(ds))
+		disk, exists := s.rebaseOnDisk(ds)
+		diskRev := diskRevision(disk, exists)
 		ds.save.floor = max(ds.save.floor, diskRev)
 		next := ds.save.floor + 1
 		text := ds.doc.Text
@@ -298,8 +309,34 @@ func (s *Session) KeepMine(uri string) (Resolution, bool) {
 		if len(edits) == 0 {
 			return Resolution{}, false
 		}
-		return Resolution{Buffer: text, Revision: next, Edits: edits}, true
+		r := Resolution{Buffer: text, Revision: next, Edits: edits}
+		if exists && lockRoot != "" && bytes.Equal(disk, text) {
+			out := frontmatter.Apply(text, edits)
+			if err := store.Write(lockRoot, ds.doc.Path, out, store.Expect{Revision: diskRev, Hash: store.Hash(disk)}); err != nil {
+				s.opts.Logf("keep mine: %s not written (%v); the next save writes revision %d", ds.doc.Path, err, next)
+			} else {
+				ds.base, ds.hasBase = Base{Revision: next, Hash: store.Hash(out), Text: out}, true
+				r.OnDisk = true
+			}
+		}
+		return r, true
 	})
+}
+
+// lockRootOf is the memory root whose lock serializes writes to the open
+// buffer uri's note; "" when it is not open or its tree is not loaded.
+func (s *Session) lockRootOf(uri string) string {
+	s.mu.Lock()
+	ds := s.docs[uri]
+	s.mu.Unlock()
+	if ds == nil || ds.doc.Path == "" {
+		return ""
+	}
+	t, err := s.treeFor(ds.doc.Path)
+	if err != nil || t == nil || t.memory == nil {
+		return ""
+	}
+	return t.memory.Paths.LockRoot(ds.doc.Path)
 }
 
 // Merge makes the buffer of uri the three-way merge of the version it was
