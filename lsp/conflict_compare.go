@@ -36,6 +36,9 @@ type CompareParams struct {
 // sendCompare tells the client to show the disk version the conflict of uri
 // found beside the buffer.
 func (s *Server) sendCompare(uri protocol.DocumentUri) bool {
+	if !s.wantsNotification(CompareNotification) {
+		return false
+	}
 	disk, rev := s.sess.ConflictDisk(uri)
 	if disk == nil {
 		return false

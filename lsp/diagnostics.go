@@ -105,6 +105,9 @@ func (s *Server) memoryChanged() {
 // pause that gathers a burst of changes, and again only if more came meanwhile,
 // so an agent writing fast never queues renders or delays diagnostics.
 func (s *Server) notifyMemoryChanged() {
+	if !s.wantsNotification(MemoryChangedNotification) {
+		return // nothing to render for a client that never asked
+	}
 	s.mu.Lock()
 	s.changeDirty = true
 	if s.changePending {
@@ -128,7 +131,7 @@ func (s *Server) notifyMemoryChanged() {
 			if err != nil {
 				continue
 			}
-			s.Notify("magicfrog/memoryChanged", map[string]string{"generation": session.Generation(snap)})
+			s.Notify(MemoryChangedNotification, map[string]string{"generation": session.Generation(snap)})
 		}
 	})
 }

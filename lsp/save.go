@@ -94,7 +94,7 @@ func (s *Server) askConflictAfter(uri protocol.DocumentUri, c *session.SaveConfl
 	case n > 0:
 		question += " The disk version is open beside your buffer again: choose how to resolve."
 	}
-	s.ShowMessageRequest(protocol.MessageTypeWarning, question, c.Actions, func(choice string, err error) {
+	s.ShowMessageRequest(protocol.MessageTypeWarning, question, s.conflictActions(c.Actions), func(choice string, err error) {
 		if err == nil && choice == ActionCompare && s.sendCompare(uri) {
 			s.log.Printf("save conflict on %s: the disk version is shown beside the buffer; asking again", uri)
 			s.askConflictAfter(uri, c, n+1) // compared: now choose
@@ -114,6 +114,22 @@ func (s *Server) askConflictAfter(uri protocol.DocumentUri, c *session.SaveConfl
 			s.resolveMerge(uri)
 		}
 	})
+}
+
+// conflictActions are the answers this client is offered: Compare only to a
+// client that shows magicfrog/compare (one that never opted in would get a
+// choice that does nothing).
+func (s *Server) conflictActions(actions []string) []string {
+	if s.wantsNotification(CompareNotification) {
+		return actions
+	}
+	out := make([]string, 0, len(actions))
+	for _, a := range actions {
+		if a != ActionCompare {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // resolutionEdit is the workspace edit of a conflict's resolution.

@@ -90,6 +90,7 @@ type Server struct {
 	mu         sync.Mutex
 	settingErr []error
 	clientCaps protocol.ClientCapabilities
+	optIn      map[string]bool // the server's own notifications the client opted in to (clientcaps.go)
 	trace      protocol.TraceValue
 	conn       *jsonrpc.Conn
 	notify     glsp.NotifyFunc // captured at initialized
@@ -212,6 +213,7 @@ func (s *Server) initialize(ctx *glsp.Context) (any, error) {
 	s.mu.Lock()
 	s.settingErr = problems
 	s.clientCaps = params.Capabilities
+	s.optIn = optedInNotifications(params.Capabilities.Experimental)
 	if params.Trace != nil {
 		s.trace = *params.Trace
 	}

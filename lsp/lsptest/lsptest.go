@@ -261,7 +261,8 @@ func Frame(body string) []byte {
 }
 
 // InitializeParams are the params Initialize sends: a client with the capabilities
-// mf-lsp uses (work-done progress, message actions, showDocument, applyEdit).
+// mf-lsp uses (work-done progress, message actions, showDocument, applyEdit), opted
+// in to the server's own notifications as the project's editors are.
 func InitializeParams(rootURI string, initializationOptions any) map[string]any {
 	p := map[string]any{
 		"processId":  os.Getpid(),
@@ -278,6 +279,8 @@ func InitializeParams(rootURI string, initializationOptions any) map[string]any 
 				"synchronization":    map[string]any{"willSaveWaitUntil": true, "didSave": true},
 				"publishDiagnostics": map[string]any{"versionSupport": true},
 			},
+			"experimental": map[string]any{"magicfrog": map[string]any{
+				"notifications": []string{"magicfrog/memoryChanged", "magicfrog/compare"}}},
 		},
 	}
 	if rootURI != "" {

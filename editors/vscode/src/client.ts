@@ -74,6 +74,15 @@ export class MemoryClient implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
     };
     const c = new LanguageClient(SECTION, 'MagicFrog Memory', serverOptions, clientOptions);
+    // mf-lsp sends its own notifications only to a client that opts in (docs/protocol.md).
+    c.registerFeature({
+      fillClientCapabilities(caps) {
+        caps.experimental = { ...(caps.experimental ?? {}), magicfrog: { notifications: [MemoryChangedNotification, CompareNotification] } };
+      },
+      initialize() {},
+      getState: () => ({ kind: 'static' }),
+      clear() {},
+    });
     c.onNotification(MemoryChangedNotification, (params: MemoryChangedParams) => this.memoryChanged.fire(params ?? {}));
     c.onNotification(CompareNotification, (params: CompareParams) => this.compare.fire(params));
     this.client = c;

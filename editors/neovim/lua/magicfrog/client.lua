@@ -109,6 +109,10 @@ function M.capabilities()
   caps.window.showDocument = { support = true }
   caps.window.showMessage = caps.window.showMessage or {}
   caps.window.showMessage.messageActionItem = { additionalPropertiesSupport = false }
+  -- mf-lsp sends its own notifications only to clients that opt in (we handle
+  -- both: see M.handlers).
+  caps.experimental = caps.experimental or {}
+  caps.experimental.magicfrog = { notifications = { "magicfrog/memoryChanged", "magicfrog/compare" } }
   if M.needs_will_save_shim() then
     -- We send willSave/willSaveWaitUntil ourselves (see will_save below).
     local sync = caps.textDocument.synchronization
