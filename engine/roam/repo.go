@@ -120,7 +120,33 @@ func (g *gitRepo) push(ctx context.Context, commit plumbing.Hash) error {
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return fmt.Errorf("push to %s: %w", g.url, err)
 	}
+	pointLocalHeadAtBranch(g.url)
 	return g.r.Storer.SetReference(plumbing.NewHashReference(trackRef, commit))
+}
+
+// pointLocalHeadAtBranch makes a local remote's HEAD name the branch sync
+// pushes when it names a branch the remote does not have: `git init --bare`
+// leaves HEAD on master (or init.defaultBranch), and a `git clone` of such a
+// remote checks nothing out. A HEAD naming an existing branch is the owner's
+// choice and stays. A remote over the network sets its own HEAD (a git host
+// takes the first branch pushed); the protocol gives no way to change it.
+func pointLocalHeadAtBranch(url string) {
+	p, ok := isLocalURL(url)
+	if !ok {
+		return
+	}
+	r, err := git.PlainOpen(p)
+	if err != nil {
+		return
+	}
+	head, err := r.Storer.Reference(plumbing.HEAD)
+	if err != nil || head.Type() != plumbing.SymbolicReference || head.Target() == branchRef {
+		return
+	}
+	if _, err := r.Storer.Reference(head.Target()); err == nil {
+		return
+	}
+	_ = r.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, branchRef)) // a clone's convenience: a failure costs nothing else
 }
 
 // treeFile is one file of a commit's tree.
