@@ -130,6 +130,7 @@ func (c *checker) fixes(f Finding) []Fix {
 	case CodeUnregisteredTaskFolder:
 		if folder, _ := f.Data["folder"].(string); folder != "" {
 			command(fmt.Sprintf("Register %s as a task ID", folder), "magicfrog.registerTask", map[string]any{"id": folder})
+			command("Keep shared", "magicfrog.registerTask", map[string]any{"id": folder, "shared": true})
 		}
 	case CodeStaleRevision:
 		// Both run magicfrog.resolveConflict, the code the save-time question

@@ -86,7 +86,8 @@ func TestFixes(t *testing.T) {
 			`Register helpers as an agent ID → magicfrog.registerAgent id=helpers`,
 			`Keep shared → magicfrog.registerAgent id=helpers shared=true`}},
 		{"project/.magicfrog/memory/T-99/x.md", CodeUnregisteredTaskFolder, nil, []string{
-			`Register T-99 as a task ID → magicfrog.registerTask id=T-99`}},
+			`Register T-99 as a task ID → magicfrog.registerTask id=T-99`,
+			`Keep shared → magicfrog.registerTask id=T-99 shared=true`}},
 		{"data/memory/user/links.md", CodeBrokenLink, nil, []string{
 			`Create the note missing.md → create data/memory/user/missing.md: "---\nrevision: 1\nupdated: 2026-11-30T12:00:00.000Z\n---\n"`}},
 		{"data/memory/user/journal/2026-w48.md", "journal/misnamed", nil, []string{

@@ -38,7 +38,7 @@ func (c *checker) location() {
 	}
 	if e.Unregistered && e.Dimension == engine.Task {
 		c.add(Finding{Span: c.head(), Severity: Warning, Code: CodeUnregisteredTaskFolder,
-			Message: fmt.Sprintf("%s/ is shaped like a task ID but is not one of this project's tasks, so this note is in no task's <memory> block (it is listed as omitted); register %q in .magicfrog/config.json \"tasks\" if it is a task", e.Owner, e.Owner),
+			Message: fmt.Sprintf("%s/ is shaped like a task ID but is not one of this project's tasks, so this note is in no task's <memory> block (it is listed as omitted); register %q in .magicfrog/config.json \"tasks\" if it is a task, or keep it shared (\"shared\")", e.Owner, e.Owner),
 			Data:    map[string]any{"folder": e.Owner}})
 	}
 }

@@ -127,6 +127,10 @@ type Binding struct {
 	// Transcripts is a folder of session transcripts (absolute, "~/…", or
 	// relative to the project) that day refines read besides the raw daily.
 	Transcripts string `json:"transcripts,omitempty"`
+	// Shared lists first folders of the task root that are shaped like a task
+	// ID (python-3/, utf-8/) but hold notes every task shares: the "keep
+	// shared" answer to the warning an unregistered task folder gets.
+	Shared []string `json:"shared,omitempty"`
 }
 
 // Roster is <data>/magicfrog.json.

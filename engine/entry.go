@@ -242,7 +242,10 @@ type ownerIDs struct {
 	agents map[string]bool // the roster, and agents the session's scope names
 	tasks  map[string]bool // the project's task, its tasks list, and the scope's task
 	shared map[string]bool // magicfrog.json "shared": first folders under agent/ for every agent
-	layers map[string]bool // first folders of layer prefixes (skills, journal): shared in every dimension
+	// taskShared: the project's config.json "shared": first folders of the task
+	// root shaped like a task ID that hold notes every task shares.
+	taskShared map[string]bool
+	layers     map[string]bool // first folders of layer prefixes (skills, journal): shared in every dimension
 }
 
 // classify splits a slash path relative to a root into scope and key, and says
@@ -271,7 +274,7 @@ func (ids ownerIDs) classify(d Dimension, rel string) (scope, key string, unregi
 		switch {
 		case ids.tasks[first]:
 			return first, rest, false
-		case looksLikeTaskID(first) && !ids.layers[first]:
+		case looksLikeTaskID(first) && !ids.layers[first] && !ids.taskShared[first]:
 			return first, rest, true
 		}
 	}

@@ -153,6 +153,8 @@ func (m *Memory) readConfig() {
 		tasks:  set(append([]string{m.binding.Task, m.named.Task}, m.binding.Tasks...)),
 		shared: set(m.shared),
 		layers: layerFolders(m.layers),
+		// A task the project names stays a task even if also listed as shared.
+		taskShared: set(m.binding.Shared),
 	}
 	delete(m.ids.agents, "")
 	delete(m.ids.tasks, "")

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,7 +37,8 @@ func (m *Memory) RegisterFile(d Dimension) string {
 
 // Register makes id an ID of d: an agent goes into magicfrog.json "agents"
 // (with shared, into "shared": a first folder under agent/ kept for every
-// agent), a task into the project's config.json "tasks". Every other key of
+// agent), a task into the project's config.json "tasks" (with shared, into its
+// "shared": a task-root folder shaped like an ID kept for every task). Every other key of
 // the file is kept; the file is replaced atomically under the memory lock, so
 // concurrent registrations all land. It reports the file and whether it
 // changed, and reloads the tree when it did.
@@ -57,10 +57,10 @@ func (m *Memory) Register(d Dimension, id string, shared bool) (file string, cha
 		list = "shared"
 	}
 	if d == Task {
-		if shared {
-			return "", false, errors.New("task folders have no shared list: a folder not shaped like a task ID is shared")
-		}
 		list, root = "tasks", filepath.Dir(m.Paths.ProjectConfigFile())
+		if shared {
+			list = "shared" // the project's config.json "shared": a task-root folder for every task
+		}
 		if m.Paths.ProjectDir == "" {
 			return "", false, ErrNoProject
 		}

@@ -101,3 +101,33 @@ func TestBindKeepsEarlierTask(t *testing.T) {
 		t.Error("binding to the same task changed the file")
 	}
 }
+
+// TestKeepTaskFolderShared is "Keep shared" for a task-root folder shaped like
+// an ID (python-3/): the project's config.json "shared" gets it, and its notes
+// become every task's, while it stays no task a write may file under.
+func TestKeepTaskFolderShared(t *testing.T) {
+	m, dir := newTree(t, map[string]string{
+		"project/.magicfrog/config.json":             `{"task": "T-1", "theme": "dark"}`,
+		"project/.magicfrog/memory/python-3/tips.md": "---\nrevision: 1\n---\nPrefer f-strings.\n",
+		"project/.magicfrog/memory/T-1/plan.md":      "---\nrevision: 1\n---\nPlan.\n",
+	})
+	tips := filepath.Join(dir, "project/.magicfrog/memory/python-3/tips.md")
+	if n := m.Note(tips); n == nil || !n.Unregistered {
+		t.Fatalf("before: python-3/tips.md is %+v; want an unregistered note", n)
+	}
+	file, changed, err := m.Register(Task, "python-3", true)
+	if err != nil || !changed {
+		t.Fatalf("Register(Task, python-3, shared): %v, changed %v", err, changed)
+	}
+	b, _ := os.ReadFile(file)
+	if !strings.Contains(string(b), `"shared": [`) || !strings.Contains(string(b), `"python-3"`) || !strings.Contains(string(b), `"theme": "dark"`) {
+		t.Errorf("%s after keep shared:\n%s", file, b)
+	}
+	n := m.Note(tips)
+	if n == nil || n.Unregistered || n.Owner != "" || n.Key != "python-3/tips.md" {
+		t.Errorf("after: %+v; want a shared task note with key python-3/tips.md", n)
+	}
+	if m.IsTaskID("python-3") {
+		t.Error("a folder kept shared became a task ID")
+	}
+}

@@ -150,7 +150,7 @@ func warnUnregistered(c *cli, blk *engine.Block) {
 	for _, f := range order {
 		fix := `register it in magicfrog.json "agents", or keep it shared ("shared")`
 		if f.dim == engine.Task {
-			fix = `register it in .magicfrog/config.json "tasks"`
+			fix = `register it in .magicfrog/config.json "tasks", or keep it shared ("shared")`
 		}
 		fmt.Fprintf(c.stderr, "mf-lsp %s: warning: %s/%s/ is not a registered ID: its %d note(s) are in no block (listed as omitted); %s\n",
 			c.name, f.dim, f.id, count[f], fix)
