@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,21 +43,95 @@ const (
 // the request's id when one could be read, else null, and the session goes
 // on. Blank lines are skipped. Only well-formed lines reach the SDK.
 func Stdio(r io.Reader, w io.Writer) mcp.Transport {
-	out := &lockedWriter{w: w}
-	return &mcp.IOTransport{Reader: io.NopCloser(&lineFilter{r: bufio.NewReaderSize(r, 64<<10), out: out}), Writer: out, MaxLineLength: MaxMessage}
+	pend := &inFlight{ids: map[string]bool{}}
+	out := &lockedWriter{w: w, pend: pend}
+	return &mcp.IOTransport{Reader: io.NopCloser(&lineFilter{r: bufio.NewReaderSize(r, 64<<10), out: out, pend: pend}), Writer: out, MaxLineLength: MaxMessage}
 }
 
+// DrainTimeout is how long, once its input has ended, the stdio transport
+// waits for the answers to the requests it passed on before the session
+// ends: `printf '…' | mf-lsp mcp` gets every answer.
+var DrainTimeout = 30 * time.Second
+
 // lockedWriter serializes whole writes: the SDK writes each message with one
-// Write, and the filter's replies must not land inside one.
+// Write, and the filter's replies must not land inside one. It marks the
+// requests answered.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu   sync.Mutex
+	w    io.Writer
+	pend *inFlight
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	l.mu.Unlock()
+	if t := bytes.TrimLeft(p, " \t"); len(t) > 0 && t[0] == '{' {
+		if m := members(t); m["method"] == nil && m["id"] != nil {
+			l.pend.done(m["id"])
+		}
+	}
+	return n, err
+}
+
+// inFlight are the ids of the requests passed on to the SDK and not yet
+// answered.
+type inFlight struct {
+	mu   sync.Mutex
+	ids  map[string]bool
+	idle chan struct{} // closed when ids becomes empty; nil while empty
+}
+
+// idKey is an id as the SDK writes it back: a string's value, a number as
+// an integer.
+func idKey(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	if f, ok := v.(float64); ok {
+		return fmt.Sprintf("n%d", int64(f))
+	}
+	return fmt.Sprintf("s%v", v)
+}
+
+func (p *inFlight) add(id json.RawMessage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.ids) == 0 {
+		p.idle = make(chan struct{})
+	}
+	p.ids[idKey(id)] = true
+}
+
+func (p *inFlight) done(id json.RawMessage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := idKey(id)
+	if !p.ids[k] {
+		return
+	}
+	delete(p.ids, k)
+	if len(p.ids) == 0 {
+		close(p.idle)
+		p.idle = nil
+	}
+}
+
+// wait returns when every request passed on is answered, or after d.
+func (p *inFlight) wait(d time.Duration) {
+	p.mu.Lock()
+	idle := p.idle
+	p.mu.Unlock()
+	if idle == nil {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
 }
 
 func (*lockedWriter) Close() error { return nil }
@@ -68,11 +143,15 @@ type lineFilter struct {
 	out     io.Writer
 	pending []byte // the rest of the current good line, with its newline
 	err     error  // the read error after the current line
+	pend    *inFlight
 }
 
 func (f *lineFilter) Read(p []byte) (int, error) {
 	for len(f.pending) == 0 {
 		if f.err != nil {
+			// The input ended: let the SDK answer what it was given first
+			// (it drops requests still running when its read ends).
+			f.pend.wait(DrainTimeout)
 			return 0, f.err
 		}
 		line, tooLong, err := f.readLine()
@@ -82,9 +161,13 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 			f.reply(nil, codeInvalidRequest, fmt.Sprintf("message larger than %d bytes: not read", MaxMessage))
 		case len(bytes.TrimSpace(line)) == 0:
 		default:
-			if id, code, msg := checkMessage(line); code != 0 {
+			id, code, msg := checkMessage(line)
+			if code != 0 {
 				f.reply(id, code, msg)
 				continue
+			}
+			if id != nil {
+				f.pend.add(id)
 			}
 			f.pending = append(line, '\n')
 		}
@@ -176,7 +259,7 @@ func checkMessage(line []byte) (id json.RawMessage, code int, message string) {
 	case isRequest && method[0] != '"':
 		return id, codeInvalidRequest, "Invalid Request: method must be a string, got " + truncate(method)
 	case isRequest:
-		return nil, 0, ""
+		return id, 0, ""
 	case !hasID || isNull(rawID):
 		return nil, codeInvalidRequest, "Invalid Request: a message needs a method (a request or notification) or an id (a response)"
 	}
