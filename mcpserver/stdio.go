@@ -32,7 +32,8 @@ const (
 )
 
 // Stdio is the stdio transport over r and w (os.Stdin, os.Stdout), reading
-// messages up to MaxMessage.
+// messages up to MaxMessage (the SDK's own frame limit, a little above, is
+// never reached).
 //
 // The SDK's transport ends the session on the first line it cannot take as
 // a JSON-RPC 2.0 message ([], null, a batch, "jsonrpc":"1.0", an object id,
@@ -45,13 +46,13 @@ const (
 func Stdio(r io.Reader, w io.Writer) mcp.Transport {
 	pend := &inFlight{ids: map[string]bool{}}
 	out := &lockedWriter{w: w, pend: pend}
-	return &mcp.IOTransport{Reader: io.NopCloser(&lineFilter{r: bufio.NewReaderSize(r, 64<<10), out: out, pend: pend}), Writer: out, MaxLineLength: MaxMessage}
+	return &mcp.IOTransport{Reader: io.NopCloser(&lineFilter{r: bufio.NewReaderSize(r, 64<<10), out: out, pend: pend, max: MaxMessage}), Writer: out, MaxLineLength: MaxMessage + 64<<10}
 }
 
-// DrainTimeout is how long, once its input has ended, the stdio transport
+// drainTimeout is how long, once its input has ended, the stdio transport
 // waits for the answers to the requests it passed on before the session
 // ends: `printf '…' | mf-lsp mcp` gets every answer.
-var DrainTimeout = 30 * time.Second
+var drainTimeout = 30 * time.Second
 
 // lockedWriter serializes whole writes: the SDK writes each message with one
 // Write, and the filter's replies must not land inside one. It marks the
@@ -144,6 +145,7 @@ type lineFilter struct {
 	pending []byte // the rest of the current good line, with its newline
 	err     error  // the read error after the current line
 	pend    *inFlight
+	max     int // the longest line passed on: MaxMessage
 }
 
 func (f *lineFilter) Read(p []byte) (int, error) {
@@ -151,14 +153,14 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 		if f.err != nil {
 			// The input ended: let the SDK answer what it was given first
 			// (it drops requests still running when its read ends).
-			f.pend.wait(DrainTimeout)
+			f.pend.wait(drainTimeout)
 			return 0, f.err
 		}
 		line, tooLong, err := f.readLine()
 		f.err = err
 		switch {
 		case tooLong:
-			f.reply(nil, codeInvalidRequest, fmt.Sprintf("message larger than %d bytes: not read", MaxMessage))
+			f.reply(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: message larger than %d bytes: not read", f.max))
 		case len(bytes.TrimSpace(line)) == 0:
 		default:
 			id, code, msg := checkMessage(line)
@@ -178,12 +180,12 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 }
 
 // readLine returns the next line without its line end. A line longer than
-// MaxMessage is read to its end and dropped (tooLong), never held whole.
+// f.max is read to its end and dropped (tooLong), never held whole.
 func (f *lineFilter) readLine() (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := f.r.ReadSlice('\n')
 		if !tooLong {
-			if len(line)+len(chunk) > MaxMessage+2 { // room for "\r\n"
+			if len(line)+len(chunk) > f.max+2 { // room for "\r\n"
 				tooLong, line = true, nil
 			} else {
 				line = append(line, chunk...)
@@ -192,7 +194,11 @@ func (f *lineFilter) readLine() (line []byte, tooLong bool, err error) {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		return bytes.TrimRight(line, "\r\n"), tooLong, err
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) > f.max {
+			tooLong, line = true, nil
+		}
+		return line, tooLong, err
 	}
 }
 
