@@ -150,6 +150,15 @@ func (p Paths) LockRoot(path string) string {
 	return p.MemoryDir()
 }
 
+// Inside reports whether path is dir or below it once both are made absolute
+// and the links of their deepest existing parts are resolved: a path reached
+// through a link to a folder inside dir is inside it.
+func Inside(dir, path string) bool {
+	d, err1 := filepath.Abs(dir)
+	p, err2 := filepath.Abs(path)
+	return err1 == nil && err2 == nil && within(realPath(d), realPath(p))
+}
+
 // within reports whether path is dir or below it (both cleaned, absolute).
 func within(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tliron/glsp"
 
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -15,6 +16,9 @@ import (
 // today} writes the <memory> block into the managed section of file (a path or
 // a file:// URI; default: the project's CLAUDE.md, else its AGENTS.md), as
 // `mf-lsp render --into` does. → {"path","uri","outcome","generation","tokens"}.
+// Only a Markdown file of the workspace outside its .magicfrog/ and the data
+// directory is written (session.CheckHostFile); any other file is refused
+// with InvalidParams and error data {"code": "forbidden", "path": …}.
 func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
 	const cmd = "magicfrog.renderInto"
 	var a struct {
@@ -38,7 +42,16 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
 		w, err := session.RenderInto(snap, a.RenderRequest, file)
 		var write *session.WriteError
+		var refused *session.HostFileError
 		switch {
+		case errors.As(err, &refused):
+			// Not a file this command may write (session.CheckHostFile):
+			// the argument is wrong, and the data says so by code.
+			e := Errorf(CodeInvalidParams, "%s: argument \"file\": %v", cmd, err)
+			if d, ok := errcode.DataOf(err); ok {
+				e.Data, _ = json.Marshal(d)
+			}
+			return nil, e
 		case errors.Is(err, session.ErrNoHostFile):
 			return nil, Errorf(CodeInvalidParams, "%s: argument \"file\" is required: %v", cmd, err)
 		case errors.As(err, &write):

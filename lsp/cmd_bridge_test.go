@@ -1,10 +1,16 @@
 package lsp_test
 
 import (
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // magicfrog.renderInto keeps the managed section of the project's CLAUDE.md:
@@ -83,4 +89,58 @@ func TestCommandRenderDetails(t *testing.T) {
 			t.Errorf("omitted %+v is not at its line %q", o, lines[o.Line])
 		}
 	}
+}
+
+// magicfrog.renderInto writes only a Markdown file of the workspace outside
+// the project's .magicfrog/ and the data directory (issue 22): a file outside
+// the workspace, a shell script in it, the binding and a note are refused
+// with InvalidParams, error data code "forbidden", and nothing written.
+func TestCommandRenderIntoRefuses(t *testing.T) {
+	c, data, project := startDemo(t)
+	outside := filepath.Join(t.TempDir(), "CLAUDE.md")
+	script := filepath.Join(project, "hook.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho hook\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	binding := filepath.Join(project, ".magicfrog", "config.json")
+	note := filepath.Join(data, "memory", "user", "boot.md")
+	for _, tc := range []struct {
+		file, want string
+		check      string // the file that must be unchanged (or stay missing)
+	}{
+		{outside, "is outside the workspace", outside},
+		{string(session.PathToURI(outside)), "is outside the workspace", outside},
+		{"../elsewhere.md", "is outside the workspace", filepath.Join(filepath.Dir(project), "elsewhere.md")},
+		{"hook.sh", "is not a Markdown file", script},
+		{filepath.Join(t.TempDir(), "run.sh"), "is outside the workspace", ""},
+		{".magicfrog/config.json", "is inside the project's .magicfrog/", binding},
+		{note, "is inside the data directory", note},
+	} {
+		var before []byte
+		if tc.check != "" {
+			before, _ = os.ReadFile(tc.check)
+		}
+		_, err := execCommand(c, "magicfrog.renderInto", map[string]any{"file": tc.file})
+		var e *jsonrpc2.Error
+		if !errors.As(err, &e) || e.Code != jsonrpc2.CodeInvalidParams || !strings.Contains(e.Message, tc.want) {
+			t.Errorf("renderInto %s: %v; want InvalidParams containing %q", tc.file, err, tc.want)
+			continue
+		}
+		if e.Data == nil || !strings.Contains(string(*e.Data), `"code":"forbidden"`) {
+			t.Errorf("renderInto %s: error data %s; want code forbidden", tc.file, rawOrNil(e.Data))
+		}
+		if tc.check != "" {
+			if after, _ := os.ReadFile(tc.check); string(after) != string(before) {
+				t.Errorf("renderInto %s changed %s:\n%s", tc.file, tc.check, after)
+			}
+		}
+	}
+	alive(t, c)
+}
+
+func rawOrNil(r *json.RawMessage) string {
+	if r == nil {
+		return "(none)"
+	}
+	return string(*r)
 }

@@ -7,7 +7,10 @@
 // It only translates: every check and every write is package participant's,
 // over the engine's revision-checked store. A refusal or a stale write is a
 // tool error (isError, with a message that says what to do); only an unknown
-// tool or method is a protocol error, as the MCP specification has it.
+// tool or method is a protocol error, as the MCP specification has it. On
+// stdio a line that is not one JSON-RPC 2.0 message is answered with a
+// JSON-RPC error and the session goes on (Stdio); over HTTP a cross-origin
+// browser request is refused (HTTPHandler).
 package mcpserver
 
 import (
@@ -15,9 +18,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -97,22 +101,6 @@ func New(p *participant.Participant, opts Options) *Server {
 	return s
 }
 
-// MaxMessage is the largest JSON-RPC message the stdio transport reads. It is
-// well above the largest note (engine.MaxNoteSize) so that an oversized body
-// is read and refused as a tool error; a message larger than this cannot be
-// answered (its id is never read) and ends the session.
-const MaxMessage = 64 << 20
-
-// Stdio is the stdio transport over r and w (os.Stdin, os.Stdout), reading
-// messages up to MaxMessage.
-func Stdio(r io.Reader, w io.Writer) mcp.Transport {
-	return &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}, MaxLineLength: MaxMessage}
-}
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
 // MCP is the SDK server, for transports this package does not wrap.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
@@ -123,11 +111,41 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 }
 
 // HTTPHandler serves the streamable HTTP transport: every session is this
-// one participant. Requests whose Host is not a loopback name are refused by
-// the SDK's DNS-rebinding protection unless allowRemote.
+// one participant. Unless allowRemote, requests whose Host is not a loopback
+// name are refused by the SDK's DNS-rebinding protection, and a request with
+// an Origin header that is not this machine (http or https on localhost,
+// 127.0.0.0/8 or ::1) is refused with 403 Forbidden: a web page the user
+// visits may not read or write their memory (the MCP specification's rule
+// for the streamable transport). A request without Origin (an agent host, a
+// script) is not a browser's and is served.
 func (s *Server) HTTPHandler(allowRemote bool) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: allowRemote})
+	if allowRemote {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); o != "" && !LoopbackOrigin(o) {
+			http.Error(w, fmt.Sprintf("Forbidden: Origin %q is not this machine (localhost, 127.0.0.1, [::1]): a web page may not reach your memory; start mf-lsp mcp with --allow-remote to allow other origins", o), http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// LoopbackOrigin reports whether an Origin header names this machine: an
+// http or https origin whose host is localhost or a loopback address.
+func LoopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" && u.Path != "/" {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // instructions tell the agent who it is here and how to write safely.

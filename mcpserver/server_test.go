@@ -28,19 +28,8 @@ type fixture struct {
 // transport, or in memory when connect is nil.
 func start(t *testing.T, connect func(*mcpserver.Server) mcp.Transport) *fixture {
 	t.Helper()
-	root := t.TempDir()
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "testdata", "demo"))); err != nil {
-		t.Fatal(err)
-	}
-	m, err := engine.Open(engine.Options{DataDir: filepath.Join(root, "data"), ProjectDir: filepath.Join(root, "project")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := participant.New(m, participant.Options{Scope: m.DefaultScope()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{root: root, srv: mcpserver.New(p, mcpserver.Options{Logf: t.Logf}), updates: make(chan string, 100)}
+	root, srv := newServer(t)
+	f := &fixture{root: root, srv: srv, updates: make(chan string, 100)}
 	stop, err := f.srv.Watch()
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +54,25 @@ func start(t *testing.T, connect func(*mcpserver.Server) mcp.Transport) *fixture
 	}
 	t.Cleanup(func() { f.session.Close() })
 	return f
+}
+
+// newServer is the server of the demo tree's default participant (agent
+// larry, task T-7), in a copy of the tree at root.
+func newServer(t *testing.T) (root string, srv *mcpserver.Server) {
+	t.Helper()
+	root = t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "testdata", "demo"))); err != nil {
+		t.Fatal(err)
+	}
+	m, err := engine.Open(engine.Options{DataDir: filepath.Join(root, "data"), ProjectDir: filepath.Join(root, "project")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := participant.New(m, participant.Options{Scope: m.DefaultScope()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, mcpserver.New(p, mcpserver.Options{Logf: t.Logf})
 }
 
 // call calls a tool and returns its result; a protocol error fails the test.

@@ -64,11 +64,19 @@ func (e *WriteError) Unwrap() error { return e.Err }
 
 // RenderInto renders r into the managed section of file (HostFile: ""
 // is the project's CLAUDE.md, else its AGENTS.md; ErrNoHostFile when neither
-// exists). A failed write is a *WriteError; a failed render is the engine's.
+// exists). The file must be one CheckHostFile allows inside the project (the
+// editor's workspace): else, or without a project, a *HostFileError. A failed
+// write is a *WriteError; a failed render is the engine's.
 func RenderInto(snap *Snapshot, r RenderRequest, file string) (Written, error) {
 	m := snap.Memory
 	path, err := HostFile(m.Paths.ProjectDir, file)
 	if err != nil {
+		return Written{}, err
+	}
+	if m.Paths.ProjectDir == "" {
+		return Written{}, &HostFileError{Path: path, Reason: "cannot be written: the session has no workspace folder, and the language server writes the block only into a file of its workspace"}
+	}
+	if err := CheckHostFile(m.Paths, path, m.Paths.ProjectDir); err != nil {
 		return Written{}, err
 	}
 	b, err := m.Render(snap.RenderOptions(r))

@@ -225,8 +225,12 @@ type Written struct {
 }
 
 // WriteBlockInto puts b into the managed section of file (created when
-// missing; every byte outside the markers kept), under the memory's lock.
+// missing; every byte outside the markers kept), under the memory's lock. A
+// file CheckHostFile refuses is a *HostFileError, and nothing is written.
 func WriteBlockInto(m *engine.Memory, file string, b *engine.Block) (Written, error) {
+	if err := CheckHostFile(m.Paths, file, ""); err != nil {
+		return Written{}, err
+	}
 	outcome, err := managed.WriteInto(m.Paths.MemoryDir(), file, b.Text)
 	if err != nil {
 		return Written{}, err

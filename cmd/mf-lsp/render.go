@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -43,6 +44,9 @@ section is replaced, or appended when FILE has no markers yet (FILE is created
 when missing); every byte outside the markers stays as it was. When the section
 already holds this block nothing is written. Two marker pairs, a marker
 without its pair, and a FILE that is a symbolic link are refused (exit 1).
+FILE must be Markdown (.md, .mdc, .markdown) and outside the data directory
+and the project's .magicfrog/ (mf-lsp's own notes and configuration, links
+resolved): anything else is refused, unchanged (exit 2).
 Prints "FILE: OUTCOME (generation GEN, N tokens)". --into takes one block:
 not with --each-agent.`, stdout, stderr)
 	var sf scopeFlags
@@ -121,6 +125,11 @@ func renderInto(c *cli, m *engine.Memory, file string, blk *engine.Block) int {
 		return c.fail("%v", err)
 	}
 	w, err := session.WriteBlockInto(m, file, blk)
+	var refused *session.HostFileError
+	if errors.As(err, &refused) {
+		fmt.Fprintf(c.stderr, "mf-lsp %s: %v\n", c.name, err)
+		return exitUsage
+	}
 	if err != nil {
 		return c.fail("%v", err)
 	}

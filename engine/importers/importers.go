@@ -79,7 +79,8 @@ type Item struct {
 	Tokens    int
 	Status    Status
 	// Journal items are files of an OpenClaw journal: they go through
-	// rollup.ImportJournal, which keeps their frontmatter and adds a revision.
+	// rollup.ImportJournal, with their frontmatter but the engine's keys
+	// (revision 1, updated = the import's time, no machine).
 	Journal bool
 
 	path string // the absolute source file
@@ -459,7 +460,7 @@ func Apply(m *engine.Memory, p *Plan) (*Result, error) {
 		res.Written = append(res.Written, it)
 	}
 	for _, ws := range p.workspaces {
-		if err := applyJournal(m, p, ws, res); err != nil {
+		if err := applyJournal(m, p, ws, now, res); err != nil {
 			return res, err
 		}
 	}
@@ -467,12 +468,11 @@ func Apply(m *engine.Memory, p *Plan) (*Result, error) {
 }
 
 // applyJournal imports the new files of an OpenClaw workspace's journal with
-// rollup.ImportJournal (frontmatter added where missing, as import --journal
-// does) and files its report under the plan's items. Only the files the plan
-// found new are handed over, copied with their times into a staging folder:
-// import --journal replaces a note at a lower revision, and an import --from
-// never overwrites one.
-func applyJournal(m *engine.Memory, p *Plan, ws string, res *Result) error {
+// rollup.ImportJournal and files its report under the plan's items. Only the
+// files the plan found new are handed over, staged (stageCopy) in a folder of
+// their own: import --journal replaces a note at a lower revision, and an
+// import --from never overwrites one.
+func applyJournal(m *engine.Memory, p *Plan, ws string, now time.Time, res *Result) error {
 	byFrom := map[string]Item{}
 	var d engine.Dimension
 	scope := ""
@@ -492,7 +492,7 @@ func applyJournal(m *engine.Memory, p *Plan, ws string, res *Result) error {
 	}
 	defer os.RemoveAll(stage)
 	for rel, it := range byFrom {
-		if err := stageCopy(it.path, filepath.Join(stage, filepath.FromSlash(rel))); err != nil {
+		if err := stageCopy(it.path, filepath.Join(stage, filepath.FromSlash(rel)), now); err != nil {
 			res.Skipped = append(res.Skipped, Skip{From: it.From, Reason: err.Error()})
 			delete(byFrom, rel)
 		}
@@ -520,24 +520,26 @@ func applyJournal(m *engine.Memory, p *Plan, ws string, res *Result) error {
 	return nil
 }
 
-// stageCopy copies a journal file with its modification time (import
-// --journal dates a note without frontmatter by it).
-func stageCopy(src, dst string) error {
-	info, err := os.Stat(src)
-	if err != nil {
-		return err
-	}
+// stageCopy copies a journal file with the engine's keys of a new note: as
+// for every import, a source's revision, updated and machine are never
+// carried (the engine writes them), so the copy has revision 1, updated =
+// now and no machine; every other byte is kept. Frontmatter that does not
+// parse is copied as it is, for import --journal to refuse.
+func stageCopy(src, dst string, now time.Time) error {
 	b, err := os.ReadFile(src)
 	if err != nil {
 		return err
 	}
+	b = bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
+	d := frontmatter.Parse(b)
+	sets := []frontmatter.Set{{Key: "revision", Value: 1}, {Key: "updated", Value: engine.FormatTime(now)}, {Key: "machine"}}
+	if edits, ok := frontmatter.SetFields(b, d, sets); ok {
+		b = frontmatter.Apply(b, edits)
+	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return err
 	}
-	if err := os.WriteFile(dst, b, 0o600); err != nil {
-		return err
-	}
-	return os.Chtimes(dst, info.ModTime(), info.ModTime())
+	return os.WriteFile(dst, b, 0o600)
 }
 
 // sortItems orders a plan's items by destination.

@@ -312,3 +312,83 @@ func TestOpenClawJournalNeverOverwrites(t *testing.T) {
 		t.Errorf("result:\n%s", b.String())
 	}
 }
+
+// TestImportDropsEngineKeys: a source's revision, updated and machine are
+// never carried into a note (issue 22); the engine writes them as for every
+// write (revision 1, updated = the import's time, machine only on device
+// notes). Other keys are kept. Each source kind: OpenClaw's journal, its other
+// files and skills, and a CLAUDE.md.
+func TestImportDropsEngineKeys(t *testing.T) {
+	const forged = "---\nrevision: 99\nmachine: evil\nupdated: 2030-01-01\ntags: [kept]\n---\n"
+	for _, tc := range []struct {
+		name  string
+		from  importers.Source
+		files map[string]string // source files, relative to the source folder
+		owner string
+		notes []string // the written notes, relative to the data directory or the project
+	}{
+		{"openclaw", importers.OpenClaw, map[string]string{
+			"memory/2026-11-28.md":        forged + "- a daily.\n",
+			"MEMORY.md":                   forged + "Long-term.\n",
+			"memory/sticky-notes/wifi.md": forged + "The router.\n",
+			"SOUL.md":                     forged + "Curious.\n",
+			"skills/weather/SKILL.md":     strings.Replace(forged, "tags: [kept]", "name: weather\ndescription: the weather\ntags: [kept]", 1) + "Look outside.\n",
+		}, "pip", []string{
+			"data/memory/agent/pip/journal/2026-11-28.md",
+			"data/memory/agent/pip/journal/MEMORY.md",
+			"data/memory/agent/pip/journal/sticky-notes/wifi.md",
+			"data/memory/agent/pip/openclaw/SOUL.md",
+			"data/memory/agent/pip/skills/weather/SKILL.md",
+		}},
+		{"claude", importers.Claude, map[string]string{"CLAUDE.md": forged + "Run make.\n"}, "", []string{
+			"project/.magicfrog/memory/claude/CLAUDE.md",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src := filepath.Join(dir, "src")
+			for rel, text := range tc.files {
+				p := filepath.Join(src, filepath.FromSlash(rel))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m := freshMemory(t, dir)
+			plan, err := importers.PlanImport(m, importers.Options{From: tc.from, Paths: []string{src}, Owner: tc.owner, Now: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := importers.Apply(m, plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Written) != len(tc.notes) || len(res.Skipped) != 0 {
+				var b bytes.Buffer
+				importers.WriteResult(&b, res)
+				t.Fatalf("result:\n%s", b.String())
+			}
+			m.Reload()
+			for _, rel := range tc.notes {
+				p := filepath.Join(dir, filepath.FromSlash(rel))
+				n := m.Note(p)
+				if n == nil {
+					t.Errorf("%s: not loaded as a note (%v)", rel, m.Problems())
+					continue
+				}
+				b, _ := os.ReadFile(p)
+				if u, _ := n.UpdatedTime(); n.Revision() != 1 || !u.Equal(now) || n.Machine() != "" {
+					t.Errorf("%s: revision %d, updated %q, machine %q; want 1, %v, none:\n%s", rel, n.Revision(), n.Updated(), n.Machine(), now, b)
+				}
+				if strings.Contains(string(b), "2030") || strings.Contains(string(b), "evil") || strings.Contains(string(b), "99") {
+					t.Errorf("%s keeps a source's engine key:\n%s", rel, b)
+				}
+				if !strings.Contains(string(b), "tags: [kept]") {
+					t.Errorf("%s lost the source's other keys:\n%s", rel, b)
+				}
+			}
+		})
+	}
+}
