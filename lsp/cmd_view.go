@@ -80,7 +80,7 @@ func (s *Server) describeCommand(_ *glsp.Context, arg json.RawMessage) (any, err
 	}
 	return s.withSnapshot(cmd, path, func(_ context.Context, snap *session.Snapshot) (any, error) {
 		if snap.Note == nil {
-			return nil, Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
+			return nil, withCause(Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI), session.ErrNotNote)
 		}
 		return session.Describe(snap.Memory, snap.Note, snap.Participant), nil
 	}), nil

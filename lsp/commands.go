@@ -9,6 +9,8 @@ import (
 
 	"github.com/tliron/glsp"
 
+	"github.com/magicfrog/mf-lsp/engine/errcode"
+	"github.com/magicfrog/mf-lsp/lsp/internal/jsonrpc"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -71,7 +73,47 @@ func (s *Server) executeCommand(ctx *glsp.Context) (any, error) {
 	if len(params.Arguments) > 0 {
 		arg = params.Arguments[0]
 	}
-	return fn(ctx, arg)
+	res, err := fn(ctx, arg)
+	if async, ok := res.(Async); ok && err == nil {
+		return Async(func(ctx context.Context) (any, error) {
+			res, err := async(ctx)
+			return res, commandError(err)
+		}), nil
+	}
+	return res, commandError(err)
+}
+
+// commandError is the one place a command's failure becomes its JSON-RPC
+// error: the error's errcode.Data (errcode.DataOf: any error in the chain,
+// through a jsonrpc.Error's Cause, that names its code) is the error's data,
+// and an InvalidParams error with no coded cause is invalid-argument. The
+// message stays the one the user reads; clients decide on data.code
+// (docs/protocol.md, "Errors"). Uncoded errors (a cancellation) pass as they are.
+func commandError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var je *jsonrpc.Error
+	isRPC := errors.As(err, &je)
+	if isRPC && len(je.Data) > 0 {
+		return err
+	}
+	d, ok := errcode.DataOf(err)
+	if !ok && isRPC && je.Code == CodeInvalidParams {
+		d, ok = errcode.Data{Code: errcode.InvalidArgument}, true
+	}
+	if !ok {
+		return err
+	}
+	data, jerr := json.Marshal(d)
+	if jerr != nil {
+		return err
+	}
+	out := &jsonrpc.Error{Code: CodeRequestFailed, Message: err.Error(), Data: data, Cause: err}
+	if isRPC {
+		out.Code, out.Message = je.Code, je.Message
+	}
+	return out
 }
 
 // DecodeArg decodes a command argument into v (a pointer to a struct), with an
@@ -109,7 +151,7 @@ func (s *Server) withSnapshot(cmd, path string, fn func(ctx context.Context, sna
 		cancel()
 		switch {
 		case errors.Is(err, session.ErrNotNote):
-			return nil, Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, session.PathToURI(path))
+			return nil, withCause(Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, session.PathToURI(path)), err)
 		case err != nil:
 			return nil, Errorf(CodeRequestFailed, "mf-lsp: memory is not available: %v", err)
 		}
@@ -145,4 +187,10 @@ func decodeNoteArg(command string, arg json.RawMessage, a interface{ noteURI() s
 		return "", err
 	}
 	return argURI(command, a.noteURI())
+}
+
+// withCause sets e's cause (for a message that does not name it).
+func withCause(e *jsonrpc.Error, cause error) *jsonrpc.Error {
+	e.Cause = cause
+	return e
 }

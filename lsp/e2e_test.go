@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -55,6 +56,19 @@ func rpcCode(err error) int64 {
 		return e.Code
 	}
 	return 0
+}
+
+// rpcData is the errcode.Data of a JSON-RPC error reply (zero when it has none).
+func rpcData(t *testing.T, err error) errcode.Data {
+	t.Helper()
+	var e *jsonrpc2.Error
+	var d errcode.Data
+	if errors.As(err, &e) && e.Data != nil {
+		if jerr := json.Unmarshal(*e.Data, &d); jerr != nil {
+			t.Errorf("error data %s: %v", *e.Data, jerr)
+		}
+	}
+	return d
 }
 
 // alive checks the server still answers a request.

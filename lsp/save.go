@@ -211,7 +211,7 @@ func (s *Server) resolveConflictCommand(_ *glsp.Context, arg json.RawMessage) (a
 		return nil, err
 	}
 	if _, open := s.Docs.Get(a.URI); !open {
-		return nil, Errorf(CodeInvalidParams, "%s: %s is not open", cmd, a.URI)
+		return nil, withCause(Errorf(CodeInvalidParams, "%s: %s is not open", cmd, a.URI), &session.NotOpenError{URI: a.URI})
 	}
 	resolve := map[string]func(string){"takeDisk": s.resolveTakeDisk, "keepMine": s.resolveKeepMine, "merge": s.resolveMerge,
 		"compare": func(uri string) { s.sendCompare(uri) }}[a.Choice]
