@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -15,15 +14,8 @@ import (
 // today} writes the <memory> block into the managed section of file (a path or
 // a file:// URI; default: the project's CLAUDE.md, else its AGENTS.md), as
 // `mf-lsp render --into` does. → {"path","uri","outcome","generation","tokens"}.
-func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
+func (s *Server) renderIntoCommand(_ *glsp.Context, a session.RenderIntoArgs) (any, error) {
 	const cmd = "magicfrog.renderInto"
-	var a struct {
-		session.RenderRequest
-		File string `json:"file"`
-	}
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
 	if err := checkRender(cmd, a.RenderRequest); err != nil {
 		return nil, err
 	}

@@ -20,29 +20,56 @@ import (
 // WorkDoneToken(ctx).
 type CommandFunc func(ctx *glsp.Context, arg json.RawMessage) (any, error)
 
-// registerCommands lists every command of docs/protocol.md, each a method in its
-// feature file. The capability list is derived from these keys, and a test checks
-// them against docs/protocol.md.
+// registerCommands binds every command of the contract (session/commands.go)
+// to its handler, each a method in its feature file. The capability list is
+// derived from these keys, and tests check them against the contract and
+// docs/protocol.md.
 func (s *Server) registerCommands() map[string]CommandFunc {
-	return map[string]CommandFunc{
-		"magicfrog.render":          s.renderCommand,          // cmd_view.go
-		"magicfrog.renderInto":      s.renderIntoCommand,      // cmd_bridge.go
-		"magicfrog.effectiveView":   s.effectiveViewCommand,   // cmd_view.go
-		"magicfrog.describe":        s.describeCommand,        // cmd_view.go
-		"magicfrog.showEntry":       s.showEntryCommand,       // cmd_view.go
-		"magicfrog.promote":         s.promoteCommand,         // cmd_write.go
-		"magicfrog.export":          s.exportCommand,          // cmd_write.go
-		"magicfrog.import":          s.importCommand,          // cmd_write.go
-		"magicfrog.today":           s.todayCommand,           // cmd_write.go
-		"magicfrog.registerAgent":   s.registerAgentCommand,   // cmd_write.go
-		"magicfrog.registerTask":    s.registerTaskCommand,    // cmd_write.go
-		"magicfrog.resolveConflict": s.resolveConflictCommand, // save.go
-		"magicfrog.rollup":          s.rollupCommand,          // cmd_rollup.go
-		"magicfrog.sync":            s.syncCommand,            // cmd_sync.go
-		"magicfrog.syncStatus":      s.syncStatusCommand,      // cmd_sync.go
-		"magicfrog.syncResolve":     s.syncResolveCommand,     // cmd_sync.go
-		"magicfrog.sessionInfo":     s.sessionInfoCommand,     // cmd_session_info.go
+	return commandTable(
+		bind(session.RenderCmd, s.renderCommand),                   // cmd_view.go
+		bind(session.RenderIntoCmd, s.renderIntoCommand),           // cmd_bridge.go
+		bind(session.EffectiveViewCmd, s.effectiveViewCommand),     // cmd_view.go
+		bind(session.DescribeCmd, s.describeCommand),               // cmd_view.go
+		bind(session.ShowEntryCmd, s.showEntryCommand),             // cmd_view.go
+		bind(session.PromoteCmd, s.promoteCommand),                 // cmd_write.go
+		bind(session.ExportCmd, s.exportCommand),                   // cmd_write.go
+		bind(session.ImportCmd, s.importCommand),                   // cmd_write.go
+		bind(session.TodayCmd, s.todayCommand),                     // cmd_write.go
+		bind(session.RegisterAgentCmd, s.registerAgentCommand),     // cmd_write.go
+		bind(session.RegisterTaskCmd, s.registerTaskCommand),       // cmd_write.go
+		bind(session.ResolveConflictCmd, s.resolveConflictCommand), // save.go
+		bind(session.RollupCmd, s.rollupCommand),                   // cmd_rollup.go
+		bind(session.SyncCmd, s.syncCommand),                       // cmd_sync.go
+		bind(session.SyncStatusCmd, s.syncStatusCommand),           // cmd_sync.go
+		bind(session.SyncResolveCmd, s.syncResolveCommand),         // cmd_sync.go
+		bind(session.SessionInfoCmd, s.sessionInfoCommand),         // cmd_session_info.go
+	)
+}
+
+// boundCommand is a command's name and its handler taking raw arguments.
+type boundCommand struct {
+	name string
+	fn   CommandFunc
+}
+
+// bind makes a command's handler from one taking its declared argument type:
+// the argument is decoded into A (DecodeArg: InvalidParams naming the command).
+func bind[A, R any](c session.Command[A, R], fn func(ctx *glsp.Context, a A) (any, error)) boundCommand {
+	return boundCommand{c.Name, func(ctx *glsp.Context, arg json.RawMessage) (any, error) {
+		var a A
+		if err := DecodeArg(c.Name, arg, &a); err != nil {
+			return nil, err
+		}
+		return fn(ctx, a)
+	}}
+}
+
+func commandTable(cs ...boundCommand) map[string]CommandFunc {
+	t := make(map[string]CommandFunc, len(cs))
+	for _, c := range cs {
+		t[c.name] = c.fn
 	}
+	return t
 }
 
 // commandNames is the sorted command list for the executeCommand capability.
@@ -169,24 +196,6 @@ func argURI(command, uri string) (string, error) {
 		return "", Errorf(CodeInvalidParams, "%s: argument \"uri\": %v", command, err)
 	}
 	return path, nil
-}
-
-// noteArg is the "uri" field of the commands about one note; their argument
-// structs embed it.
-type noteArg struct {
-	URI string `json:"uri"`
-}
-
-func (a noteArg) noteURI() string { return a.URI }
-
-// decodeNoteArg decodes the argument of a command about one note into a (a
-// pointer to a struct embedding noteArg) and checks its required uri; it
-// returns the note's path.
-func decodeNoteArg(command string, arg json.RawMessage, a interface{ noteURI() string }) (string, error) {
-	if err := DecodeArg(command, arg, a); err != nil {
-		return "", err
-	}
-	return argURI(command, a.noteURI())
 }
 
 // withCause sets e's cause (for a message that does not name it).

@@ -13,6 +13,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
+	"github.com/magicfrog/mf-lsp/session"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -145,7 +146,8 @@ func TestRequestsAfterShutdown(t *testing.T) {
 	}
 }
 
-// The executeCommand capability lists exactly the commands of docs/protocol.md.
+// The executeCommand capability lists exactly the commands of docs/protocol.md,
+// which are the contract's (session.Commands; session's TestContractDocs).
 func TestCapabilitiesListCommands(t *testing.T) {
 	doc, err := os.ReadFile("../docs/protocol.md")
 	if err != nil {
@@ -174,6 +176,13 @@ func TestCapabilitiesListCommands(t *testing.T) {
 	got := slices.Sorted(slices.Values(res.Capabilities.ExecuteCommandProvider.Commands))
 	if !slices.Equal(got, want) {
 		t.Errorf("executeCommand commands = %v\nwant (docs/protocol.md) %v", got, want)
+	}
+	var declared []string
+	for _, c := range session.Commands {
+		declared = append(declared, c.Name)
+	}
+	if slices.Sort(declared); !slices.Equal(got, declared) {
+		t.Errorf("executeCommand commands = %v\nwant (session.Commands) %v", got, declared)
 	}
 	err = c.Call("workspace/executeCommand", map[string]any{"command": "magicfrog.nope"}, nil)
 	if rpcCode(err) != jsonrpc2.CodeInvalidParams || !strings.Contains(err.Error(), "unknown command") {
