@@ -15,7 +15,7 @@ import (
 // a file:// URI; default: the project's CLAUDE.md, else its AGENTS.md), as
 // `mf-lsp render --into` does. → {"path","uri","outcome","generation","tokens"}.
 func (s *Server) renderIntoCommand(_ *glsp.Context, a session.RenderIntoArgs) (any, error) {
-	const cmd = "magicfrog.renderInto"
+	cmd := session.RenderIntoCmd.Name
 	if err := checkRender(cmd, a.RenderRequest); err != nil {
 		return nil, err
 	}

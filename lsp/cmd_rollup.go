@@ -20,7 +20,7 @@ import (
 // reviewable workspace/applyEdit ("Promote lessons to MEMORY.md") that it may
 // accept or reject.
 func (s *Server) rollupCommand(ctx *glsp.Context, a session.RollupRequest) (any, error) {
-	const cmd = "magicfrog.rollup"
+	cmd := session.RollupCmd.Name
 	req, setup, label, err := a.Parse()
 	if err != nil {
 		return nil, Errorf(CodeInvalidParams, "%s: %v", cmd, err)

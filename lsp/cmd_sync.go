@@ -19,7 +19,7 @@ import (
 // JSON). It reports $/progress, and republishes open buffers afterwards:
 // notes taken from the remote, and conflicts, show at once.
 func (s *Server) syncCommand(ctx *glsp.Context, a session.SyncArgs) (any, error) {
-	const cmd = "magicfrog.sync"
+	cmd := session.SyncCmd.Name
 	token := WorkDoneToken(ctx)
 	return s.withSnapshot(cmd, "", func(rctx context.Context, snap *session.Snapshot) (any, error) {
 		p := s.BeginProgress(token, "mf-lsp: sync", false)
@@ -38,7 +38,7 @@ func (s *Server) syncCommand(ctx *glsp.Context, a session.SyncArgs) (any, error)
 // syncStatusCommand: magicfrog.syncStatus {offline} → what a sync would do
 // (roam.Report), changing nothing; the status bar's source.
 func (s *Server) syncStatusCommand(_ *glsp.Context, a session.SyncStatusArgs) (any, error) {
-	const cmd = "magicfrog.syncStatus"
+	cmd := session.SyncStatusCmd.Name
 	return s.withSnapshot(cmd, "", func(rctx context.Context, snap *session.Snapshot) (any, error) {
 		rep, err := session.SyncStatus(rctx, snap.Memory, a.Offline)
 		if err != nil {
@@ -51,7 +51,7 @@ func (s *Server) syncStatusCommand(_ *glsp.Context, a session.SyncStatusArgs) (a
 // syncResolveCommand: magicfrog.syncResolve {path, keep: "mine"|"theirs"}
 // ends a sync conflict as mf-lsp sync resolve does; null.
 func (s *Server) syncResolveCommand(_ *glsp.Context, a session.SyncResolveArgs) (any, error) {
-	const cmd = "magicfrog.syncResolve"
+	cmd := session.SyncResolveCmd.Name
 	if a.Path == "" {
 		return nil, MissingArg(cmd, "path")
 	}

@@ -38,7 +38,7 @@ func renderFailed(cmd string, err error) error {
 // renderCommand: magicfrog.render {task, agents, machine, budget, previous} → the
 // <memory> block, or with details a preview's answer (session.Preview).
 func (s *Server) renderCommand(_ *glsp.Context, a session.RenderRequest) (any, error) {
-	const cmd = "magicfrog.render"
+	cmd := session.RenderCmd.Name
 	if err := checkRender(cmd, a); err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (s *Server) renderCommand(_ *glsp.Context, a session.RenderRequest) (any, e
 // effectiveViewCommand: magicfrog.effectiveView {task, agents, machine} →
 // session.EffectiveView.
 func (s *Server) effectiveViewCommand(_ *glsp.Context, a session.ScopeRequest) (any, error) {
-	const cmd = "magicfrog.effectiveView"
+	cmd := session.EffectiveViewCmd.Name
 	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
 		return session.View(snap, a)
 	}), nil
@@ -63,7 +63,7 @@ func (s *Server) effectiveViewCommand(_ *glsp.Context, a session.ScopeRequest) (
 // describeCommand: magicfrog.describe {uri} → session.Description.
 // An open buffer is described as it is in the editor.
 func (s *Server) describeCommand(_ *glsp.Context, a session.NoteArgs) (any, error) {
-	const cmd = "magicfrog.describe"
+	cmd := session.DescribeCmd.Name
 	path, err := argURI(cmd, a.URI)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func (s *Server) describeCommand(_ *glsp.Context, a session.NoteArgs) (any, erro
 // showEntryCommand: magicfrog.showEntry {uri} asks the client to open the note
 // (window/showDocument, takeFocus). Returns {"success": bool}.
 func (s *Server) showEntryCommand(_ *glsp.Context, a session.NoteArgs) (any, error) {
-	const cmd = "magicfrog.showEntry"
+	cmd := session.ShowEntryCmd.Name
 	if _, err := argURI(cmd, a.URI); err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ import (
 // them); destRevision absent is 0, "must not exist", so an existing
 // destination is never overwritten blind.
 func (s *Server) promoteCommand(_ *glsp.Context, a session.PromoteArgs) (any, error) {
-	const cmd = "magicfrog.promote"
+	cmd := session.PromoteCmd.Name
 	path, err := argURI(cmd, a.URI)
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func (s *Server) dirArg(command, dir string) (string, error) {
 // exportCommand: magicfrog.export {dir, withDevice, allMachines} → {written,
 // skipped, leftOut}.
 func (s *Server) exportCommand(_ *glsp.Context, a session.ExportArgs) (any, error) {
-	const cmd = "magicfrog.export"
+	cmd := session.ExportCmd.Name
 	dir, err := s.dirArg(cmd, a.Dir)
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (s *Server) exportCommand(_ *glsp.Context, a session.ExportArgs) (any, erro
 
 // importCommand: magicfrog.import {dir} → {imported, unchanged, skipped}.
 func (s *Server) importCommand(_ *glsp.Context, a session.ImportArgs) (any, error) {
-	const cmd = "magicfrog.import"
+	cmd := session.ImportCmd.Name
 	dir, err := s.dirArg(cmd, a.Dir)
 	if err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ func (s *Server) importCommand(_ *glsp.Context, a session.ImportArgs) (any, erro
 // daily of that journal (default: the task dimension's shared journal), made
 // with frontmatter when missing.
 func (s *Server) todayCommand(_ *glsp.Context, a session.TodayRequest) (any, error) {
-	const cmd = "magicfrog.today"
+	cmd := session.TodayCmd.Name
 	d, err := a.Journal()
 	if err != nil {
 		return nil, Errorf(CodeInvalidParams, "%s: %v", cmd, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"sort"
 	"time"
 
@@ -53,14 +54,30 @@ type boundCommand struct {
 }
 
 // bind makes a command's handler from one taking its declared argument type:
-// the argument is decoded into A (DecodeArg: InvalidParams naming the command).
+// the argument is decoded into A (DecodeArg: InvalidParams naming the
+// command), and the result, direct or Async, must be the declared R (or
+// null): any other is an InternalError naming the command, so the tests that
+// run a command hold its handler to the contract.
 func bind[A, R any](c session.Command[A, R], fn func(ctx *glsp.Context, a A) (any, error)) boundCommand {
+	check := func(res any, err error) (any, error) {
+		if err != nil || res == nil {
+			return res, err
+		}
+		if _, ok := res.(R); !ok {
+			return nil, Errorf(CodeInternalError, "BUG: %s answered a %T, not its declared %s", c.Name, res, reflect.TypeFor[R]())
+		}
+		return res, nil
+	}
 	return boundCommand{c.Name, func(ctx *glsp.Context, arg json.RawMessage) (any, error) {
 		var a A
 		if err := DecodeArg(c.Name, arg, &a); err != nil {
 			return nil, err
 		}
-		return fn(ctx, a)
+		res, err := fn(ctx, a)
+		if async, ok := res.(Async); ok && err == nil {
+			return Async(func(ctx context.Context) (any, error) { return check(async(ctx)) }), nil
+		}
+		return check(res, err)
 	}}
 }
 

@@ -201,7 +201,7 @@ func (s *Server) applyEdit(uri protocol.DocumentUri, label string, edit protocol
 // revision after the disk's. The edit reaches the client as workspace/applyEdit
 // and the buffer is based on the disk version from then on.
 func (s *Server) resolveConflictCommand(_ *glsp.Context, a session.ResolveConflictArgs) (any, error) {
-	const cmd = "magicfrog.resolveConflict"
+	cmd := session.ResolveConflictCmd.Name
 	if _, err := argURI(cmd, a.URI); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,9 @@
 package session
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"reflect"
 
 	"github.com/magicfrog/mf-lsp/engine/roam"
@@ -148,4 +151,36 @@ var Commands = []Spec{
 	PromoteCmd.Spec(), ExportCmd.Spec(), ImportCmd.Spec(), RollupCmd.Spec(), TodayCmd.Spec(),
 	ShowEntryCmd.Spec(), RegisterAgentCmd.Spec(), RegisterTaskCmd.Spec(), ResolveConflictCmd.Spec(),
 	SyncCmd.Spec(), SyncStatusCmd.Spec(), SyncResolveCmd.Spec(), SessionInfoCmd.Spec(),
+}
+
+// Lookup returns the declaration of the command named name.
+func Lookup(name string) (Spec, bool) {
+	for _, c := range Commands {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Spec{}, false
+}
+
+// TypedArg converts an argument built as a map (diagnostics' fixes, below the
+// contract) into the declared argument type of the command named name. A
+// command the contract does not declare, a field its argument does not have
+// or a value of the wrong type is an error: such a fix would fail when run.
+func TypedArg(name string, arg map[string]any) (any, error) {
+	spec, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a declared command (session/commands.go)", name)
+	}
+	b, err := json.Marshal(arg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	v := reflect.New(spec.Arg)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v.Interface()); err != nil {
+		return nil, fmt.Errorf("%s: the argument is not its declared %s: %v", name, spec.Arg, err)
+	}
+	return v.Elem().Interface(), nil
 }

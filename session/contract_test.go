@@ -309,3 +309,24 @@ func TestEditorsDecideOnCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestTypedArg: a fix's map argument becomes the declared type, and one the
+// contract does not declare is refused.
+func TestTypedArg(t *testing.T) {
+	got, err := TypedArg("magicfrog.registerAgent", map[string]any{"id": "larry", "shared": true})
+	if err != nil || got != (RegisterAgentArgs{ID: "larry", Shared: true}) {
+		t.Errorf("registerAgent: %#v, %v", got, err)
+	}
+	for _, c := range []struct {
+		name string
+		arg  map[string]any
+	}{
+		{"magicfrog.nope", nil},
+		{"magicfrog.registerTask", map[string]any{"id": "T-1", "shared": true}},
+		{"magicfrog.promote", map[string]any{"uri": 3}},
+	} {
+		if _, err := TypedArg(c.name, c.arg); err == nil {
+			t.Errorf("%s %v: no error", c.name, c.arg)
+		}
+	}
+}
