@@ -68,8 +68,14 @@ func bind[A, R any](c session.Command[A, R], fn func(ctx *glsp.Context, a A) (an
 		}
 		return res, nil
 	}
+	// A command that takes no argument ignores what it is sent (a Lua
+	// client's empty table arrives as []).
+	noArg := reflect.TypeFor[A]().Kind() == reflect.Struct && reflect.TypeFor[A]().NumField() == 0
 	return boundCommand{c.Name, func(ctx *glsp.Context, arg json.RawMessage) (any, error) {
 		var a A
+		if noArg {
+			arg = nil
+		}
 		if err := DecodeArg(c.Name, arg, &a); err != nil {
 			return nil, err
 		}

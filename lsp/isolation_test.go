@@ -36,6 +36,9 @@ func TestParticipant(t *testing.T) {
 	if rpcCode(err) != lsp.CodeRequestFailed || !strings.Contains(err.Error(), "one agent") {
 		t.Errorf("render for two agents: %v; want RequestFailed", err)
 	}
+	if d := rpcData(t, err); d.Code != errcode.SeveralAgents || strings.Join(d.Choices, ",") != "larry,moe" {
+		t.Errorf("render for two agents: data %+v; want several-agents with the choices", d)
+	}
 	// Larry's note is not in moe's scope.
 	var d struct {
 		InScope bool `json:"inScope"`
