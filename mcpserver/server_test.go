@@ -199,6 +199,26 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s %v: %v %q (want a tool error saying %q)", c.tool, c.args, res.IsError, text(res), c.want)
 		}
 	}
+	// The participant's refusals carry their code as structured content.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		code errcode.Code
+	}{
+		{"memory_read", map[string]any{"dimension": "agent/moe", "key": "notes/focus.md"}, errcode.Forbidden},
+		{"memory_write", map[string]any{"dimension": "agent/moe", "key": "a.md", "body": "x", "expected_revision": 0}, errcode.Forbidden},
+		{"memory_write", map[string]any{"dimension": "agent/curly", "key": "a.md", "body": "x", "expected_revision": 0}, errcode.Forbidden},
+		{"memory_read", map[string]any{"dimension": "user", "key": "nope.md"}, errcode.NotFound},
+		{"memory_search", map[string]any{"query": ""}, errcode.InvalidArgument},
+		{"memory_write", map[string]any{"dimension": "user", "key": "../x.md", "body": "x", "expected_revision": 0}, errcode.InvalidArgument},
+	} {
+		res := f.call(t, c.tool, c.args)
+		var d errcode.Data
+		raw, _ := json.Marshal(res.StructuredContent)
+		if !res.IsError || json.Unmarshal(raw, &d) != nil || d.Code != c.code {
+			t.Errorf("%s %v: structured content %s, want code %s (%s)", c.tool, c.args, raw, c.code, text(res))
+		}
+	}
 	// An unknown tool is a protocol error (the MCP specification's rule) that
 	// names it; the server goes on.
 	_, err := f.session.CallTool(context.Background(), &mcp.CallToolParams{Name: "memory_delete", Arguments: map[string]any{}})

@@ -16,3 +16,14 @@ func (s *StaleWrite) ErrorData() errcode.Data {
 	}
 	return d
 }
+
+// ErrorCode is the refusal's code: invalid-argument unless it says another.
+func (r *Refusal) ErrorCode() errcode.Code {
+	if r.Code == "" {
+		return errcode.InvalidArgument
+	}
+	return r.Code
+}
+
+// ErrorCode: no such note.
+func (n *NotFound) ErrorCode() errcode.Code { return errcode.NotFound }
