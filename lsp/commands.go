@@ -113,11 +113,11 @@ func (s *Server) executeCommand(ctx *glsp.Context) (any, error) {
 		Arguments []json.RawMessage `json:"arguments"`
 	}
 	if err := json.Unmarshal(ctx.Params, &params); err != nil {
-		return nil, Errorf(CodeInvalidParams, "invalid params for workspace/executeCommand: %v", err)
+		return nil, commandError(Errorf(CodeInvalidParams, "invalid params for workspace/executeCommand: %v", err))
 	}
 	fn, known := s.commands[params.Command]
 	if !known {
-		return nil, Errorf(CodeInvalidParams, "unknown command %q (known: %v)", params.Command, s.commandNames())
+		return nil, commandError(Errorf(CodeInvalidParams, "unknown command %q (known: %v)", params.Command, s.commandNames()))
 	}
 	var arg json.RawMessage
 	if len(params.Arguments) > 0 {

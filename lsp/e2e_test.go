@@ -185,8 +185,8 @@ func TestCapabilitiesListCommands(t *testing.T) {
 		t.Errorf("executeCommand commands = %v\nwant (session.Commands) %v", got, declared)
 	}
 	err = c.Call("workspace/executeCommand", map[string]any{"command": "magicfrog.nope"}, nil)
-	if rpcCode(err) != jsonrpc2.CodeInvalidParams || !strings.Contains(err.Error(), "unknown command") {
-		t.Errorf("unknown command: %v; want InvalidParams naming it", err)
+	if rpcCode(err) != jsonrpc2.CodeInvalidParams || !strings.Contains(err.Error(), "unknown command") || rpcData(t, err).Code != errcode.InvalidArgument {
+		t.Errorf("unknown command: %v; want InvalidParams naming it, code invalid-argument", err)
 	}
 }
 
