@@ -2,13 +2,11 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 
 	"github.com/tliron/glsp"
 
-	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -19,15 +17,8 @@ import (
 // Only a Markdown file of the workspace outside its .magicfrog/ and the data
 // directory is written (session.CheckHostFile); any other file is refused
 // with InvalidParams and error data {"code": "forbidden", "path": …}.
-func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.renderInto"
-	var a struct {
-		session.RenderRequest
-		File string `json:"file"`
-	}
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) renderIntoCommand(_ *glsp.Context, a session.RenderIntoArgs) (any, error) {
+	cmd := session.RenderIntoCmd.Name
 	if err := checkRender(cmd, a.RenderRequest); err != nil {
 		return nil, err
 	}
@@ -46,12 +37,8 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 		switch {
 		case errors.As(err, &refused):
 			// Not a file this command may write (session.CheckHostFile):
-			// the argument is wrong, and the data says so by code.
-			e := Errorf(CodeInvalidParams, "%s: argument \"file\": %v", cmd, err)
-			if d, ok := errcode.DataOf(err); ok {
-				e.Data, _ = json.Marshal(d)
-			}
-			return nil, e
+			// the argument is wrong, and the data says so by its code.
+			return nil, Errorf(CodeInvalidParams, "%s: argument \"file\": %v", cmd, err)
 		case errors.Is(err, session.ErrNoHostFile):
 			return nil, Errorf(CodeInvalidParams, "%s: argument \"file\" is required: %v", cmd, err)
 		case errors.As(err, &write):

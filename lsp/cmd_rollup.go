@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,12 +19,8 @@ import (
 // propose are returned and, per journal, offered to the client as one
 // reviewable workspace/applyEdit ("Promote lessons to MEMORY.md") that it may
 // accept or reject.
-func (s *Server) rollupCommand(ctx *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.rollup"
-	var a session.RollupRequest
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) rollupCommand(ctx *glsp.Context, a session.RollupRequest) (any, error) {
+	cmd := session.RollupCmd.Name
 	req, setup, label, err := a.Parse()
 	if err != nil {
 		return nil, Errorf(CodeInvalidParams, "%s: %v", cmd, err)

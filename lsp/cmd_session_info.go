@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/tliron/glsp"
 
@@ -11,8 +10,8 @@ import (
 
 // sessionInfoCommand: magicfrog.sessionInfo {} → session.Info, once memory is
 // loaded.
-func (s *Server) sessionInfoCommand(_ *glsp.Context, _ json.RawMessage) (any, error) {
-	return s.withSnapshot("magicfrog.sessionInfo", "", func(_ context.Context, snap *session.Snapshot) (any, error) {
+func (s *Server) sessionInfoCommand(_ *glsp.Context, _ session.NoArgs) (any, error) {
+	return s.withSnapshot(session.SessionInfoCmd.Name, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
 		return session.InfoOf(snap), nil
 	}), nil
 }

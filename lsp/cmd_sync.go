@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -19,14 +18,8 @@ import (
 // syncCommand: magicfrog.sync {remote} → the sync report (roam.Report as
 // JSON). It reports $/progress, and republishes open buffers afterwards:
 // notes taken from the remote, and conflicts, show at once.
-func (s *Server) syncCommand(ctx *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.sync"
-	var a struct {
-		Remote string `json:"remote"`
-	}
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) syncCommand(ctx *glsp.Context, a session.SyncArgs) (any, error) {
+	cmd := session.SyncCmd.Name
 	token := WorkDoneToken(ctx)
 	return s.withSnapshot(cmd, "", func(rctx context.Context, snap *session.Snapshot) (any, error) {
 		p := s.BeginProgress(token, "mf-lsp: sync", false)
@@ -44,14 +37,8 @@ func (s *Server) syncCommand(ctx *glsp.Context, arg json.RawMessage) (any, error
 
 // syncStatusCommand: magicfrog.syncStatus {offline} → what a sync would do
 // (roam.Report), changing nothing; the status bar's source.
-func (s *Server) syncStatusCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.syncStatus"
-	var a struct {
-		Offline bool `json:"offline"`
-	}
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) syncStatusCommand(_ *glsp.Context, a session.SyncStatusArgs) (any, error) {
+	cmd := session.SyncStatusCmd.Name
 	return s.withSnapshot(cmd, "", func(rctx context.Context, snap *session.Snapshot) (any, error) {
 		rep, err := session.SyncStatus(rctx, snap.Memory, a.Offline)
 		if err != nil {
@@ -63,15 +50,8 @@ func (s *Server) syncStatusCommand(_ *glsp.Context, arg json.RawMessage) (any, e
 
 // syncResolveCommand: magicfrog.syncResolve {path, keep: "mine"|"theirs"}
 // ends a sync conflict as mf-lsp sync resolve does; null.
-func (s *Server) syncResolveCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.syncResolve"
-	var a struct {
-		Path string `json:"path"`
-		Keep string `json:"keep"`
-	}
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) syncResolveCommand(_ *glsp.Context, a session.SyncResolveArgs) (any, error) {
+	cmd := session.SyncResolveCmd.Name
 	if a.Path == "" {
 		return nil, MissingArg(cmd, "path")
 	}
@@ -95,7 +75,7 @@ func (s *Server) syncConflictActions(n *Located, f diagnostics.Finding) []protoc
 	var out []protocol.CodeAction
 	for _, fix := range session.SyncConflictFixes(src, f.Data) {
 		if fix.Keep != "" {
-			out = append(out, *commandAction(fix.Title, "magicfrog.syncResolve", map[string]any{"path": fix.Path, "keep": fix.Keep}))
+			out = append(out, *commandAction(fix.Title, session.SyncResolveCmd.Name, session.SyncResolveArgs{Path: fix.Path, Keep: fix.Keep}))
 			continue
 		}
 		rng, err := n.Mapper.OffsetRange(0, len(src))

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -38,12 +37,8 @@ func renderFailed(cmd string, err error) error {
 
 // renderCommand: magicfrog.render {task, agents, machine, budget, previous} → the
 // <memory> block, or with details a preview's answer (session.Preview).
-func (s *Server) renderCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.render"
-	var a session.RenderRequest
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) renderCommand(_ *glsp.Context, a session.RenderRequest) (any, error) {
+	cmd := session.RenderCmd.Name
 	if err := checkRender(cmd, a); err != nil {
 		return nil, err
 	}
@@ -58,12 +53,8 @@ func (s *Server) renderCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 
 // effectiveViewCommand: magicfrog.effectiveView {task, agents, machine} →
 // session.EffectiveView.
-func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.effectiveView"
-	var a session.ScopeRequest
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) effectiveViewCommand(_ *glsp.Context, a session.ScopeRequest) (any, error) {
+	cmd := session.EffectiveViewCmd.Name
 	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
 		return session.View(snap, a)
 	}), nil
@@ -71,16 +62,15 @@ func (s *Server) effectiveViewCommand(_ *glsp.Context, arg json.RawMessage) (any
 
 // describeCommand: magicfrog.describe {uri} → session.Description.
 // An open buffer is described as it is in the editor.
-func (s *Server) describeCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.describe"
-	var a noteArg
-	path, err := decodeNoteArg(cmd, arg, &a)
+func (s *Server) describeCommand(_ *glsp.Context, a session.NoteArgs) (any, error) {
+	cmd := session.DescribeCmd.Name
+	path, err := argURI(cmd, a.URI)
 	if err != nil {
 		return nil, err
 	}
 	return s.withSnapshot(cmd, path, func(_ context.Context, snap *session.Snapshot) (any, error) {
 		if snap.Note == nil {
-			return nil, Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI)
+			return nil, withCause(Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, a.URI), session.ErrNotNote)
 		}
 		return session.Describe(snap.Memory, snap.Note, snap.Participant), nil
 	}), nil
@@ -88,10 +78,9 @@ func (s *Server) describeCommand(_ *glsp.Context, arg json.RawMessage) (any, err
 
 // showEntryCommand: magicfrog.showEntry {uri} asks the client to open the note
 // (window/showDocument, takeFocus). Returns {"success": bool}.
-func (s *Server) showEntryCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.showEntry"
-	var a noteArg
-	if _, err := decodeNoteArg(cmd, arg, &a); err != nil {
+func (s *Server) showEntryCommand(_ *glsp.Context, a session.NoteArgs) (any, error) {
+	cmd := session.ShowEntryCmd.Name
+	if _, err := argURI(cmd, a.URI); err != nil {
 		return nil, err
 	}
 	return Async(func(ctx context.Context) (any, error) {
@@ -99,7 +88,7 @@ func (s *Server) showEntryCommand(_ *glsp.Context, arg json.RawMessage) (any, er
 		if err != nil {
 			return nil, err
 		}
-		return map[string]bool{"success": ok}, nil
+		return session.ShowEntryResult{Success: ok}, nil
 	}), nil
 }
 

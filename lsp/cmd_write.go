@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"path/filepath"
 
@@ -17,11 +16,6 @@ import (
 // (magicfrog.resolveConflict is in save.go). Each runs Async and, when the
 // tree changed, tells the client (magicfrog/memoryChanged) and republishes
 // open buffers.
-
-type promoteArg struct {
-	noteArg
-	session.PromoteRequest
-}
 
 // promoteCommand: magicfrog.promote {uri, to, scope, layer, copy}.
 //
@@ -39,10 +33,9 @@ type promoteArg struct {
 // destRevision are the revisions the editor showed (the code actions carry
 // them); destRevision absent is 0, "must not exist", so an existing
 // destination is never overwritten blind.
-func (s *Server) promoteCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.promote"
-	var a promoteArg
-	path, err := decodeNoteArg(cmd, arg, &a)
+func (s *Server) promoteCommand(_ *glsp.Context, a session.PromoteArgs) (any, error) {
+	cmd := session.PromoteCmd.Name
+	path, err := argURI(cmd, a.URI)
 	if err != nil {
 		return nil, err
 	}
@@ -102,16 +95,8 @@ func (s *Server) dirArg(command, dir string) (string, error) {
 
 // exportCommand: magicfrog.export {dir, withDevice, allMachines} → {written,
 // skipped, leftOut}.
-func (s *Server) exportCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.export"
-	var a struct {
-		Dir         string `json:"dir"`
-		WithDevice  bool   `json:"withDevice"`
-		AllMachines bool   `json:"allMachines"`
-	}
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) exportCommand(_ *glsp.Context, a session.ExportArgs) (any, error) {
+	cmd := session.ExportCmd.Name
 	dir, err := s.dirArg(cmd, a.Dir)
 	if err != nil {
 		return nil, err
@@ -122,14 +107,8 @@ func (s *Server) exportCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 }
 
 // importCommand: magicfrog.import {dir} → {imported, unchanged, skipped}.
-func (s *Server) importCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.import"
-	var a struct {
-		Dir string `json:"dir"`
-	}
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) importCommand(_ *glsp.Context, a session.ImportArgs) (any, error) {
+	cmd := session.ImportCmd.Name
 	dir, err := s.dirArg(cmd, a.Dir)
 	if err != nil {
 		return nil, err
@@ -153,12 +132,8 @@ func (s *Server) importCommand(_ *glsp.Context, arg json.RawMessage) (any, error
 // todayCommand: magicfrog.today {dimension, scope} → {uri, created}: today's raw
 // daily of that journal (default: the task dimension's shared journal), made
 // with frontmatter when missing.
-func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.today"
-	var a session.TodayRequest
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) todayCommand(_ *glsp.Context, a session.TodayRequest) (any, error) {
+	cmd := session.TodayCmd.Name
 	d, err := a.Journal()
 	if err != nil {
 		return nil, Errorf(CodeInvalidParams, "%s: %v", cmd, err)
@@ -188,32 +163,25 @@ func (s *Server) todayCommand(_ *glsp.Context, arg json.RawMessage) (any, error)
 // list: folders under agent/ that are deliberately every agent's (the "Keep
 // shared" fix of unregistered-agent-folder). Other keys of the file are kept;
 // the file is replaced atomically (engine.Register).
-func (s *Server) registerAgentCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	return s.registerID("magicfrog.registerAgent", engine.Agent, arg)
+func (s *Server) registerAgentCommand(_ *glsp.Context, a session.RegisterAgentArgs) (any, error) {
+	return s.registerID(session.RegisterAgentCmd.Name, engine.Agent, a.ID, a.Shared)
 }
 
 // registerTaskCommand: magicfrog.registerTask {id}. It adds id to the project's
 // .magicfrog/config.json "tasks" (the fix of unregistered-task-folder).
-func (s *Server) registerTaskCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	return s.registerID("magicfrog.registerTask", engine.Task, arg)
+func (s *Server) registerTaskCommand(_ *glsp.Context, a session.RegisterTaskArgs) (any, error) {
+	return s.registerID(session.RegisterTaskCmd.Name, engine.Task, a.ID, false)
 }
 
-func (s *Server) registerID(cmd string, d engine.Dimension, arg json.RawMessage) (any, error) {
-	var a struct {
-		ID     string `json:"id"`
-		Shared bool   `json:"shared"`
-	}
-	if err := DecodeArg(cmd, arg, &a); err != nil {
-		return nil, err
-	}
-	if a.ID == "" {
+func (s *Server) registerID(cmd string, d engine.Dimension, id string, shared bool) (any, error) {
+	if id == "" {
 		return nil, MissingArg(cmd, "id")
 	}
-	if !session.RegistrableID(a.ID) {
-		return nil, Errorf(CodeInvalidParams, "%s: %q cannot be an %s ID (a single folder name, not hidden)", cmd, a.ID, d)
+	if !session.RegistrableID(id) {
+		return nil, Errorf(CodeInvalidParams, "%s: %q cannot be an %s ID (a single folder name, not hidden)", cmd, id, d)
 	}
 	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
-		out, err := session.Register(snap.Memory, d, a.ID, a.Shared)
+		out, err := session.Register(snap.Memory, d, id, shared)
 		if err != nil {
 			return nil, err
 		}

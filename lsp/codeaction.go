@@ -165,6 +165,6 @@ func (s *Server) workspaceEdit(n *Located, edits []protocol.TextEdit) *protocol.
 	return &protocol.WorkspaceEdit{Changes: map[protocol.DocumentUri][]protocol.TextEdit{n.URI: edits}}
 }
 
-func commandAction(title, command string, arg map[string]any) *protocol.CodeAction {
+func commandAction(title, command string, arg any) *protocol.CodeAction {
 	return &protocol.CodeAction{Title: title, Command: &protocol.Command{Title: title, Command: command, Arguments: []any{arg}}}
 }

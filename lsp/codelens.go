@@ -27,6 +27,6 @@ func (s *Server) noteLens(p *protocol.CodeLensParams) []protocol.CodeLens {
 	}
 	return []protocol.CodeLens{{
 		Range:   protocol.Range{},
-		Command: &protocol.Command{Title: lens.Title, Command: lens.Command, Arguments: []any{map[string]any{"uri": winner}}},
+		Command: &protocol.Command{Title: lens.Title, Command: lens.Command, Arguments: []any{session.NoteArgs{URI: string(winner)}}},
 	}}
 }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"sort"
 	"time"
 
 	"github.com/tliron/glsp"
 
+	"github.com/magicfrog/mf-lsp/engine/errcode"
+	"github.com/magicfrog/mf-lsp/lsp/internal/jsonrpc"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -18,29 +21,78 @@ import (
 // WorkDoneToken(ctx).
 type CommandFunc func(ctx *glsp.Context, arg json.RawMessage) (any, error)
 
-// registerCommands lists every command of docs/protocol.md, each a method in its
-// feature file. The capability list is derived from these keys, and a test checks
-// them against docs/protocol.md.
+// registerCommands binds every command of the contract (session/commands.go)
+// to its handler, each a method in its feature file. The capability list is
+// derived from these keys, and tests check them against the contract and
+// docs/protocol.md.
 func (s *Server) registerCommands() map[string]CommandFunc {
-	return map[string]CommandFunc{
-		"magicfrog.render":          s.renderCommand,          // cmd_view.go
-		"magicfrog.renderInto":      s.renderIntoCommand,      // cmd_bridge.go
-		"magicfrog.effectiveView":   s.effectiveViewCommand,   // cmd_view.go
-		"magicfrog.describe":        s.describeCommand,        // cmd_view.go
-		"magicfrog.showEntry":       s.showEntryCommand,       // cmd_view.go
-		"magicfrog.promote":         s.promoteCommand,         // cmd_write.go
-		"magicfrog.export":          s.exportCommand,          // cmd_write.go
-		"magicfrog.import":          s.importCommand,          // cmd_write.go
-		"magicfrog.today":           s.todayCommand,           // cmd_write.go
-		"magicfrog.registerAgent":   s.registerAgentCommand,   // cmd_write.go
-		"magicfrog.registerTask":    s.registerTaskCommand,    // cmd_write.go
-		"magicfrog.resolveConflict": s.resolveConflictCommand, // save.go
-		"magicfrog.rollup":          s.rollupCommand,          // cmd_rollup.go
-		"magicfrog.sync":            s.syncCommand,            // cmd_sync.go
-		"magicfrog.syncStatus":      s.syncStatusCommand,      // cmd_sync.go
-		"magicfrog.syncResolve":     s.syncResolveCommand,     // cmd_sync.go
-		"magicfrog.sessionInfo":     s.sessionInfoCommand,     // cmd_session_info.go
+	return commandTable(
+		bind(session.RenderCmd, s.renderCommand),                   // cmd_view.go
+		bind(session.RenderIntoCmd, s.renderIntoCommand),           // cmd_bridge.go
+		bind(session.EffectiveViewCmd, s.effectiveViewCommand),     // cmd_view.go
+		bind(session.DescribeCmd, s.describeCommand),               // cmd_view.go
+		bind(session.ShowEntryCmd, s.showEntryCommand),             // cmd_view.go
+		bind(session.PromoteCmd, s.promoteCommand),                 // cmd_write.go
+		bind(session.ExportCmd, s.exportCommand),                   // cmd_write.go
+		bind(session.ImportCmd, s.importCommand),                   // cmd_write.go
+		bind(session.TodayCmd, s.todayCommand),                     // cmd_write.go
+		bind(session.RegisterAgentCmd, s.registerAgentCommand),     // cmd_write.go
+		bind(session.RegisterTaskCmd, s.registerTaskCommand),       // cmd_write.go
+		bind(session.ResolveConflictCmd, s.resolveConflictCommand), // save.go
+		bind(session.RollupCmd, s.rollupCommand),                   // cmd_rollup.go
+		bind(session.SyncCmd, s.syncCommand),                       // cmd_sync.go
+		bind(session.SyncStatusCmd, s.syncStatusCommand),           // cmd_sync.go
+		bind(session.SyncResolveCmd, s.syncResolveCommand),         // cmd_sync.go
+		bind(session.SessionInfoCmd, s.sessionInfoCommand),         // cmd_session_info.go
+	)
+}
+
+// boundCommand is a command's name and its handler taking raw arguments.
+type boundCommand struct {
+	name string
+	fn   CommandFunc
+}
+
+// bind makes a command's handler from one taking its declared argument type:
+// the argument is decoded into A (DecodeArg: InvalidParams naming the
+// command), and the result, direct or Async, must be the declared R (or
+// null): any other is an InternalError naming the command, so the tests that
+// run a command hold its handler to the contract.
+func bind[A, R any](c session.Command[A, R], fn func(ctx *glsp.Context, a A) (any, error)) boundCommand {
+	check := func(res any, err error) (any, error) {
+		if err != nil || res == nil {
+			return res, err
+		}
+		if _, ok := res.(R); !ok {
+			return nil, Errorf(CodeInternalError, "BUG: %s answered a %T, not its declared %s", c.Name, res, reflect.TypeFor[R]())
+		}
+		return res, nil
 	}
+	// A command that takes no argument ignores what it is sent (a Lua
+	// client's empty table arrives as []).
+	noArg := reflect.TypeFor[A]().Kind() == reflect.Struct && reflect.TypeFor[A]().NumField() == 0
+	return boundCommand{c.Name, func(ctx *glsp.Context, arg json.RawMessage) (any, error) {
+		var a A
+		if noArg {
+			arg = nil
+		}
+		if err := DecodeArg(c.Name, arg, &a); err != nil {
+			return nil, err
+		}
+		res, err := fn(ctx, a)
+		if async, ok := res.(Async); ok && err == nil {
+			return Async(func(ctx context.Context) (any, error) { return check(async(ctx)) }), nil
+		}
+		return check(res, err)
+	}}
+}
+
+func commandTable(cs ...boundCommand) map[string]CommandFunc {
+	t := make(map[string]CommandFunc, len(cs))
+	for _, c := range cs {
+		t[c.name] = c.fn
+	}
+	return t
 }
 
 // commandNames is the sorted command list for the executeCommand capability.
@@ -61,17 +113,57 @@ func (s *Server) executeCommand(ctx *glsp.Context) (any, error) {
 		Arguments []json.RawMessage `json:"arguments"`
 	}
 	if err := json.Unmarshal(ctx.Params, &params); err != nil {
-		return nil, Errorf(CodeInvalidParams, "invalid params for workspace/executeCommand: %v", err)
+		return nil, commandError(Errorf(CodeInvalidParams, "invalid params for workspace/executeCommand: %v", err))
 	}
 	fn, known := s.commands[params.Command]
 	if !known {
-		return nil, Errorf(CodeInvalidParams, "unknown command %q (known: %v)", params.Command, s.commandNames())
+		return nil, commandError(Errorf(CodeInvalidParams, "unknown command %q (known: %v)", params.Command, s.commandNames()))
 	}
 	var arg json.RawMessage
 	if len(params.Arguments) > 0 {
 		arg = params.Arguments[0]
 	}
-	return fn(ctx, arg)
+	res, err := fn(ctx, arg)
+	if async, ok := res.(Async); ok && err == nil {
+		return Async(func(ctx context.Context) (any, error) {
+			res, err := async(ctx)
+			return res, commandError(err)
+		}), nil
+	}
+	return res, commandError(err)
+}
+
+// commandError is the one place a command's failure becomes its JSON-RPC
+// error: the error's errcode.Data (errcode.DataOf: any error in the chain,
+// through a jsonrpc.Error's Cause, that names its code) is the error's data,
+// and an InvalidParams error with no coded cause is invalid-argument. The
+// message stays the one the user reads; clients decide on data.code
+// (docs/protocol.md, "Errors"). Uncoded errors (a cancellation) pass as they are.
+func commandError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var je *jsonrpc.Error
+	isRPC := errors.As(err, &je)
+	if isRPC && len(je.Data) > 0 {
+		return err
+	}
+	d, ok := errcode.DataOf(err)
+	if !ok && isRPC && je.Code == CodeInvalidParams {
+		d, ok = errcode.Data{Code: errcode.InvalidArgument}, true
+	}
+	if !ok {
+		return err
+	}
+	data, jerr := json.Marshal(d)
+	if jerr != nil {
+		return err
+	}
+	out := &jsonrpc.Error{Code: CodeRequestFailed, Message: err.Error(), Data: data, Cause: err}
+	if isRPC {
+		out.Code, out.Message = je.Code, je.Message
+	}
+	return out
 }
 
 // DecodeArg decodes a command argument into v (a pointer to a struct), with an
@@ -109,7 +201,7 @@ func (s *Server) withSnapshot(cmd, path string, fn func(ctx context.Context, sna
 		cancel()
 		switch {
 		case errors.Is(err, session.ErrNotNote):
-			return nil, Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, session.PathToURI(path))
+			return nil, withCause(Errorf(CodeInvalidParams, "%s: %s is not a memory note", cmd, session.PathToURI(path)), err)
 		case err != nil:
 			return nil, Errorf(CodeRequestFailed, "mf-lsp: memory is not available: %v", err)
 		}
@@ -129,20 +221,8 @@ func argURI(command, uri string) (string, error) {
 	return path, nil
 }
 
-// noteArg is the "uri" field of the commands about one note; their argument
-// structs embed it.
-type noteArg struct {
-	URI string `json:"uri"`
-}
-
-func (a noteArg) noteURI() string { return a.URI }
-
-// decodeNoteArg decodes the argument of a command about one note into a (a
-// pointer to a struct embedding noteArg) and checks its required uri; it
-// returns the note's path.
-func decodeNoteArg(command string, arg json.RawMessage, a interface{ noteURI() string }) (string, error) {
-	if err := DecodeArg(command, arg, a); err != nil {
-		return "", err
-	}
-	return argURI(command, a.noteURI())
+// withCause sets e's cause (for a message that does not name it).
+func withCause(e *jsonrpc.Error, cause error) *jsonrpc.Error {
+	e.Cause = cause
+	return e
 }

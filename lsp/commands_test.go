@@ -11,6 +11,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/lsp"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
 	"github.com/magicfrog/mf-lsp/session"
@@ -45,6 +46,11 @@ func wantInvalidParams(t *testing.T, c *lsptest.Client, command string, arg any,
 	_, err := execCommand(c, command, arg)
 	if rpcCode(err) != jsonrpc2.CodeInvalidParams || !strings.Contains(err.Error(), want) {
 		t.Errorf("%s %v: %v; want InvalidParams containing %q", command, arg, err, want)
+	}
+	// Every InvalidParams answer is coded: invalid-argument, or not-found
+	// for a file that is no memory note.
+	if d := rpcData(t, err); d.Code != errcode.InvalidArgument && d.Code != errcode.NotFound {
+		t.Errorf("%s %v: error data %+v; want code invalid-argument or not-found", command, arg, d)
 	}
 	alive(t, c)
 }
@@ -138,6 +144,10 @@ func TestCommandEffectiveViewAndDescribe(t *testing.T) {
 	wantInvalidParams(t, c, "magicfrog.describe", nil, `"uri" is required`)
 	wantInvalidParams(t, c, "magicfrog.describe", map[string]any{"uri": "untitled:1"}, "not a file URI")
 	wantInvalidParams(t, c, "magicfrog.describe", map[string]any{"uri": session.PathToURI(filepath.Join(project, "README.md"))}, "not a memory note")
+	_, err := execCommand(c, "magicfrog.describe", map[string]any{"uri": session.PathToURI(filepath.Join(project, "README.md"))})
+	if d := rpcData(t, err); d.Code != errcode.NotFound {
+		t.Errorf("describe README.md: error data %+v; want not-found", d)
+	}
 }
 
 func TestCommandPromote(t *testing.T) {

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
+	"github.com/magicfrog/mf-lsp/session"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -55,6 +57,19 @@ func rpcCode(err error) int64 {
 		return e.Code
 	}
 	return 0
+}
+
+// rpcData is the errcode.Data of a JSON-RPC error reply (zero when it has none).
+func rpcData(t *testing.T, err error) errcode.Data {
+	t.Helper()
+	var e *jsonrpc2.Error
+	var d errcode.Data
+	if errors.As(err, &e) && e.Data != nil {
+		if jerr := json.Unmarshal(*e.Data, &d); jerr != nil {
+			t.Errorf("error data %s: %v", *e.Data, jerr)
+		}
+	}
+	return d
 }
 
 // alive checks the server still answers a request.
@@ -131,7 +146,8 @@ func TestRequestsAfterShutdown(t *testing.T) {
 	}
 }
 
-// The executeCommand capability lists exactly the commands of docs/protocol.md.
+// The executeCommand capability lists exactly the commands of docs/protocol.md,
+// which are the contract's (session.Commands; session's TestContractDocs).
 func TestCapabilitiesListCommands(t *testing.T) {
 	doc, err := os.ReadFile("../docs/protocol.md")
 	if err != nil {
@@ -161,9 +177,16 @@ func TestCapabilitiesListCommands(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("executeCommand commands = %v\nwant (docs/protocol.md) %v", got, want)
 	}
+	var declared []string
+	for _, c := range session.Commands {
+		declared = append(declared, c.Name)
+	}
+	if slices.Sort(declared); !slices.Equal(got, declared) {
+		t.Errorf("executeCommand commands = %v\nwant (session.Commands) %v", got, declared)
+	}
 	err = c.Call("workspace/executeCommand", map[string]any{"command": "magicfrog.nope"}, nil)
-	if rpcCode(err) != jsonrpc2.CodeInvalidParams || !strings.Contains(err.Error(), "unknown command") {
-		t.Errorf("unknown command: %v; want InvalidParams naming it", err)
+	if rpcCode(err) != jsonrpc2.CodeInvalidParams || !strings.Contains(err.Error(), "unknown command") || rpcData(t, err).Code != errcode.InvalidArgument {
+		t.Errorf("unknown command: %v; want InvalidParams naming it, code invalid-argument", err)
 	}
 }
 

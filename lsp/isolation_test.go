@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/lsp"
 	"github.com/magicfrog/mf-lsp/session"
 )
@@ -34,6 +35,9 @@ func TestParticipant(t *testing.T) {
 	_, err := execCommand(c, "magicfrog.render", map[string]any{"agents": []string{"larry", "moe"}})
 	if rpcCode(err) != lsp.CodeRequestFailed || !strings.Contains(err.Error(), "one agent") {
 		t.Errorf("render for two agents: %v; want RequestFailed", err)
+	}
+	if d := rpcData(t, err); d.Code != errcode.SeveralAgents || strings.Join(d.Choices, ",") != "larry,moe" {
+		t.Errorf("render for two agents: data %+v; want several-agents with the choices", d)
 	}
 	// Larry's note is not in moe's scope.
 	var d struct {
@@ -65,10 +69,18 @@ func TestPromoteCompareAndSwap(t *testing.T) {
 	if rpcCode(err) != lsp.CodeRequestFailed || !strings.Contains(err.Error(), "destination is at revision 1") {
 		t.Errorf("blind overwrite: %v", err)
 	}
+	// The client decides on data, never on the message: code stale, the
+	// destination's revision and hash, and which end.
+	if d := rpcData(t, err); d.Code != errcode.Stale || d.Revision == nil || *d.Revision != 1 || len(d.Hash) != 64 || d.End != "destination" {
+		t.Errorf("blind overwrite: data %+v", d)
+	}
 	// A stale sourceRevision is refused too.
 	_, err = execCommand(c, "magicfrog.promote", map[string]any{"uri": tone, "to": "user", "copy": true, "sourceRevision": 7, "destRevision": 1})
 	if rpcCode(err) != lsp.CodeRequestFailed || !strings.Contains(err.Error(), "source") {
 		t.Errorf("stale source: %v", err)
+	}
+	if d := rpcData(t, err); d.Code != errcode.Stale || d.Revision == nil || *d.Revision != 1 || d.End != "source" {
+		t.Errorf("stale source: data %+v", d)
 	}
 	mustExec(t, c, "magicfrog.promote", map[string]any{"uri": tone, "to": "user", "copy": true, "sourceRevision": 1, "destRevision": 1}, &res)
 	if b, _ := os.ReadFile(dest); res.Revision != 2 || !strings.Contains(string(b), "revision: 2") {
@@ -78,6 +90,14 @@ func TestPromoteCompareAndSwap(t *testing.T) {
 	_, err = execCommand(c, "magicfrog.promote", map[string]any{"uri": tone, "to": "agent", "scope": "curly", "copy": true})
 	if rpcCode(err) != lsp.CodeRequestFailed || !strings.Contains(err.Error(), "curly") {
 		t.Errorf("promote into an unregistered agent: %v", err)
+	}
+	if d := rpcData(t, err); d.Code != errcode.Unregistered {
+		t.Errorf("promote into an unregistered agent: data %+v", d)
+	}
+	// Argument errors are coded too.
+	_, err = execCommand(c, "magicfrog.promote", map[string]any{"uri": tone})
+	if d := rpcData(t, err); rpcCode(err) != lsp.CodeInvalidParams || d.Code != errcode.InvalidArgument {
+		t.Errorf("promote without to: %v, data %+v", err, d)
 	}
 	mustExec(t, c, "magicfrog.promote", map[string]any{"uri": tone, "to": "agent", "scope": "curly", "copy": true, "register": true}, &res)
 	if b, _ := os.ReadFile(filepath.Join(data, "magicfrog.json")); !strings.Contains(string(b), `"curly"`) {

@@ -63,7 +63,12 @@ func (s *Server) fixAction(n *Located, fix diagnostics.Fix) (protocol.CodeAction
 			}
 			args[k] = v
 		}
-		a.Command = &protocol.Command{Title: fix.Title, Command: c.Name, Arguments: []any{args}}
+		arg, err := session.TypedArg(c.Name, args)
+		if err != nil {
+			s.log.Printf("BUG: code action %q: %v", fix.Title, err)
+			return a, false
+		}
+		a.Command = &protocol.Command{Title: fix.Title, Command: c.Name, Arguments: []any{arg}}
 	}
 	return a, true
 }

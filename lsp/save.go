@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/tliron/glsp"
@@ -217,17 +216,13 @@ func (s *Server) applyEdit(uri protocol.DocumentUri, label string, edit protocol
 // save has since written over it), "keepMine" makes the buffer the next
 // revision after the disk's. The edit reaches the client as workspace/applyEdit
 // and the buffer is based on the disk version from then on.
-func (s *Server) resolveConflictCommand(_ *glsp.Context, arg json.RawMessage) (any, error) {
-	const cmd = "magicfrog.resolveConflict"
-	var a struct {
-		noteArg
-		Choice string `json:"choice"`
-	}
-	if _, err := decodeNoteArg(cmd, arg, &a); err != nil {
+func (s *Server) resolveConflictCommand(_ *glsp.Context, a session.ResolveConflictArgs) (any, error) {
+	cmd := session.ResolveConflictCmd.Name
+	if _, err := argURI(cmd, a.URI); err != nil {
 		return nil, err
 	}
 	if _, open := s.Docs.Get(a.URI); !open {
-		return nil, Errorf(CodeInvalidParams, "%s: %s is not open", cmd, a.URI)
+		return nil, withCause(Errorf(CodeInvalidParams, "%s: %s is not open", cmd, a.URI), &session.NotOpenError{URI: a.URI})
 	}
 	resolve := map[string]func(string){"takeDisk": s.resolveTakeDisk, "keepMine": s.resolveKeepMine, "merge": s.resolveMerge,
 		"compare": func(uri string) { s.sendCompare(uri) }}[a.Choice]

@@ -39,8 +39,18 @@ const DefaultMaxMessageBytes = jsonrpc.DefaultMaxMessageBytes
 
 // Errorf returns a JSON-RPC error with the given code. A handler that returns one has it
 // sent to the client as is; any other error is sent as RequestFailed with its message.
+// The first error among args is its cause (jsonrpc.Error.Cause): a command's
+// failure sends the cause's errcode data (commandError), so a message built
+// from an engine error keeps the engine's code.
 func Errorf(code int64, format string, args ...any) *jsonrpc.Error {
-	return jsonrpc.Errorf(code, format, args...)
+	e := jsonrpc.Errorf(code, format, args...)
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			e.Cause = err
+			break
+		}
+	}
+	return e
 }
 
 // Async is a request result computed beside the read loop: the func runs in its own

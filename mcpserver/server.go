@@ -28,6 +28,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/engine/participant"
 	"github.com/magicfrog/mf-lsp/engine/watch"
 )
@@ -74,13 +75,16 @@ func New(p *participant.Participant, opts Options) *Server {
 		},
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "mf-lsp", Title: "MagicFrog memory", Version: version}, so)
-	// A tool error is a message, not data: its structured content would be
-	// checked against the tool's output schema by clients.
+	// A tool error's structured content is its errcode.Data (or none), never
+	// the SDK's zero output, which is no answer.
 	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
 			if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
 				r.StructuredContent = nil
+				if d, ok := toolErrorData.LoadAndDelete(r); ok {
+					r.StructuredContent = d
+				}
 			}
 			// An unknown tool stays a JSON-RPC error (the MCP specification's
 			// rule), but one that says which tools there are.
@@ -167,10 +171,20 @@ func (s *Server) instructions() string {
 	return b.String()
 }
 
+// toolErrorData holds, from toolError until the middleware sets it, the
+// errcode.Data of a tool error result (the SDK replaces the structured
+// content a handler sets with its output's).
+var toolErrorData sync.Map // *mcp.CallToolResult → errcode.Data
+
 // toolError is a tool result that reports err: its message, and for a stale
-// write the note as it is now, as JSON, for the agent to merge.
+// write the note as it is now, as JSON, for the agent to merge. A coded
+// error's errcode.Data becomes the result's structured content, the code the
+// language server sends too (docs/protocol.md, "Errors").
 func toolError(err error) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+	if d, ok := errcode.DataOf(err); ok {
+		toolErrorData.Store(res, d)
+	}
 	var sw *participant.StaleWrite
 	if errors.As(err, &sw) {
 		cur := map[string]any{"error": "stale", "dimension": sw.Place, "key": sw.Key, "exists": sw.Exists,

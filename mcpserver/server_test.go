@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/engine/participant"
 	"github.com/magicfrog/mf-lsp/mcpserver"
 )
@@ -136,8 +137,17 @@ func TestTools(t *testing.T) {
 	path := filepath.Join(f.root, "project", ".magicfrog", "memory", "T-7", "notes", "progress.md")
 	before, _ := os.ReadFile(path)
 	res := f.call(t, "memory_write", map[string]any{"dimension": "task/T-7", "key": "notes/progress.md", "body": "mine", "expected_revision": 2})
-	if !res.IsError || res.StructuredContent != nil || !strings.Contains(text(res), `"current_revision":3`) || !strings.Contains(text(res), `"current_body":"T-7: the export command is done`) {
+	if !res.IsError || !strings.Contains(text(res), `"current_revision":3`) || !strings.Contains(text(res), `"current_body":"T-7: the export command is done`) {
 		t.Fatalf("stale write: %+v %s", res, text(res))
+	}
+	// The error's code and the current version, as data: the same
+	// errcode.Data the language server sends.
+	var sd errcode.Data
+	if raw, err := json.Marshal(res.StructuredContent); err != nil || json.Unmarshal(raw, &sd) != nil {
+		t.Fatalf("stale write: structured content %v", res.StructuredContent)
+	}
+	if sd.Code != errcode.Stale || sd.Revision == nil || *sd.Revision != 3 || sd.Hash != r.Hash {
+		t.Fatalf("stale write: structured content %+v, want code stale at revision 3, hash %s", sd, r.Hash)
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Fatal("a stale write changed the note")
@@ -195,6 +205,26 @@ func TestBadInput(t *testing.T) {
 		res := f.call(t, c.tool, c.args)
 		if !res.IsError || !strings.Contains(text(res), c.want) {
 			t.Errorf("%s %v: %v %q (want a tool error saying %q)", c.tool, c.args, res.IsError, text(res), c.want)
+		}
+	}
+	// The participant's refusals carry their code as structured content.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		code errcode.Code
+	}{
+		{"memory_read", map[string]any{"dimension": "agent/moe", "key": "notes/focus.md"}, errcode.Forbidden},
+		{"memory_write", map[string]any{"dimension": "agent/moe", "key": "a.md", "body": "x", "expected_revision": 0}, errcode.Forbidden},
+		{"memory_write", map[string]any{"dimension": "agent/curly", "key": "a.md", "body": "x", "expected_revision": 0}, errcode.Forbidden},
+		{"memory_read", map[string]any{"dimension": "user", "key": "nope.md"}, errcode.NotFound},
+		{"memory_search", map[string]any{"query": ""}, errcode.InvalidArgument},
+		{"memory_write", map[string]any{"dimension": "user", "key": "../x.md", "body": "x", "expected_revision": 0}, errcode.InvalidArgument},
+	} {
+		res := f.call(t, c.tool, c.args)
+		var d errcode.Data
+		raw, _ := json.Marshal(res.StructuredContent)
+		if !res.IsError || json.Unmarshal(raw, &d) != nil || d.Code != c.code {
+			t.Errorf("%s %v: structured content %s, want code %s (%s)", c.tool, c.args, raw, c.code, text(res))
 		}
 	}
 	// An unknown tool is a protocol error (the MCP specification's rule) that

@@ -13,12 +13,13 @@ const (
 	KindSourceRollup = "source.rollup" // rollups a journal file feeds or is
 )
 
-// CommandAction is an action that runs a server command with one argument.
+// CommandAction is an action that runs a server command with one argument,
+// made by the command's declaration (Command.Action, commands.go).
 type CommandAction struct {
 	Title   string
 	Kind    string
 	Command string
-	Arg     map[string]any
+	Arg     any // the command's argument type
 }
 
 // URI is the note's URI as the client named it when open, else its file URI.
@@ -40,40 +41,44 @@ func PromoteActions(snap *Snapshot) []CommandAction {
 		return nil
 	}
 	var out []CommandAction
-	add := func(title string, arg map[string]any) {
-		arg["uri"] = snap.URI()
+	add := func(title string, r PromoteRequest) {
 		// The revisions shown are the ones the promotion expects: a
 		// compare-and-swap on both ends, never a blind overwrite.
-		arg["sourceRevision"] = e.Revision()
-		to, _ := engine.ParseDimension(fmt.Sprint(arg["to"]))
+		rev := e.Revision()
+		r.SourceRevision = &rev
+		to, _ := engine.ParseDimension(r.To)
 		key, owner := e.Key, e.Owner
-		if arg["to"] == "skills" {
+		if r.To == "skills" {
 			l, _ := m.Layers().ByName("skills")
 			to, key = e.Dimension, l.Prefix+e.LayerKey()
-		} else if sc, ok := arg["scope"].(string); ok || to != e.Dimension {
-			owner = sc
+		} else if r.Scope != nil || to != e.Dimension {
+			owner = ""
+			if r.Scope != nil {
+				owner = *r.Scope
+			}
 		}
 		if rev := m.CurrentRevision(to, owner, key); rev > 0 {
-			arg["destRevision"] = rev
+			r.DestRevision = rev
 			title += fmt.Sprintf(" (replaces revision %d there)", rev)
 		}
-		out = append(out, CommandAction{Title: title, Kind: KindRefactorMove, Command: "magicfrog.promote", Arg: arg})
+		out = append(out, PromoteCmd.Action(title, KindRefactorMove, PromoteArgs{NoteArgs{snap.URI()}, r}))
 	}
 	if e.Dimension == engine.Task {
 		for _, id := range snap.Scope.Agents {
-			add("Promote to agent "+id, map[string]any{"to": "agent", "scope": id})
+			add("Promote to agent "+id, PromoteRequest{To: "agent", Scope: &id})
 		}
-		add("Promote to every agent (shared agent note)", map[string]any{"to": "agent", "scope": ""})
+		shared := ""
+		add("Promote to every agent (shared agent note)", PromoteRequest{To: "agent", Scope: &shared})
 	}
 	if e.Dimension.Specificity() > engine.User.Specificity() {
-		add("Promote to user", map[string]any{"to": "user"})
+		add("Promote to user", PromoteRequest{To: "user"})
 	}
 	if e.Dimension.Specificity() > engine.Account.Specificity() {
-		add("Promote to account", map[string]any{"to": "account"})
+		add("Promote to account", PromoteRequest{To: "account"})
 	}
 	if !e.Layer.IsSkills() {
 		if _, ok := m.Layers().ByName("skills"); ok {
-			add("Move into the skills layer", map[string]any{"to": "skills"})
+			add("Move into the skills layer", PromoteRequest{To: "skills"})
 		}
 	}
 	return out
@@ -94,8 +99,8 @@ func RollupActions(snap *Snapshot) []CommandAction {
 		return nil
 	}
 	action := func(title, kind, period string) CommandAction {
-		return CommandAction{Title: title, Kind: KindSourceRollup, Command: "magicfrog.rollup", Arg: map[string]any{
-			"kind": kind, "period": period, "dimension": e.Dimension.String(), "scope": e.Owner}}
+		owner := e.Owner
+		return RollupCmd.Action(title, KindSourceRollup, RollupRequest{Kind: kind, Period: period, Dimension: e.Dimension.String(), Scope: &owner})
 	}
 	today := snap.Today
 	var out []CommandAction

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/engine/watch"
 )
 
@@ -36,11 +37,11 @@ type Options struct {
 // ErrLoading is the answer for a note whose tree is still loading. Callers on a
 // read loop answer at once (a partial answer, or an error the client retries);
 // code beside the loop takes AwaitSnapshot, which waits for the tree.
-var ErrLoading = errors.New("memory is still loading; try again")
+var ErrLoading = newCoded(errcode.Loading, "memory is still loading; try again")
 
 // ErrNotNote says a path is not a memory note of any tree: any other file an
 // editor opened.
-var ErrNotNote = errors.New("not a memory note")
+var ErrNotNote = newCoded(errcode.NotFound, "not a memory note")
 
 // Session is one client's view of memory: the main tree the settings name,
 // lone trees opened for files outside it, and the open documents. It is safe

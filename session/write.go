@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/engine/journal"
 	"github.com/magicfrog/mf-lsp/engine/rollup"
 )
@@ -23,7 +24,7 @@ import (
 // order clients have always received.
 
 // ErrNotOnDisk: the note to promote is not on disk (an unsaved new buffer).
-var ErrNotOnDisk = errors.New("not a note on disk (save it first)")
+var ErrNotOnDisk = newCoded(errcode.NotFound, "not a note on disk (save it first)")
 
 // ErrUnsaved: the open buffer of the note to promote differs from the disk;
 // the note moved is the one on disk, so nothing is moved.

@@ -16,15 +16,15 @@ import (
 // and ID), under which ID (Scope), into which layer besides (Layer).
 type PromoteRequest struct {
 	To    string  `json:"to"`
-	Scope *string `json:"scope"`
-	Layer string  `json:"layer"`
-	Copy  bool    `json:"copy"`
+	Scope *string `json:"scope,omitempty"`
+	Layer string  `json:"layer,omitempty"`
+	Copy  bool    `json:"copy,omitempty"`
 	// SourceRevision and DestRevision are what the editor showed: the
 	// promotion is a compare-and-swap on both ends (engine.PromoteRequest).
 	// An absent destRevision is 0: the destination must not exist.
-	SourceRevision *int `json:"sourceRevision"`
-	DestRevision   int  `json:"destRevision"`
-	Register       bool `json:"register"`
+	SourceRevision *int `json:"sourceRevision,omitempty"`
+	DestRevision   int  `json:"destRevision,omitempty"`
+	Register       bool `json:"register,omitempty"`
 }
 
 // Promotion is the promotion of the note at path the request asks for: a

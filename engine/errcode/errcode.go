@@ -57,6 +57,8 @@ type Data struct {
 	// Revision and Hash are the current disk version's, for Stale.
 	Revision *int   `json:"revision,omitempty"`
 	Hash     string `json:"hash,omitempty"`
+	// End is which end of a promotion was Stale: "source" or "destination".
+	End string `json:"end,omitempty"`
 	// Path is the note or file the failure is about, when there is one.
 	Path string `json:"path,omitempty"`
 	// Rule is the rule that failed, for NotANote (and other checks that have rules).

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 )
 
 // Participant is one agent session's scope over a loaded memory tree.
@@ -134,13 +135,22 @@ func (p *Participant) Warnings() []string {
 }
 
 // Refusal is a request the participant will not carry out: bad input, or a
-// place outside its scope. Nothing was read or written.
-type Refusal struct{ Reason string }
+// place outside its scope. Nothing was read or written. Code is its
+// errcode.Code ("" is invalid-argument).
+type Refusal struct {
+	Reason string
+	Code   errcode.Code
+}
 
 func (r *Refusal) Error() string { return r.Reason }
 
 func refuse(format string, args ...any) error {
 	return &Refusal{Reason: fmt.Sprintf(format, args...)}
+}
+
+// refuseAs is a refusal with its code.
+func refuseAs(code errcode.Code, format string, args ...any) error {
+	return &Refusal{Reason: fmt.Sprintf(format, args...), Code: code}
 }
 
 // IsRefusal reports whether err is a Refusal.
@@ -183,9 +193,9 @@ func (p *Participant) ParsePlace(s string) (Place, error) {
 	pl := Place{Dimension: d, ID: id}
 	switch {
 	case d == engine.Agent && id != "" && id != p.Agent():
-		return Place{}, refuse("dimension %q is outside this participant's scope: it is %s; another agent's notes are not readable or writable here", s, p.describeAgent())
+		return Place{}, refuseAs(errcode.Forbidden, "dimension %q is outside this participant's scope: it is %s; another agent's notes are not readable or writable here", s, p.describeAgent())
 	case d == engine.Task && id != "" && id != p.scope.Task:
-		return Place{}, refuse("dimension %q is outside this participant's scope: it is %s", s, p.describeTask())
+		return Place{}, refuseAs(errcode.Forbidden, "dimension %q is outside this participant's scope: it is %s", s, p.describeTask())
 	case d == engine.Task && p.m.Paths.ProjectDir == "":
 		return Place{}, refuse("dimension %q: task notes live in a project, and this participant has none (start it with --project DIR)", s)
 	}
@@ -224,16 +234,16 @@ func (p *Participant) target(pl Place, key string) (string, error) {
 	case !ok:
 		return "", refuse("%s %s is outside every memory root; nothing was written", pl, key)
 	case loc.Unregistered && pl.ID != "":
-		return "", refuse("%s %q is not registered, so its notes would be in no one's view (SPEC §2: no write creates an unregistered scope): %s; nothing was written",
+		return "", refuseAs(errcode.Unregistered, "%s %q is not registered, so its notes would be in no one's view (SPEC §2: no write creates an unregistered scope): %s; nothing was written",
 			pl.Dimension, pl.ID, p.registerHint(pl))
 	case loc.Unregistered:
-		return "", refuse("%s %s: its first folder %q is neither a registered ID nor a shared folder, so the note would be in no one's view; nothing was written", pl, key, loc.Owner)
+		return "", refuseAs(errcode.Unregistered, "%s %s: its first folder %q is neither a registered ID nor a shared folder, so the note would be in no one's view; nothing was written", pl, key, loc.Owner)
 	case loc.Dimension != pl.Dimension || loc.Owner != pl.ID || loc.Key != key:
 		return "", refuse("%s %s would be read back as %s %s (the key's first folder is an ID); nothing was written", pl, key, Place{loc.Dimension, loc.Owner}, loc.Key)
 	}
 	probe, _, _ := p.m.Parse(path, nil)
 	if probe == nil || !p.m.StatusOf(probe, p.scope).InScope {
-		return "", refuse("%s %s is outside this participant's scope", pl, key)
+		return "", refuseAs(errcode.Forbidden, "%s %s is outside this participant's scope", pl, key)
 	}
 	if err := p.rootExists(pl.Dimension); err != nil {
 		return "", err

@@ -4,7 +4,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { MemoryClient, settings } from './client';
-import { TargetItem, importSummary, journalItems, message, plural, promotionItems } from './labels';
+import { PromoteArgs } from './contract';
+import { TargetItem, errorData, importSummary, journalItems, message, plural, promotionItems } from './labels';
 import { Commands, Described, RenderIntoResult } from './protocol';
 import { BLOCK_URI, MemoryDocuments, VIEW_URI, openUri } from './views/previews';
 import { activeMarkdownUri } from './views/status';
@@ -118,7 +119,7 @@ async function promoteNote(ctx: CommandContext, target?: vscode.Uri): Promise<vo
   if (!how) {
     return;
   }
-  const arg: Record<string, unknown> = { uri: uri.toString(), ...targetArg(picked, 'to'), copy: how.copy };
+  const arg: PromoteArgs = { uri: uri.toString(), ...targetArg(picked, 'to'), copy: how.copy };
   // A compare-and-swap on both ends: the revision the note has now, and
   // for an existing destination the revision the user was shown and
   // agreed to replace.
@@ -130,19 +131,22 @@ async function promoteNote(ctx: CommandContext, target?: vscode.Uri): Promise<vo
   try {
     result = await ctx.client.execute<{ uri?: string }>(Commands.promote, arg);
   } catch (e) {
-    const m = /destination is at revision (\d+)/.exec(message(e));
-    if (!m) {
+    // Decided on the error's code, never its message: the destination exists
+    // at data.revision (docs/protocol.md, "Errors").
+    const data = errorData(e);
+    if (data?.code !== 'stale' || data.end !== 'destination' || typeof data.revision !== 'number') {
       throw e;
     }
+    const existing = data.revision;
     const replace = await vscode.window.showWarningMessage(
-      `MagicFrog: ${picked.label} already has this note at revision ${m[1]}. Replace it?`,
+      `MagicFrog: ${picked.label} already has this note at revision ${existing}. Replace it?`,
       { modal: true },
       'Replace',
     );
     if (replace !== 'Replace') {
       return;
     }
-    result = await ctx.client.execute<{ uri?: string }>(Commands.promote, { ...arg, destRevision: Number(m[1]) });
+    result = await ctx.client.execute<{ uri?: string }>(Commands.promote, { ...arg, destRevision: existing });
   }
   if (!how.copy && editor) {
     // The old file is gone: close its editor before showing the new one.

@@ -1,6 +1,7 @@
 // The words the extension shows: status bar texts, the effective view as Markdown,
 // the memory tree's nodes, quick-pick items. Pure (no VS Code): the views turn these
 // into status bar items and tree items, and the unit tests check them.
+import { ErrorData } from './contract';
 import { DIMENSION_ORDER, Described, EffectiveView, Entry, PROMOTION_TARGETS, RenderDetails, SyncReport } from './protocol';
 
 export function plural(n: number, word: string): string {
@@ -9,6 +10,19 @@ export function plural(n: number, word: string): string {
 
 export function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * A failed command's error data (docs/protocol.md, "Errors"): the code and details
+ * the extension decides on; the message is for people only. undefined when the
+ * error carries none.
+ */
+export function errorData(e: unknown): ErrorData | undefined {
+  const data = typeof e === 'object' && e !== null ? (e as { data?: unknown }).data : undefined;
+  if (typeof data === 'object' && data !== null && typeof (data as { code?: unknown }).code === 'string') {
+    return data as ErrorData;
+  }
+  return undefined;
 }
 
 /** "task T-7", "user": a note's dimension and the agent or task it is filed under. */

@@ -31,7 +31,13 @@ type Error struct {
 	Code    int64           `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data,omitempty"`
+	// Cause is the error the message was made from, never sent: errors.As
+	// and errors.Is look through an Error to it (Unwrap).
+	Cause error `json:"-"`
 }
+
+// Unwrap returns Cause.
+func (e *Error) Unwrap() error { return e.Cause }
 
 // Errorf returns an Error with the given code and a formatted message.
 func Errorf(code int64, format string, args ...any) *Error {

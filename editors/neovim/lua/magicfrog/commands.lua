@@ -3,6 +3,7 @@
 -- and its answer shown through magicfrog.ui.
 local client = require("magicfrog.client")
 local config = require("magicfrog.config")
+local contract = require("magicfrog.contract")
 local ui = require("magicfrog.ui")
 
 local K = {}
@@ -111,7 +112,11 @@ function K.promote(to, scope, copy, cb, dest_revision)
   -- the user agreed to replace (0 or nil: it must not exist).
   if type(dest_revision) == "number" and dest_revision > 0 then args.destRevision = dest_revision end
   client.execute("magicfrog.promote", args, function(err, result)
-    local existing = err and tostring(err.message or err):match("destination is at revision (%d+)")
+    -- Decided on the error's code, never its message (docs/protocol.md,
+    -- "Errors"): a stale destination says its revision.
+    local data = contract.error_data(err)
+    local existing = data and data.code == "stale" and data["end"] == "destination"
+      and type(data.revision) == "number" and data.revision or nil
     if existing and not dest_revision then
       vim.ui.select({ "Replace revision " .. existing, "Cancel" },
         { prompt = "The destination already has this note at revision " .. existing .. ":" },

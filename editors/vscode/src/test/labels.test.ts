@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  EXPAND_LIMIT, budgetMarks, effectiveViewMarkdown, groupByDimension, importSummary, journalItems, nest, noteStatus,
+  EXPAND_LIMIT, budgetMarks, effectiveViewMarkdown, errorData, groupByDimension, importSummary, journalItems, nest, noteStatus,
   promotionItems, syncStatus, treeItemShape, treeRoots,
 } from '../labels';
 import { Described, EffectiveView, Entry } from '../protocol';
@@ -125,4 +125,17 @@ test('render preview marks: tokens per group, why a note was left out', () => {
 test('import summary', () => {
   assert.equal(importSummary({ imported: 1, unchanged: 2, skipped: ['x'] }, '/tmp/e'), 'MagicFrog: imported 1 note (2 unchanged) from /tmp/e, skipped 1.');
   assert.equal(importSummary(undefined, '/tmp/e'), 'MagicFrog: imported 0 notes from /tmp/e.');
+});
+
+test('a command error is decided on its data, never its message', () => {
+  // The shape vscode-languageclient rejects with: ResponseError {code, message, data}.
+  const stale = Object.assign(new Error('refused: the destination is at revision 4: …'), {
+    code: -32803,
+    data: { code: 'stale', revision: 4, hash: 'ab', end: 'destination' },
+  });
+  assert.deepEqual(errorData(stale), { code: 'stale', revision: 4, hash: 'ab', end: 'destination' });
+  // The same English without data is no stale destination.
+  assert.equal(errorData(new Error('refused: the destination is at revision 4')), undefined);
+  assert.equal(errorData({ data: { revision: 4 } }), undefined);
+  assert.equal(errorData(undefined), undefined);
 });
