@@ -167,10 +167,11 @@ func (s *Server) registerAgentCommand(_ *glsp.Context, a session.RegisterAgentAr
 	return s.registerID(session.RegisterAgentCmd.Name, engine.Agent, a.ID, a.Shared)
 }
 
-// registerTaskCommand: magicfrog.registerTask {id}. It adds id to the project's
-// .magicfrog/config.json "tasks" (the fix of unregistered-task-folder).
+// registerTaskCommand: magicfrog.registerTask {id, shared}. It adds id to the
+// project's .magicfrog/config.json "tasks", or with shared: true to its
+// "shared" (the fixes of unregistered-task-folder).
 func (s *Server) registerTaskCommand(_ *glsp.Context, a session.RegisterTaskArgs) (any, error) {
-	return s.registerID(session.RegisterTaskCmd.Name, engine.Task, a.ID, false)
+	return s.registerID(session.RegisterTaskCmd.Name, engine.Task, a.ID, a.Shared)
 }
 
 func (s *Server) registerID(cmd string, d engine.Dimension, id string, shared bool) (any, error) {

@@ -95,6 +95,9 @@ type RegisterAgentArgs struct {
 // RegisterTaskArgs is magicfrog.registerTask's argument.
 type RegisterTaskArgs struct {
 	ID string `json:"id"` // required
+	// Shared: keep the task-root folder id shared (the project's "shared"),
+	// the Keep shared fix of unregistered-task-folder.
+	Shared bool `json:"shared,omitempty"`
 }
 
 // ResolveConflictArgs is magicfrog.resolveConflict's argument.

@@ -322,7 +322,7 @@ func TestTypedArg(t *testing.T) {
 		arg  map[string]any
 	}{
 		{"magicfrog.nope", nil},
-		{"magicfrog.registerTask", map[string]any{"id": "T-1", "shared": true}},
+		{"magicfrog.registerTask", map[string]any{"id": "T-1", "colour": "red"}},
 		{"magicfrog.promote", map[string]any{"uri": 3}},
 	} {
 		if _, err := TypedArg(c.name, c.arg); err == nil {

@@ -107,6 +107,7 @@ export interface RegisterAgentArgs {
 /** magicfrog.registerTask's argument. */
 export interface RegisterTaskArgs {
   id?: string;
+  shared?: boolean;
 }
 
 /** magicfrog.resolveConflict's argument. */

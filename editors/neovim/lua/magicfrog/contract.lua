@@ -83,6 +83,7 @@ local M = {}
 
 ---@class magicfrog.RegisterTaskArgs
 ---@field id string?
+---@field shared boolean?
 
 ---@class magicfrog.ResolveConflictArgs
 ---@field uri string?
@@ -113,7 +114,7 @@ M.commands = {
   ["magicfrog.today"] = { "dimension", "scope", "register" },
   ["magicfrog.showEntry"] = { "uri" },
   ["magicfrog.registerAgent"] = { "id", "shared" },
-  ["magicfrog.registerTask"] = { "id" },
+  ["magicfrog.registerTask"] = { "id", "shared" },
   ["magicfrog.resolveConflict"] = { "uri", "choice" },
   ["magicfrog.sync"] = { "remote" },
   ["magicfrog.syncStatus"] = { "offline" },
