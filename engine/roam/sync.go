@@ -434,7 +434,7 @@ func (s *syncer) decide(p string, l *localFile) error {
 			s.keepBase(p)
 			return nil
 		}
-		merged, ok := mergeFile(p, baseContent, ours, theirs, s.o.Now())
+		merged, ok := s.mergeChanged(p, baseContent, ours, theirs)
 		if !ok {
 			s.theirs[p] = theirs
 			s.conflict(p, l, "changed on both sides, and the changes overlap", s.o.Now().UTC(), rh, inRemote)
