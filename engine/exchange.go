@@ -103,7 +103,7 @@ func (m *Memory) ExportWith(dir string, opts ExportOptions) (*ExportResult, erro
 				continue
 			}
 		}
-		rel := portablePath(e)
+		rel := exportPath(e, here.Machine)
 		if prev, ok := from[rel]; ok {
 			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s has the same path", e.Path, prev))
 			continue
@@ -466,6 +466,12 @@ func (m *Memory) readPortableNote(root *os.Root, rel string) (portableNote, stri
 	}
 	if reason := notNoteReason(src); reason != "" {
 		return portableNote{}, reason
+	}
+	if dim == Device {
+		var reason string
+		if inner, reason = m.deviceImportRel(inner, src); reason != "" {
+			return portableNote{}, reason
+		}
 	}
 	return portableNote{dim: dim, rel: inner, src: src, from: rel}, ""
 }

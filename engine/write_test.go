@@ -216,13 +216,14 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Errorf("device export lost its binding: %q", got)
 	}
 
-	// Import into a fresh tree: everything lands, machine/ in device.
+	// Import into a fresh tree: everything lands, machine/ in device (m1's
+	// note in m1's folder: this is another machine).
 	m2, dir2 := newTree(t, map[string]string{"project/.magicfrog/config.json": `{"task":"T-7"}`, "data/memory/account/a.md": "---\nrevision: 5\n---\nnewer a\n"})
 	ir, err := m2.Import(filepath.Join(dir, "export2"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, filepath.Join(dir2, "data/memory/device/d.md")); !strings.Contains(got, "machine: m1") {
+	if got := read(t, filepath.Join(dir2, "data/memory/device/machines/m1/d.md")); !strings.Contains(got, "machine: m1") {
 		t.Errorf("import lost the machine binding")
 	}
 	if got := read(t, filepath.Join(dir2, "data/memory/account/a.md")); got != "---\nrevision: 5\n---\nnewer a\n" {

@@ -118,6 +118,9 @@ func printSyncReport(w io.Writer, rep *roam.Report, status bool) {
 	} else {
 		fmt.Fprintf(w, "synced with %s: %s %d, %s %d, conflicts %d, held back %d\n", rep.Remote, sent, len(rep.Pushed), got, len(rep.Pulled), len(rep.Conflicts), len(rep.Held))
 	}
+	if rep.Rewritten != "" {
+		fmt.Fprintf(w, "rewritten: %s\n", rep.Rewritten)
+	}
 	change := func(verb string, c roam.Change) {
 		fmt.Fprintf(w, "%s: %s %s", verb, c.Op, c.Path)
 		if c.Revision > 0 {

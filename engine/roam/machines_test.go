@@ -166,18 +166,23 @@ func remoteBlobs(t testing.TB, remote string) map[string][]string {
 	out := map[string][]string{}
 	iter, err := r.CommitObjects()
 	must(t, err)
-	must(t, iter.ForEach(func(c *object.Commit) error {
+	must(t, eachFile(iter, func(name, content string) { out[name] = append(out[name], content) }))
+	return out
+}
+
+// eachFile calls fn with every file of every commit of iter.
+func eachFile(iter object.CommitIter, fn func(name, content string)) error {
+	return iter.ForEach(func(c *object.Commit) error {
 		tree, err := c.Tree()
 		if err != nil {
 			return err
 		}
 		return tree.Files().ForEach(func(f *object.File) error {
 			s, err := f.Contents()
-			out[f.Name] = append(out[f.Name], s)
+			fn(f.Name, s)
 			return err
 		})
-	}))
-	return out
+	})
 }
 
 // noDeviceInRemote fails if any blob of any commit holds a device note.

@@ -63,13 +63,18 @@ func withRevision(b []byte, rev int, now time.Time) ([]byte, bool) {
 // frontmatter keys as a whole (one side may change them), and the result is
 // the next revision after both. ok is false for a conflict.
 func mergeNote(base, ours, theirs []byte, now time.Time) ([]byte, bool) {
+	return mergeNoteWith(base, ours, theirs, now, mergeLines)
+}
+
+// mergeNoteWith is mergeNote with the bodies merged by mergeBody.
+func mergeNoteWith(base, ours, theirs []byte, now time.Time, mergeBody func(base, ours, theirs []byte) ([]byte, bool)) ([]byte, bool) {
 	bh, bb, _ := split(base)
 	oh, ob, od := split(ours)
 	th, tb, td := split(theirs)
 	if (od.Present && oh == nil) || (td.Present && th == nil) {
 		return nil, false // broken frontmatter on a side: the user decides
 	}
-	body, ok := mergeLines(bb, ob, tb)
+	body, ok := mergeBody(bb, ob, tb)
 	if !ok {
 		return nil, false
 	}

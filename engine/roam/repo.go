@@ -329,12 +329,14 @@ func (g *gitRepo) buildTree(files map[string]treeFile) (plumbing.Hash, error) {
 	return write("")
 }
 
-// commit stores a commit of tree on top of parent (none when zero).
-func (g *gitRepo) commit(tree, parent plumbing.Hash, msg, machine string, when time.Time) (plumbing.Hash, error) {
+// commit stores a commit of tree on top of parents (zero hashes are left out).
+func (g *gitRepo) commit(tree plumbing.Hash, parents []plumbing.Hash, msg, machine string, when time.Time) (plumbing.Hash, error) {
 	sig := object.Signature{Name: "mf-lsp", Email: machine + "@machine.magicfrog", When: when}
 	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree}
-	if !parent.IsZero() {
-		c.ParentHashes = []plumbing.Hash{parent}
+	for _, p := range parents {
+		if !p.IsZero() {
+			c.ParentHashes = append(c.ParentHashes, p)
+		}
 	}
 	return g.putEncoded(c)
 }

@@ -82,9 +82,12 @@ type Report struct {
 	Ignored    []Held // remote files in the sync set that are not notes this machine takes
 	Failed     []Held // local writes that failed (a note edited during the sync): retried next time
 	TaskNote   string // why the project's task notes do not roam ("" when they do)
-	Task       string // the task ID whose notes roam
-	Retries    int
-	LastSync   time.Time // the previous sync (status) or this one
+	// Rewritten says how the remote's history was rewritten since the last
+	// sync (a force-push, a rewind) and what sync did about it; "" when not.
+	Rewritten string
+	Task      string // the task ID whose notes roam
+	Retries   int
+	LastSync  time.Time // the previous sync (status) or this one
 	// Unreachable is set by a status that could not fetch: the plan is
 	// against the remote as of the last fetch.
 	Unreachable error
@@ -281,6 +284,7 @@ type syncer struct {
 	local     map[string]*localFile
 	scanAt    time.Time
 	written   map[string]bool // paths applyLocal wrote
+	rw        *rewritten      // the remote was rewritten since the last sync (nil: it was not)
 }
 
 // localWrite is a change to this machine's tree.
@@ -300,6 +304,9 @@ func (s *syncer) plan(head plumbing.Hash) error {
 	var err error
 	if s.remote, err = s.g.files(head); err != nil {
 		return fmt.Errorf("read the remote tree: %w", err)
+	}
+	if err := s.rebaseRewritten(head); err != nil {
+		return fmt.Errorf("compare the remote with the last synced commit: %w", err)
 	}
 	s.scanAt = time.Now()
 	local, held, err := s.mp.scan(s.st.Stat, s.st.ScanAt)
@@ -351,6 +358,7 @@ func (s *syncer) plan(head plumbing.Hash) error {
 			return err
 		}
 	}
+	s.rewrittenChanges()
 	return nil
 }
 
@@ -426,7 +434,7 @@ func (s *syncer) decide(p string, l *localFile) error {
 			s.keepBase(p)
 			return nil
 		}
-		merged, ok := mergeFile(p, baseContent, ours, theirs, s.o.Now())
+		merged, ok := s.mergeChanged(p, baseContent, ours, theirs)
 		if !ok {
 			s.theirs[p] = theirs
 			s.conflict(p, l, "changed on both sides, and the changes overlap", s.o.Now().UTC(), rh, inRemote)
@@ -655,19 +663,24 @@ func (s *syncer) applyLocal() {
 // commitAndPush commits the merged tree on top of head and pushes it; it
 // returns the new remote head (head itself when nothing changed).
 func (s *syncer) commitAndPush(ctx context.Context, head plumbing.Hash) (plumbing.Hash, error) {
-	if len(s.merged) == 0 && head.IsZero() {
+	if len(s.merged) == 0 && head.IsZero() && s.rw == nil {
 		return head, nil
 	}
 	tree, err := s.g.buildTree(s.merged)
 	if err != nil {
 		return head, err
 	}
-	if tree == s.g.treeOf(head) {
+	parents := s.parents(head)
+	var c plumbing.Hash
+	switch {
+	case (s.rw == nil || !s.rw.oldOK) && tree == s.g.treeOf(head):
 		return head, nil
-	}
-	c, err := s.g.commit(tree, head, s.message(), s.machine, s.o.Now())
-	if err != nil {
-		return head, err
+	case len(parents) == 1 && parents[0] != head && tree == s.g.treeOf(parents[0]):
+		c = parents[0] // a rewind, nothing new: the last synced commit goes back
+	default:
+		if c, err = s.g.commit(tree, parents, s.message(), s.machine, s.o.Now()); err != nil {
+			return head, err
+		}
 	}
 	if err := s.g.flush(); err != nil {
 		return head, err
