@@ -206,6 +206,12 @@ func (s *syncer) unfit(p string, f treeFile) string {
 	if _, _, ok := s.mp.local(p); !ok {
 		return "not a note path this machine keeps"
 	}
+	if b, ok := s.st.Notes[p]; ok && b.Blob == f.hash.String() {
+		return "" // the version of the last sync: taken (or sent) then
+	}
+	if l := s.local[p]; l != nil && l.hash == f.hash {
+		return "" // what this machine holds
+	}
 	limit := int64(engine.MaxNoteSize)
 	if p == rosterPath || p == layersPath {
 		limit = engine.MaxConfigSize
