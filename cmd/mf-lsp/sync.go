@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/roam"
@@ -127,7 +129,7 @@ func printSyncReport(w io.Writer, rep *roam.Report, status bool) {
 		fmt.Fprintf(w, "synced with %s: %s %d, %s %d, conflicts %d, held back %d\n", rep.Remote, sent, len(rep.Pushed), got, len(rep.Pulled), len(rep.Conflicts), len(rep.Held))
 	}
 	change := func(verb string, c roam.Change) {
-		fmt.Fprintf(w, "%s: %s %s", verb, c.Op, c.Path)
+		fmt.Fprintf(w, "%s: %s %s", verb, c.Op, shown(c.Path))
 		if c.Revision > 0 {
 			fmt.Fprintf(w, " (revision %d)", c.Revision)
 		}
@@ -141,36 +143,36 @@ func printSyncReport(w io.Writer, rep *roam.Report, status bool) {
 	}
 	for _, h := range rep.Held {
 		if len(h.Findings) == 0 {
-			fmt.Fprintf(w, "held back: %s: %s\n", h.Path, h.Reason)
+			fmt.Fprintf(w, "held back: %s: %s\n", shown(h.Path), h.Reason)
 		}
 		for _, f := range h.Findings {
 			if f.Line == 0 {
-				fmt.Fprintf(w, "held back: %s: secret in the file name (%s); rename it\n", h.Path, f.Rule)
+				fmt.Fprintf(w, "held back: %s: secret in the file name (%s); rename it\n", shown(h.Path), f.Rule)
 				continue
 			}
-			fmt.Fprintf(w, "held back: %s:%d: secret (%s); remove it, or end the line with \"gitleaks:allow\" if it is not one\n", h.Path, f.Line, f.Rule)
+			fmt.Fprintf(w, "held back: %s:%d: secret (%s); remove it, or end the line with \"gitleaks:allow\" if it is not one\n", shown(h.Path), f.Line, f.Rule)
 		}
 	}
 	printHeldConfig(w, rep.HeldConfig)
 	for _, h := range rep.Ignored {
-		fmt.Fprintf(w, "not taken: %s: %s\n", h.Path, h.Reason)
+		fmt.Fprintf(w, "not taken: %s: %s\n", shown(h.Path), shown(h.Reason))
 	}
 	for _, h := range rep.Failed {
-		fmt.Fprintf(w, "not written now (the next sync tries again): %s: %s\n", h.Path, h.Reason)
+		fmt.Fprintf(w, "not written now (the next sync tries again): %s: %s\n", shown(h.Path), h.Reason)
 	}
 	for _, c := range rep.Conflicts {
-		fmt.Fprintf(w, "conflict: %s: %s\n", c.Path, c.Reason)
+		fmt.Fprintf(w, "conflict: %s: %s\n", shown(c.Path), c.Reason)
 		if c.Local != "" {
-			fmt.Fprintf(w, "  yours:  %s\n", c.Local)
+			fmt.Fprintf(w, "  yours:  %s\n", shown(c.Local))
 		} else {
 			fmt.Fprintln(w, "  yours:  (deleted)")
 		}
 		if c.File != "" {
-			fmt.Fprintf(w, "  theirs: %s\n", c.File)
+			fmt.Fprintf(w, "  theirs: %s\n", shown(c.File))
 		} else {
 			fmt.Fprintln(w, "  theirs: (deleted)")
 		}
-		fmt.Fprintf(w, "  resolve: mf-lsp sync resolve %s --keep mine|theirs\n", c.Path)
+		fmt.Fprintf(w, "  resolve: mf-lsp sync resolve %s --keep mine|theirs\n", shown(c.Path))
 	}
 	if rep.TaskNote != "" {
 		fmt.Fprintf(w, "task notes: %s\n", rep.TaskNote)
@@ -301,14 +303,14 @@ machines wrote the same revision differently, --commit picks one.`, stdout, stde
 // write because it would widen a view, with what it would open up.
 func printHeldConfig(w io.Writer, held []roam.HeldConfig) {
 	for _, h := range held {
-		fmt.Fprintf(w, "held (widens a view): %s: the remote's version is not written here\n", h.Path)
+		fmt.Fprintf(w, "held (widens a view): %s: the remote's version is not written here\n", shown(h.Path))
 		for _, e := range h.Exposes {
-			fmt.Fprintf(w, "  %s\n", e)
+			fmt.Fprintf(w, "  %s\n", shown(e))
 		}
 		if h.More > 0 {
 			fmt.Fprintf(w, "  … and %d more\n", h.More)
 		}
-		fmt.Fprintf(w, "  decide: mf-lsp sync accept %s | mf-lsp sync reject %s\n", h.Path, h.Path)
+		fmt.Fprintf(w, "  decide: mf-lsp sync accept %s | mf-lsp sync reject %s\n", shown(h.Path), shown(h.Path))
 	}
 }
 
@@ -342,4 +344,14 @@ reject keeps yours, and the next sync sends it over the remote's.`
 		fmt.Fprintf(stdout, "rejected %s: yours stays, and mf-lsp sync sends it\n", pos[0])
 	}
 	return exitOK
+}
+
+// shown is a path (or a line naming one) as the sync report prints it:
+// quoted when it holds a control character, so a name a remote chose can
+// neither split a line nor send escape sequences to the terminal.
+func shown(p string) string {
+	if strings.ContainsFunc(p, unicode.IsControl) {
+		return strconv.Quote(p)
+	}
+	return p
 }
