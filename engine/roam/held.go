@@ -145,13 +145,18 @@ func decideHeld(ctx context.Context, m *engine.Memory, rel string, accept bool) 
 	if !ok {
 		return fmt.Errorf("%s: no configuration change from the remote is held there (mf-lsp sync status lists them)", rel)
 	}
+	file, lock, _ := newMapping(m).local(rel)
+	cur, err := os.ReadFile(file)
+	exists := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if !accept && !exists {
+		// Sent as it is, "none" would delete the remote's file for every
+		// machine: not what refusing a change means.
+		return fmt.Errorf("%s: this machine has none, so rejecting would delete the remote's for every machine; write yours first (it is then what the next sync sends), or accept", rel)
+	}
 	if accept {
-		file, lock, _ := newMapping(m).local(rel)
-		cur, err := os.ReadFile(file)
-		exists := err == nil
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
 		if (exists && blobHash(cur).String() != h.Local) || (!exists && h.Local != "") {
 			return fmt.Errorf("%s changed here since the sync held the remote's version: sync again, then decide", rel)
 		}

@@ -563,3 +563,29 @@ func TestHostileRemoteTorture(t *testing.T) {
 		t.Error("another project's task notes were not carried along")
 	}
 }
+
+// A machine without a roster cannot reject one: the next sync would send
+// "none", deleting the remote's roster for every machine.
+func TestRejectWithoutLocalFileRefused(t *testing.T) {
+	dir := t.TempDir()
+	remote := bareRemote(t, dir)
+	a := newMachine(t, dir, "a")
+	must(t, os.MkdirAll(filepath.Join(a.data, "memory", "agent", "stray"), 0o755))
+	must(t, os.WriteFile(filepath.Join(a.data, "memory", "agent", "stray", "x.md"), []byte("stray notes\n"), 0o644))
+	a.reopen()
+	a.sync(remote)
+	plant(t, remote, map[string]planted{"magicfrog.json": {content: `{"agents":["larry"],"shared":["stray"]}`}})
+	if rep := a.sync(remote); len(rep.HeldConfig) != 1 {
+		t.Fatalf("held: %+v", rep.HeldConfig)
+	}
+	if err := Reject(context.Background(), a.m, "magicfrog.json"); err == nil || !strings.Contains(err.Error(), "delete the remote's") {
+		t.Fatalf("reject: %v", err)
+	}
+	if a.file("magicfrog.json") != "" {
+		t.Fatal("a roster appeared")
+	}
+	must(t, Accept(context.Background(), a.m, "magicfrog.json"))
+	if rep := a.sync(remote); len(rep.HeldConfig) != 0 || !rep.Quiet() {
+		t.Fatalf("after accept: %+v", rep)
+	}
+}
