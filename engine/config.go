@@ -67,8 +67,14 @@ func (l Layer) IsSkills() bool { return l.Name == "skills" }
 const MaxConfigSize = 1 << 20
 
 func readLayers(path string) (Layers, *Problem) {
-	ls := Layers(append([]Layer(nil), DefaultLayers...))
 	data, err := safefs.ReadFile(path, MaxConfigSize)
+	return parseLayers(path, data, err)
+}
+
+// parseLayers reads layers.json's content (data and the error reading it
+// gave) as readLayers does: path names the file in problems.
+func parseLayers(path string, data []byte, err error) (Layers, *Problem) {
+	ls := Layers(append([]Layer(nil), DefaultLayers...))
 	if errors.Is(err, fs.ErrNotExist) {
 		ls.sort()
 		return ls, nil

@@ -99,7 +99,7 @@ var summaries = map[string]string{
 	"schedule": "install, show or remove the journal's nightly/weekly/monthly rollup jobs (cron or systemd)",
 	"mcp":      "serve memory to an agent over the Model Context Protocol (stdio or HTTP)",
 	"append":   "append stdin to today's daily note, retrying under the revision check",
-	"sync":     "roam: merge memory with a git remote, note by note (sync status, sync resolve)",
+	"sync":     "roam: merge memory with a git remote, note by note (sync status, sync resolve, sync accept|reject)",
 	"history":  "list the versions of a note in the sync remote's history",
 	"restore":  "bring back a version from the sync history as the next revision",
 }
@@ -160,6 +160,7 @@ Commands:
 	fmt.Fprint(w, `
 Every command takes --data-dir DIR and --project DIR (default: the current
 directory) and --help. Exit codes: 0 ok, 1 error, 2 bad usage, 3 stale or
-refused write, 4 sync conflicts, 5 notes held back for secrets. See docs/cli.md.
+refused write, 4 sync conflicts, 5 notes held back for secrets, 6 remote
+configuration held (sync accept|reject). See docs/cli.md.
 `)
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/roam"
@@ -16,6 +18,7 @@ import (
 const (
 	exitConflict = 4 // notes in conflict wait for the user
 	exitSecret   = 5 // notes held back because a secret was found in them
+	exitHeldConf = 6 // configuration from the remote that widens a view waits for sync accept or reject
 )
 
 func runSync(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -25,9 +28,11 @@ func runSync(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runSyncStatus(args[1:], stdout, stderr)
 		case "resolve":
 			return runSyncResolve(args[1:], stdout, stderr)
+		case "accept", "reject":
+			return runSyncDecide(args[0], args[1:], stdout, stderr)
 		}
 	}
-	c := newCLI("sync", "mf-lsp sync [--remote URL] | mf-lsp sync status | mf-lsp sync resolve PATH --keep mine|theirs", `
+	c := newCLI("sync", "mf-lsp sync [--remote URL] | mf-lsp sync status | mf-lsp sync resolve PATH --keep mine|theirs | mf-lsp sync accept|reject PATH", `
 Roam: fetch the remote git repository, merge it note by note with this
 machine's memory, commit and push, in one step. The account, user and agent
 notes, the roster (magicfrog.json) and layers.json roam, and the project's
@@ -45,13 +50,15 @@ conflict: the local note stays as it is and the remote version is kept in
 <data>/sync/conflicts/. Resolve with 'mf-lsp sync resolve PATH --keep
 mine|theirs'. Every note about to leave is scanned for secrets (gitleaks'
 rules); a note with a finding is held back unless the line carries
-"gitleaks:allow".
+"gitleaks:allow". Configuration from the remote (magicfrog.json,
+layers.json) that would bring notes into a view they are not in now is held,
+not written: 'sync accept PATH' takes it, 'sync reject PATH' keeps yours.
 
 Subcommands: 'sync status' says what would move, what conflicts, and when
 the last sync ran, without changing anything; 'sync resolve' ends a conflict.
 
 Exit codes: 4 when notes are in conflict, else 5 when notes were held back
-for secrets.`, stdout, stderr)
+for secrets, else 6 when configuration from the remote is held.`, stdout, stderr)
 	remote := c.fs.String("remote", "", "the git repository `URL` (default: the one of the last sync)")
 	asJSON := c.fs.Bool("json", false, "print the report as JSON")
 	if _, code, done := c.parse(args, 0, 0); done {
@@ -88,6 +95,9 @@ func syncExit(rep *roam.Report) int {
 			return exitSecret
 		}
 	}
+	if len(rep.HeldConfig) > 0 {
+		return exitHeldConf
+	}
 	return exitOK
 }
 
@@ -122,7 +132,7 @@ func printSyncReport(w io.Writer, rep *roam.Report, status bool) {
 		fmt.Fprintf(w, "rewritten: %s\n", rep.Rewritten)
 	}
 	change := func(verb string, c roam.Change) {
-		fmt.Fprintf(w, "%s: %s %s", verb, c.Op, c.Path)
+		fmt.Fprintf(w, "%s: %s %s", verb, c.Op, shown(c.Path))
 		if c.Revision > 0 {
 			fmt.Fprintf(w, " (revision %d)", c.Revision)
 		}
@@ -136,31 +146,36 @@ func printSyncReport(w io.Writer, rep *roam.Report, status bool) {
 	}
 	for _, h := range rep.Held {
 		if len(h.Findings) == 0 {
-			fmt.Fprintf(w, "held back: %s: %s\n", h.Path, h.Reason)
+			fmt.Fprintf(w, "held back: %s: %s\n", shown(h.Path), h.Reason)
 		}
 		for _, f := range h.Findings {
-			fmt.Fprintf(w, "held back: %s:%d: secret (%s); remove it, or end the line with \"gitleaks:allow\" if it is not one\n", h.Path, f.Line, f.Rule)
+			if f.Line == 0 {
+				fmt.Fprintf(w, "held back: %s: secret in the file name (%s); rename it\n", shown(h.Path), f.Rule)
+				continue
+			}
+			fmt.Fprintf(w, "held back: %s:%d: secret (%s); remove it, or end the line with \"gitleaks:allow\" if it is not one\n", shown(h.Path), f.Line, f.Rule)
 		}
 	}
+	printHeldConfig(w, rep.HeldConfig)
 	for _, h := range rep.Ignored {
-		fmt.Fprintf(w, "not taken: %s: %s\n", h.Path, h.Reason)
+		fmt.Fprintf(w, "not taken: %s: %s\n", shown(h.Path), shown(h.Reason))
 	}
 	for _, h := range rep.Failed {
-		fmt.Fprintf(w, "not written now (the next sync tries again): %s: %s\n", h.Path, h.Reason)
+		fmt.Fprintf(w, "not written now (the next sync tries again): %s: %s\n", shown(h.Path), h.Reason)
 	}
 	for _, c := range rep.Conflicts {
-		fmt.Fprintf(w, "conflict: %s: %s\n", c.Path, c.Reason)
+		fmt.Fprintf(w, "conflict: %s: %s\n", shown(c.Path), c.Reason)
 		if c.Local != "" {
-			fmt.Fprintf(w, "  yours:  %s\n", c.Local)
+			fmt.Fprintf(w, "  yours:  %s\n", shown(c.Local))
 		} else {
 			fmt.Fprintln(w, "  yours:  (deleted)")
 		}
 		if c.File != "" {
-			fmt.Fprintf(w, "  theirs: %s\n", c.File)
+			fmt.Fprintf(w, "  theirs: %s\n", shown(c.File))
 		} else {
 			fmt.Fprintln(w, "  theirs: (deleted)")
 		}
-		fmt.Fprintf(w, "  resolve: mf-lsp sync resolve %s --keep mine|theirs\n", c.Path)
+		fmt.Fprintf(w, "  resolve: mf-lsp sync resolve %s --keep mine|theirs\n", shown(c.Path))
 	}
 	if rep.TaskNote != "" {
 		fmt.Fprintf(w, "task notes: %s\n", rep.TaskNote)
@@ -285,4 +300,61 @@ machines wrote the same revision differently, --commit picks one.`, stdout, stde
 	}
 	fmt.Fprintf(stdout, "restored %s revision %d (commit %s) as revision %d; mf-lsp sync sends it\n", pos[0], v.Revision, v.Commit[:12], next)
 	return exitOK
+}
+
+// printHeldConfig lists configuration from the remote that sync did not
+// write because it would widen a view, with what it would open up.
+func printHeldConfig(w io.Writer, held []roam.HeldConfig) {
+	for _, h := range held {
+		fmt.Fprintf(w, "held (widens a view): %s: the remote's version is not written here\n", shown(h.Path))
+		for _, e := range h.Exposes {
+			fmt.Fprintf(w, "  %s\n", shown(e))
+		}
+		if h.More > 0 {
+			fmt.Fprintf(w, "  … and %d more\n", h.More)
+		}
+		fmt.Fprintf(w, "  decide: mf-lsp sync accept %s | mf-lsp sync reject %s\n", shown(h.Path), shown(h.Path))
+	}
+}
+
+func runSyncDecide(verb string, args []string, stdout, stderr io.Writer) int {
+	help := `
+Take (accept) or refuse (reject) configuration from the sync remote that sync
+held because it would bring notes into a view they are not in now (a roster
+that demotes an agent to a shared folder, a changed layer prefix). PATH is
+magicfrog.json or layers.json, as sync and sync status print it. accept
+writes the remote's version (or the merge with yours) to the live file;
+reject keeps yours, and the next sync sends it over the remote's.`
+	c := newCLI("sync "+verb, "mf-lsp sync "+verb+" PATH", help, stdout, stderr)
+	pos, code, done := c.parse(args, 1, 1)
+	if done {
+		return code
+	}
+	m, err := c.openDataDir()
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	decide := roam.Reject
+	if verb == "accept" {
+		decide = roam.Accept
+	}
+	if err := decide(context.Background(), m, pos[0]); err != nil {
+		return c.fail("%v", err)
+	}
+	if verb == "accept" {
+		fmt.Fprintf(stdout, "accepted %s: the remote's version is the live one\n", pos[0])
+	} else {
+		fmt.Fprintf(stdout, "rejected %s: yours stays, and mf-lsp sync sends it\n", pos[0])
+	}
+	return exitOK
+}
+
+// shown is a path (or a line naming one) as the sync report prints it:
+// quoted when it holds a control character, so a name a remote chose can
+// neither split a line nor send escape sequences to the terminal.
+func shown(p string) string {
+	if strings.ContainsFunc(p, unicode.IsControl) {
+		return strconv.Quote(p)
+	}
+	return p
 }

@@ -25,6 +25,13 @@
 // where it would render; the note neither pushes nor pulls until the user
 // resolves it (take theirs, keep mine, or a merge they review).
 //
+// The remote is not trusted with the views: a roster or layers.json from it
+// that would bring a note into a view it is not in now is held (HeldConfig),
+// not written, until Accept or Reject. Every file sent is scanned for
+// secrets, its path too. A remote entry is judged from its tree entry and
+// object header before it is read: a link, a submodule, a bad name or an
+// object larger than a note is skipped and reported, and the sync goes on.
+//
 // Every step is safe to interrupt: local writes are atomic per note, and the
 // state is saved last. A sync killed after writing some notes finds them equal
 // to the remote next time (L = R); one killed after pushing finds the remote

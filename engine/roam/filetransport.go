@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -115,6 +116,10 @@ func (atomicLoader) Load(ep *transport.Endpoint) (storer.Storer, error) {
 		return nil, err
 	}
 	if fsS, ok := s.(*filesystem.Storage); ok {
+		// Objects larger than a note are read lazily, streamed into the
+		// pack they are sent in: read whole to choose deltas, a 300 MB blob
+		// a remote holds cost the serving side 1.8 GB.
+		fsS = filesystem.NewStorageWithOptions(fsS.Filesystem(), cache.NewObjectLRUDefault(), filesystem.Options{LargeObjectThreshold: blobLimit})
 		return &atomicRefs{Storage: fsS, root: fsS.Filesystem().Root()}, nil
 	}
 	return s, nil

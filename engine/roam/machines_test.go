@@ -3,6 +3,7 @@ package roam
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -166,7 +168,46 @@ func remoteBlobs(t testing.TB, remote string) map[string][]string {
 	out := map[string][]string{}
 	iter, err := r.CommitObjects()
 	must(t, err)
-	must(t, eachFile(iter, func(name, content string) { out[name] = append(out[name], content) }))
+	must(t, iter.ForEach(func(c *object.Commit) error {
+		tree, err := c.Tree()
+		if err != nil {
+			return err
+		}
+		// Every name, those a hostile remote planted included.
+		w := object.NewTreeWalker(tree, true, nil)
+		defer w.Close()
+		w.SkipPathValidation()
+		for {
+			name, e, err := w.Next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if !e.Mode.IsFile() || e.Mode == filemode.Submodule {
+				continue
+			}
+			b, err := r.BlobObject(e.Hash)
+			if err != nil {
+				continue // a huge blob planted loose is there; a submodule's commit is not
+			}
+			if b.Size > 8<<20 {
+				out[name] = append(out[name], "")
+				continue
+			}
+			rd, err := b.Reader()
+			if err != nil {
+				return err
+			}
+			c, err := io.ReadAll(rd)
+			rd.Close()
+			if err != nil {
+				return err
+			}
+			out[name] = append(out[name], string(c))
+		}
+	}))
 	return out
 }
 

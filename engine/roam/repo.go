@@ -171,6 +171,10 @@ func (g *gitRepo) files(commit plumbing.Hash) (map[string]treeFile, error) {
 	}
 	w := object.NewTreeWalker(t, true, nil)
 	defer w.Close()
+	// A name go-git refuses (a control character, "..", ".git") would stop
+	// the walk, and one bad entry every sync: each path is checked by the
+	// sync instead (mapping.local), and one that is no note is skipped.
+	w.SkipPathValidation()
 	for {
 		name, e, err := w.Next()
 		if errors.Is(err, io.EOF) {
@@ -186,8 +190,12 @@ func (g *gitRepo) files(commit plumbing.Hash) (map[string]treeFile, error) {
 	}
 }
 
-// blob reads a blob's content.
+// blob reads a blob's content; one larger than blobLimit is refused from its
+// header, unread.
 func (g *gitRepo) blob(h plumbing.Hash) ([]byte, error) {
+	if n, err := g.size(h); err == nil && n > blobLimit {
+		return nil, fmt.Errorf("object %s has %d bytes: %w", h, n, errTooLarge)
+	}
 	o, err := g.staged.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		o, err = g.r.Storer.EncodedObject(plumbing.BlobObject, h)

@@ -30,6 +30,9 @@ type State struct {
 	// Conflicts are the paths that wait for the user; the remote version is
 	// kept under <data>/sync/conflicts/<path>.
 	Conflicts map[string]Conflict `json:"conflicts,omitempty"`
+	// Held are configuration changes from the remote that would widen a view,
+	// waiting for sync accept or sync reject (HeldConfig).
+	Held map[string]HeldState `json:"held,omitempty"`
 	// Stat lets the next scan skip reading files that did not change
 	// (StatEntry); ScanAt is when the scan that made it began.
 	Stat   map[string]StatEntry `json:"stat,omitempty"`

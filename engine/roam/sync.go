@@ -80,6 +80,9 @@ type Report struct {
 	Conflicts  []ConflictReport
 	Held       []Held
 	Ignored    []Held // remote files in the sync set that are not notes this machine takes
+	// HeldConfig is configuration from the remote that would widen a view:
+	// not written here until accepted (Accept) or rejected (Reject).
+	HeldConfig []HeldConfig
 	Failed     []Held // local writes that failed (a note edited during the sync): retried next time
 	TaskNote   string // why the project's task notes do not roam ("" when they do)
 	// Rewritten says how the remote's history was rewritten since the last
@@ -208,6 +211,7 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 			// slow one is not starved by fast ones.
 			time.Sleep(time.Duration(rand.Int64N(int64(min(50*time.Millisecond<<attempt, 2*time.Second)))))
 			rep.Pushed, rep.Pulled, rep.Conflicts, rep.Held, rep.Ignored, rep.Failed = nil, nil, nil, nil, nil, nil
+			rep.HeldConfig = nil
 			m.Reload()
 			continue
 		}
@@ -220,6 +224,10 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 			st.Commit = ""
 		}
 		st.Notes, st.Conflicts = s.newBase, s.conflicts
+		if err := s.keepHeld(); err != nil {
+			return nil, err
+		}
+		st.Held = s.held
 		st.Stat, st.ScanAt = statCache(s.local, s.scanAt, s.written), s.scanAt
 		st.LastSync = o.Now().UTC()
 		if err := s.keepConflicts(); err != nil {
@@ -285,6 +293,10 @@ type syncer struct {
 	scanAt    time.Time
 	written   map[string]bool // paths applyLocal wrote
 	rw        *rewritten      // the remote was rewritten since the last sync (nil: it was not)
+	// held are the configuration changes from the remote held back because
+	// they would widen a view (holdWidening), with the version each would write.
+	held        map[string]HeldState
+	heldContent map[string][]byte
 }
 
 // localWrite is a change to this machine's tree.
@@ -321,6 +333,7 @@ func (s *syncer) plan(head plumbing.Hash) error {
 	s.newBase = map[string]Base{}
 	s.conflicts = map[string]Conflict{}
 	s.theirs = map[string][]byte{}
+	s.held, s.heldContent = map[string]HeldState{}, map[string][]byte{}
 	heldSet := map[string]bool{}
 	for _, h := range held {
 		heldSet[h.Path] = true
@@ -354,11 +367,21 @@ func (s *syncer) plan(head plumbing.Hash) error {
 			s.keepBase(p)
 			continue
 		}
+		if rf, ok := s.remote[p]; ok {
+			if why := s.unfit(p, rf); why != "" {
+				// Skipped from its tree entry and size alone, never read:
+				// one bad entry of a remote does not stop the rest.
+				s.rep.Ignored = append(s.rep.Ignored, Held{Path: p, Reason: why})
+				s.keepBase(p)
+				continue
+			}
+		}
 		if err := s.decide(p, local[p]); err != nil {
 			return err
 		}
 	}
 	s.rewrittenChanges()
+	s.holdWidening()
 	return nil
 }
 
@@ -547,10 +570,18 @@ func (s *syncer) send(p string, l *localFile) {
 // secretHeld scans content about to leave the machine; a finding holds the
 // note back.
 func (s *syncer) secretHeld(p string, content []byte) bool {
-	if p == rosterPath || p == layersPath {
-		return false
-	}
 	fs, err := s.o.Scan(content)
+	if err == nil {
+		// The path leaves the machine too: a finding in it is reported at
+		// line 0.
+		var inName []secrets.Finding
+		if inName, err = s.o.Scan([]byte(p)); err == nil {
+			for _, f := range inName {
+				f.Line = 0
+				fs = append(fs, f)
+			}
+		}
+	}
 	if err != nil {
 		// The rules did not load: nothing may leave unscanned.
 		s.rep.Held = append(s.rep.Held, Held{Path: p, Reason: "could not scan for secrets: " + err.Error()})
