@@ -28,9 +28,18 @@ type fixture struct {
 // transport, or in memory when connect is nil.
 func start(t *testing.T, connect func(*mcpserver.Server) mcp.Transport) *fixture {
 	t.Helper()
+	return startTree(t, connect, nil)
+}
+
+// startTree is start with plant called on the copied tree before it loads.
+func startTree(t *testing.T, connect func(*mcpserver.Server) mcp.Transport, plant func(root string)) *fixture {
+	t.Helper()
 	root := t.TempDir()
 	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "testdata", "demo"))); err != nil {
 		t.Fatal(err)
+	}
+	if plant != nil {
+		plant(root)
 	}
 	m, err := engine.Open(engine.Options{DataDir: filepath.Join(root, "data"), ProjectDir: filepath.Join(root, "project")})
 	if err != nil {

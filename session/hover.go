@@ -91,6 +91,10 @@ func NoteMarkdown(snap *Snapshot) string {
 		md.WriteString("- size: not counted yet (the effective view counts it)\n")
 	}
 
+	if p, ok := crossingLink(snap); ok {
+		md.WriteString("\nNot loaded: " + MarkdownEscape(p.Message) + "\n")
+		return md.String()
+	}
 	if e.Dimension == engine.Device {
 		md.WriteString("\nDevice notes never merge: every note bound to this machine is its own row of the view.\n")
 		return md.String()
