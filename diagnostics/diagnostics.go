@@ -161,10 +161,10 @@ func Check(in Input) []Finding {
 	}
 	c := &checker{in: in, e: e, src: e.Src, doc: e.Doc()}
 	if in.Memory != nil {
-		// The note's path is a link the engine does not follow: the editor
-		// read the buffer through it, but it is no note of this tree, and
-		// every other check would judge it as one.
-		if p, ok := in.Memory.ProblemAt(e.Path); ok && p.Kind == engine.ProblemLinkCrossesScope {
+		// The note's path is a link the engine does not follow, or lies
+		// below one: the editor read the buffer through it, but it is no
+		// note of this tree, and every other check would judge it as one.
+		if p, ok := in.Memory.CrossingLink(e.Path); ok {
 			c.add(Finding{Span: c.head(), Severity: Error, Code: CodeLinkCrossesScope, Message: p.Message})
 			return c.out
 		}

@@ -148,3 +148,47 @@ func linkOnTheWay(root, path string) bool {
 	}
 	return false
 }
+
+// ThroughLink reports whether path, inside one of the tree's roots, is a
+// symbolic link or lies below a folder link: what it names is read only as
+// the loaded note (Note), never from the disk by that path, since the link
+// may lead into another owner's notes.
+func (m *Memory) ThroughLink(path string) bool {
+	loc, ok := m.Locate(path)
+	if !ok {
+		return false
+	}
+	path = filepath.Clean(path)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return true
+	}
+	return linkOnTheWay(loc.Root.Dir, path)
+}
+
+// CrossingLink is the link-crosses-scope problem of path when path is such a
+// link, or lies below a folder link that is one (an editor opened a file
+// through it): the file is no note of this tree, and the problem says where
+// the link leads.
+func (m *Memory) CrossingLink(path string) (Problem, bool) {
+	path = filepath.Clean(path)
+	if p, ok := m.ProblemAt(path); ok {
+		return p, p.Kind == ProblemLinkCrossesScope
+	}
+	loc, ok := m.Locate(path)
+	if !ok {
+		return Problem{}, false
+	}
+	rel, err := filepath.Rel(loc.Root.Dir, filepath.Dir(path))
+	if err != nil || rel == "." {
+		return Problem{}, false
+	}
+	dir := loc.Root.Dir
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		dir = filepath.Join(dir, part)
+		if fi, err := os.Lstat(dir); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+			p, ok := m.ProblemAt(dir)
+			return p, ok && p.Kind == ProblemLinkCrossesScope
+		}
+	}
+	return Problem{}, false
+}

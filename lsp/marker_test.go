@@ -34,7 +34,8 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/l
 //	-- disk --             the marked note's bytes on disk when they differ from the
 //	                       buffer (an agent wrote since the editor read it)
 //	-- symlinks --         symbolic links made after the files, one PATH -> TARGET
-//	                       a line (the marked note may be one: its buffer is kept)
+//	                       a line, in place of what the files put there (the marked
+//	                       note may be one, or below one: its buffer is kept)
 //	-- want/diagnostics -- the diagnostics published when the note is opened
 //	-- want/lenses --      its code lenses
 //	-- want/hover@NAME --  the hover at marker NAME: its range, then the Markdown
@@ -135,7 +136,7 @@ func runMarkerCase(t *testing.T, file string) {
 			t.Fatalf("symlinks: %q is not PATH -> TARGET", line)
 		}
 		path := filepath.Join(mc.root, filepath.FromSlash(link))
-		os.Remove(path) // the marked note may be the link: its buffer is kept
+		os.RemoveAll(path) // the marked note may be the link, or below it: its buffer is kept
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -149,6 +149,10 @@ func describeChain(md *strings.Builder, snap *Snapshot, ns Standing) {
 func describeLink(snap *Snapshot, l mdlinks.Link, target string) string {
 	var md strings.Builder
 	te := snap.Memory.Note(target)
+	if te == nil && snap.Memory.ThroughLink(target) {
+		fmt.Fprintf(&md, "`%s`: a symbolic link on the way, not followed (%s)\n", l.Dest, MarkdownEscape(target))
+		return md.String()
+	}
 	if te == nil {
 		if src, err := safefs.ReadFile(target, engine.MaxNoteSize); err == nil {
 			if other, err := snap.session.Snapshot(target); err == nil && other.Doc == nil {

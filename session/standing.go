@@ -100,8 +100,7 @@ func NoteStanding(snap *Snapshot) Standing {
 // symbolic link the engine does not follow because it leaves its owner's
 // scope: the editor read the buffer through the link, no block holds it.
 func crossingLink(snap *Snapshot) (engine.Problem, bool) {
-	p, ok := snap.Memory.ProblemAt(snap.Note.Path)
-	return p, ok && p.Kind == engine.ProblemLinkCrossesScope
+	return snap.Memory.CrossingLink(snap.Note.Path)
 }
 
 // OwnerLabel names where a note lives: "task T-7", "agent larry", "user".
