@@ -133,7 +133,8 @@ func relInside(dir, path string) (string, bool) {
 
 // linkOnTheWay reports whether a folder between root and path (below root)
 // is a symbolic link, or cannot be looked at: what is reached through it is
-// not in the tree (the walk never goes through a folder link).
+// not in the tree (the walk never goes through a folder link). A folder that
+// does not exist ends the search: nothing below it is reached at all.
 func linkOnTheWay(root, path string) bool {
 	rel, err := filepath.Rel(root, filepath.Dir(path))
 	if err != nil || rel == "." {
@@ -142,7 +143,11 @@ func linkOnTheWay(root, path string) bool {
 	dir := root
 	for _, part := range strings.Split(rel, string(filepath.Separator)) {
 		dir = filepath.Join(dir, part)
-		if fi, err := os.Lstat(dir); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+		fi, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return false // nothing below: nothing reached through a link
+		case err != nil || fi.Mode()&fs.ModeSymlink != 0:
 			return true
 		}
 	}
