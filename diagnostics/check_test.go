@@ -312,7 +312,7 @@ func TestEveryCodeDocumented(t *testing.T) {
 		CodeSkillMissingDescription, CodeOpenLoop, CodeRollupStale, CodeRollupSourcesInvalid, CodeFileUnreadable,
 		CodeFileBinary, CodeFileTooLarge, CodeConfigInvalid, CodeSecret, CodeSyncConflict,
 		journal.CodeImpossibleDate, journal.CodeNoSuchWeek, journal.CodeNoSuchMonth, journal.CodeWrongFolder,
-		journal.CodeMisnamed, journal.CodeUnknownName}
+		journal.CodeMisnamed, journal.CodeUnknownName, CodeLinkCrossesScope}
 	for _, c := range all {
 		if !doc[c] {
 			t.Errorf("%s is not documented in docs/diagnostics.md", c)

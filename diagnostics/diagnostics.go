@@ -76,6 +76,7 @@ const (
 	CodeRollupStale             = "rollup-stale"
 	CodeRollupSourcesInvalid    = "rollup-sources-invalid"
 	CodeFileUnreadable          = "file-unreadable"
+	CodeLinkCrossesScope        = "link-crosses-scope"
 	CodeFileBinary              = "file-binary"
 	CodeFileTooLarge            = "file-too-large"
 	CodeConfigInvalid           = "config-invalid"
@@ -159,6 +160,15 @@ func Check(in Input) []Finding {
 		return nil
 	}
 	c := &checker{in: in, e: e, src: e.Src, doc: e.Doc()}
+	if in.Memory != nil {
+		// The note's path is a link the engine does not follow, or lies
+		// below one: the editor read the buffer through it, but it is no
+		// note of this tree, and every other check would judge it as one.
+		if p, ok := in.Memory.CrossingLink(e.Path); ok {
+			c.add(Finding{Span: c.head(), Severity: Error, Code: CodeLinkCrossesScope, Message: p.Message})
+			return c.out
+		}
+	}
 	c.frontmatter()
 	c.location()
 	c.scope()

@@ -108,6 +108,8 @@ func ProblemFindings(m *engine.Memory) []Finding {
 			f.Code, f.Severity = CodeFileBinary, Warning
 		case p.Kind == engine.ProblemTooLarge:
 			f.Code, f.Severity = CodeFileTooLarge, Warning
+		case p.Kind == engine.ProblemLinkCrossesScope:
+			f.Code, f.Severity = CodeLinkCrossesScope, Error
 		default:
 			f.Code, f.Severity = CodeFileUnreadable, Error
 		}

@@ -496,6 +496,12 @@ func (m *Memory) planImport(n portableNote) importPlan {
 		p.skip = &ImportSkip{From: n.from, Reason: revisionReason(n.src)}
 		return p
 	}
+	if m.ThroughLink(p.dest) {
+		// Never read (nor written, the store refuses it) through a link: it
+		// may lead into another owner's folder.
+		p.skip = &ImportSkip{From: n.from, Reason: p.dest + ": a symbolic link on the way (the note, or a folder above it): not imported through it"}
+		return p
+	}
 	cur, err := safefs.ReadFile(p.dest, store.MaxRead)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

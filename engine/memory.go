@@ -220,14 +220,18 @@ func (m *Memory) loadRoot(r Root, dir string) {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
+			// A link is followed only to a note of its own owner's scope
+			// (linkTarget); a folder link never.
 			target, err := os.Stat(p)
 			switch {
 			case err != nil:
 				m.problems[p] = Problem{Path: p, Kind: ProblemUnreadable, Message: "broken or looping symbolic link: " + err.Error()}
-			case target.IsDir():
-				m.problems[p] = Problem{Path: p, Kind: ProblemLink, Message: "symbolic link to a folder: not followed (link the notes themselves, or move the folder in)"}
-			case isNoteName(name):
-				notes = append(notes, foundNote{path: p, name: name, link: true})
+			case target.IsDir() || isNoteName(name):
+				if to, prob := m.linkTarget(r, p); prob != nil {
+					m.problems[p] = *prob
+				} else {
+					notes = append(notes, foundNote{path: p, name: name, link: true, target: to})
+				}
 			}
 			return nil
 		}
@@ -264,7 +268,7 @@ func (m *Memory) loadRoot(r Root, dir string) {
 				results[i].problem = &Problem{Path: notes[i].path, Kind: ProblemLink, Message: "not read: " + rerr.Error()}
 				return
 			}
-			results[i].note, results[i].problem = m.readNote(r, root, memRoot, notes[i].path)
+			results[i].note, results[i].problem = m.readNote(r, root, memRoot, notes[i].path, notes[i].from())
 		})
 	}
 	for i, n := range notes {
@@ -282,6 +286,15 @@ func (m *Memory) loadRoot(r Root, dir string) {
 type foundNote struct {
 	path, name string
 	link       bool
+	target     string // a link's note (linkTarget): read from there, as the note at path
+}
+
+// from is where the note's bytes are read.
+func (n foundNote) from() string {
+	if n.link {
+		return n.target
+	}
+	return n.path
 }
 
 type readResult struct {
@@ -374,7 +387,7 @@ func (m *Memory) walkAndRead(r Root, root *os.Root, memRoot string, d *safefs.Di
 					if err == nil {
 						res.note, res.problem = m.makeNote(r, n.path, src)
 					} else {
-						res.note, res.problem = m.readNote(r, root, memRoot, n.path)
+						res.note, res.problem = m.readNote(r, root, memRoot, n.path, n.from())
 					}
 					dir.release()
 				}
@@ -449,10 +462,11 @@ func (m *Memory) walkAndRead(r Root, root *os.Root, memRoot string, d *safefs.Di
 }
 
 // readNote reads and parses one note through root (the memory root at
-// rootDir). Files that are not notes (too large, binary, not UTF-8, not a
-// regular file, a link leaving the root) are Problems and no note.
-func (m *Memory) readNote(r Root, root *os.Root, rootDir, p string) (*Note, *Problem) {
-	rel, err := filepath.Rel(rootDir, p)
+// rootDir): the note at p, read from from (p itself, or the note a link at p
+// leads to, linkTarget). Files that are not notes (too large, binary, not
+// UTF-8, not a regular file, a link on the way) are Problems and no note.
+func (m *Memory) readNote(r Root, root *os.Root, rootDir, p, from string) (*Note, *Problem) {
+	rel, err := filepath.Rel(rootDir, from)
 	if err != nil {
 		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: err.Error()}
 	}
@@ -463,15 +477,15 @@ func (m *Memory) readNote(r Root, root *os.Root, rootDir, p string) (*Note, *Pro
 	return m.makeNote(r, p, src)
 }
 
-// readNote reads a note inside root, following links that stay inside it.
-// One open through the root, no Lstat first: each extra call on an os.Root
-// costs the path's whole depth again; an Lstat, then ReadIn's own Lstat, then
-// its open tripled the syscalls of every load (engine/internal/coldbench).
-// The open alone keeps every guarantee: a link is followed only inside the
-// root, and the opened file must be regular and small enough before a byte is
-// read (safefs.ReadInFollow).
+// readNote reads a note inside root through no symbolic link at all, folder
+// or file (safefs.ReadInNoLinks: a folder at a time, each opened without
+// following a link, then the opened file's own Stat): a link is followed
+// only by linkTarget, which names the linked note by a path with no link in
+// it, so a folder swapped for a link since cannot lead into another owner's
+// notes. No Lstat first: each extra call costs the path's whole depth again
+// (engine/internal/coldbench).
 func readNote(root *os.Root, rel string) ([]byte, error) {
-	return safefs.ReadInFollow(root, rel, MaxNoteSize)
+	return safefs.ReadInNoLinks(root, rel, MaxNoteSize)
 }
 
 // noteProblem turns a read error into the Problem a user can act on.
@@ -482,7 +496,7 @@ func noteProblem(p string, err error) *Problem {
 	case errors.Is(err, safefs.ErrNotRegular):
 		return &Problem{Path: p, Kind: ProblemSpecial, Message: "not a regular file: not a note, never read"}
 	case errors.Is(err, safefs.ErrLink), strings.Contains(err.Error(), "escapes"):
-		return &Problem{Path: p, Kind: ProblemLink, Message: "symbolic link leading out of the memory root: not followed (" + err.Error() + ")"}
+		return &Problem{Path: p, Kind: ProblemLink, Message: "a symbolic link on the way (replaced since it was looked at?): not followed (" + err.Error() + ")"}
 	}
 	return &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
 }
@@ -588,6 +602,9 @@ func (m *Memory) Refresh(path string) bool {
 	}
 	changed := false
 	info, err := os.Lstat(path)
+	if err == nil && linkOnTheWay(loc.Root.Dir, path) {
+		err = fs.ErrNotExist // reached through a folder link: no note of this tree
+	}
 	// Whatever was at or below path goes; whatever is there now comes back. A
 	// note's own path is looked up directly: scanning every note for a prefix
 	// costs milliseconds at 100,000 notes, and most events are about one note.
@@ -741,6 +758,14 @@ func (m *Memory) Problems() []Problem {
 	m.mu.RUnlock()
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// ProblemAt is the problem that kept the file at path from loading, if any.
+func (m *Memory) ProblemAt(path string) (Problem, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	p, ok := m.problems[filepath.Clean(path)]
+	return p, ok
 }
 
 // Version changes whenever the tree changes.

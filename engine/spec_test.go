@@ -405,7 +405,8 @@ func TestRobustLoad(t *testing.T) {
 	must(t, os.Symlink("missing.md", filepath.Join(user, "dangling.md")))
 	must(t, os.Symlink(filepath.Join(dir, "elsewhere", "x.md"), filepath.Join(user, "linked-out.md")))
 	writeFile(t, filepath.Join(dir, "data", "memory", "account", "x.md"), note(1, "inside the tree"))
-	must(t, os.Symlink("../account/x.md", filepath.Join(user, "linked-note.md")))
+	must(t, os.Symlink("../account/x.md", filepath.Join(user, "linked-account.md")))
+	must(t, os.Symlink("crlf.md", filepath.Join(user, "linked-note.md")))
 	// A FIFO named like a note: opening it for reading would wait forever.
 	must(t, makeFIFO(filepath.Join(user, "fifo.md")))
 	// An unreadable note (root reads it anyway: then it is just a note).
@@ -428,7 +429,9 @@ func TestRobustLoad(t *testing.T) {
 		"linked-folder": "symbolic link to a folder",
 		"dangling.md":   "broken",
 		"linked-out.md": "out of the memory root",
-		"fifo.md":       "FIFO",
+		// A link is followed only inside its own dimension and owner folder.
+		"linked-account.md": "leading into account/x.md",
+		"fifo.md":           "FIFO",
 	} {
 		if msg, ok := problems[name]; !ok {
 			t.Errorf("%s: no problem; want one saying %q", name, want)
@@ -479,7 +482,7 @@ func TestRobustLoad(t *testing.T) {
 		t.Errorf("crlf.md: want revision 3 and the CRLF body; got %+v", e)
 	}
 	if e := m.Note(filepath.Join(user, "linked-note.md")); e == nil {
-		t.Errorf("linked-note.md: a symbolic link to a note inside the memory root is read as the note")
+		t.Errorf("linked-note.md: a symbolic link to a note of its own dimension and owner is read as the note")
 	}
 	for _, name := range []string{"notes.txt", ".hidden.md"} {
 		if m.Note(filepath.Join(user, name)) != nil {

@@ -34,7 +34,9 @@ func TestWalkThroughFoldersSameLoad(t *testing.T) {
 		"elsewhere/out.md":                         note(1, "outside"),
 	})
 	mem := filepath.Join(dir, "data", "memory")
-	must(t, os.Symlink("../account/topics/t1.md", filepath.Join(mem, "user", "linked-in.md")))
+	must(t, os.Symlink("b/c.md", filepath.Join(mem, "user", "linked-in.md")))
+	must(t, os.Symlink("../account/topics/t1.md", filepath.Join(mem, "user", "linked-across.md")))
+	must(t, os.Symlink("../moe/topics/t1.md", filepath.Join(mem, "agent", "larry", "peek.md")))
 	must(t, os.Symlink(filepath.Join(dir, "elsewhere", "out.md"), filepath.Join(mem, "user", "linked-out.md")))
 	must(t, os.Symlink(filepath.Join(mem, "user", "b"), filepath.Join(mem, "user", "linked-folder")))
 	must(t, os.Symlink("missing.md", filepath.Join(mem, "user", "dangling.md")))
@@ -79,6 +81,11 @@ func TestWalkThroughFoldersSameLoad(t *testing.T) {
 		t.Errorf("%d notes, %d problems: the tree did not load as built", len(fast.Notes), len(fast.Problems))
 	}
 	if _, ok := fast.Src[filepath.Join(mem, "user", "linked-in.md")]; !ok {
-		t.Error("a link to a note inside the memory root was not read")
+		t.Error("a link to a note of its own dimension was not read")
+	}
+	for _, p := range []string{filepath.Join(mem, "user", "linked-across.md"), filepath.Join(mem, "agent", "larry", "peek.md")} {
+		if _, ok := fast.Src[p]; ok {
+			t.Errorf("%s: a link into another dimension or owner was read", p)
+		}
 	}
 }

@@ -33,6 +33,9 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/l
 //	-- project/... --      files of the project, the workspace root
 //	-- disk --             the marked note's bytes on disk when they differ from the
 //	                       buffer (an agent wrote since the editor read it)
+//	-- symlinks --         symbolic links made after the files, one PATH -> TARGET
+//	                       a line, in place of what the files put there (the marked
+//	                       note may be one, or below one: its buffer is kept)
 //	-- want/diagnostics -- the diagnostics published when the note is opened
 //	-- want/lenses --      its code lenses
 //	-- want/hover@NAME --  the hover at marker NAME: its range, then the Markdown
@@ -79,6 +82,7 @@ func runMarkerCase(t *testing.T, file string) {
 	settings := map[string]any{"dataDir": filepath.Join(mc.root, "data")}
 	var notePath string
 	var disk *string
+	var links string
 	machineID := true
 	for _, f := range ar.Files {
 		data := string(f.Data)
@@ -93,6 +97,8 @@ func runMarkerCase(t *testing.T, file string) {
 			}
 		case f.Name == "disk":
 			disk = &data
+		case f.Name == "symlinks":
+			links = data
 		case strings.HasPrefix(f.Name, "want/"):
 		case strings.HasPrefix(f.Name, "data/"), strings.HasPrefix(f.Name, "project/"):
 			machineID = machineID && f.Name != "data/machine-id"
@@ -120,6 +126,23 @@ func runMarkerCase(t *testing.T, file string) {
 	}
 	if disk != nil {
 		putFile(t, notePath, *disk)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(links), "\n") {
+		if line == "" {
+			continue
+		}
+		link, target, ok := strings.Cut(line, " -> ")
+		if !ok {
+			t.Fatalf("symlinks: %q is not PATH -> TARGET", line)
+		}
+		path := filepath.Join(mc.root, filepath.FromSlash(link))
+		os.RemoveAll(path) // the marked note may be the link, or below it: its buffer is kept
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, path); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	c := serveInProcess(t, lsp.Options{Now: func() time.Time { return clock }})

@@ -29,7 +29,13 @@ type fixture struct {
 // transport, or in memory when connect is nil.
 func start(t *testing.T, connect func(*mcpserver.Server) mcp.Transport) *fixture {
 	t.Helper()
-	root, srv := newServer(t)
+	return startTree(t, connect, nil)
+}
+
+// startTree is start with plant called on the copied tree before it loads.
+func startTree(t *testing.T, connect func(*mcpserver.Server) mcp.Transport, plant func(root string)) *fixture {
+	t.Helper()
+	root, srv := newPlantedServer(t, plant)
 	f := &fixture{root: root, srv: srv, updates: make(chan string, 100)}
 	stop, err := f.srv.Watch()
 	if err != nil {
@@ -61,9 +67,18 @@ func start(t *testing.T, connect func(*mcpserver.Server) mcp.Transport) *fixture
 // larry, task T-7), in a copy of the tree at root.
 func newServer(t *testing.T) (root string, srv *mcpserver.Server) {
 	t.Helper()
+	return newPlantedServer(t, nil)
+}
+
+// newPlantedServer is newServer with plant called on the copied tree before it loads.
+func newPlantedServer(t *testing.T, plant func(root string)) (root string, srv *mcpserver.Server) {
+	t.Helper()
 	root = t.TempDir()
 	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "testdata", "demo"))); err != nil {
 		t.Fatal(err)
+	}
+	if plant != nil {
+		plant(root)
 	}
 	m, err := engine.Open(engine.Options{DataDir: filepath.Join(root, "data"), ProjectDir: filepath.Join(root, "project")})
 	if err != nil {

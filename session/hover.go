@@ -91,6 +91,10 @@ func NoteMarkdown(snap *Snapshot) string {
 		md.WriteString("- size: not counted yet (the effective view counts it)\n")
 	}
 
+	if p, ok := crossingLink(snap); ok {
+		md.WriteString("\nNot loaded: " + MarkdownEscape(p.Message) + "\n")
+		return md.String()
+	}
 	if e.Dimension == engine.Device {
 		md.WriteString("\nDevice notes never merge: every note bound to this machine is its own row of the view.\n")
 		return md.String()
@@ -145,6 +149,10 @@ func describeChain(md *strings.Builder, snap *Snapshot, ns Standing) {
 func describeLink(snap *Snapshot, l mdlinks.Link, target string) string {
 	var md strings.Builder
 	te := snap.Memory.Note(target)
+	if te == nil && snap.Memory.ThroughLink(target) {
+		fmt.Fprintf(&md, "`%s`: a symbolic link on the way, not followed (%s)\n", l.Dest, MarkdownEscape(target))
+		return md.String()
+	}
 	if te == nil {
 		if src, err := safefs.ReadFile(target, engine.MaxNoteSize); err == nil {
 			if other, err := snap.session.Snapshot(target); err == nil && other.Doc == nil {

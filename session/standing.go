@@ -61,6 +61,10 @@ func NoteStanding(snap *Snapshot) Standing {
 	e := snap.Note
 	st := snap.Memory.StatusOf(e, sc)
 	ns := Standing{Status: st, Scope: sc, Machine: snap.Memory.MachineOf(sc), Winner: e}
+	if _, ok := crossingLink(snap); ok {
+		ns.Summary = "link out of its owner's scope: not followed, in no block"
+		return ns
+	}
 	switch {
 	case e.Dimension == engine.Device:
 		if st.InScope {
@@ -90,6 +94,13 @@ func NoteStanding(snap *Snapshot) Standing {
 		ns.Summary = "not effective"
 	}
 	return ns
+}
+
+// crossingLink is the problem of the snapshot's note when its path is a
+// symbolic link the engine does not follow because it leaves its owner's
+// scope: the editor read the buffer through the link, no block holds it.
+func crossingLink(snap *Snapshot) (engine.Problem, bool) {
+	return snap.Memory.CrossingLink(snap.Note.Path)
 }
 
 // OwnerLabel names where a note lives: "task T-7", "agent larry", "user".

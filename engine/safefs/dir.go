@@ -3,6 +3,7 @@ package safefs
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -78,4 +79,28 @@ func oneElement(name string) error {
 		return &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	return nil
+}
+
+// ReadInNoLinks reads name (a path relative to root) when it is a regular
+// file of at most max bytes and no element of it, folder or file, is a
+// symbolic link: each folder on the way is opened relative to the one before
+// it without following a link (OpenDir), so a folder swapped for a link
+// after the caller looked fails with ErrLink instead of leading elsewhere in
+// the root.
+func ReadInNoLinks(root *os.Root, name string, max int64) ([]byte, error) {
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(name)), "/")
+	d, err := OpenDirIn(root, ".")
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range parts[:len(parts)-1] {
+		c, err := d.OpenDir(p)
+		d.Close()
+		if err != nil {
+			return nil, err
+		}
+		d = c
+	}
+	defer d.Close()
+	return d.ReadFile(parts[len(parts)-1], max)
 }

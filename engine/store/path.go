@@ -19,7 +19,8 @@ var (
 	// ErrOutsideRoot: the path, once ".." and symbolic links are resolved, is
 	// not inside the memory root.
 	ErrOutsideRoot = errors.New("store: path is outside the memory root")
-	// ErrSymlink: the note's path is itself a symbolic link.
+	// ErrSymlink: the note's path, or a folder on the way to it inside the
+	// root, is a symbolic link: no write goes through a link.
 	ErrSymlink = errors.New("store: refusing to write or remove through a symbolic link")
 	// ErrReservedName: the note's name, or a folder on its path, starts with
 	// "." — the names of the store's own lock and temporary files, never read
@@ -120,10 +121,10 @@ func resolve(root, path string) (*target, error) {
 			if _, ok := inside(rootReal, r); !ok {
 				return nil, fmt.Errorf("%w: parent directory %s is a symbolic link to %s", ErrOutsideRoot, filepath.Join(rootAbs, filepath.Join(comps[:i+1]...)), r)
 			}
-			if fi, err = os.Stat(r); err != nil || !fi.IsDir() {
-				return nil, fmt.Errorf("store: parent %s of %s is not a directory", next, t.display)
-			}
-			cur = r
+			// Inside the root, a folder link still leads into another
+			// owner's notes (agent/larry/moedir -> ../moe): no write goes
+			// through a link, at the note or on the way to it.
+			return nil, fmt.Errorf("%w: the folder %s on the way to %s is a symbolic link (to %s)", ErrSymlink, filepath.Join(rootAbs, filepath.Join(comps[:i+1]...)), t.display, LinkTarget(next))
 		case !fi.IsDir():
 			return nil, fmt.Errorf("store: parent %s of %s is not a directory", next, t.display)
 		default:
