@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/safefs"
@@ -464,8 +463,8 @@ func (m *Memory) readPortableNote(root *os.Root, rel string) (portableNote, stri
 	if err != nil {
 		return portableNote{}, readReason(err)
 	}
-	if reason := notNoteReason(src); reason != "" {
-		return portableNote{}, reason
+	if err := CheckNote(src); err != nil {
+		return portableNote{}, err.Error()
 	}
 	if dim == Device {
 		var reason string
@@ -545,24 +544,13 @@ func (m *Memory) importNote(p importPlan, res *ImportResult) {
 func readReason(err error) string {
 	switch {
 	case errors.Is(err, safefs.ErrTooLarge):
-		return fmt.Sprintf("larger than a note may be (%d MiB): not a note, not read", MaxNoteSize>>20)
+		return ReadRefusal(err).Error() + ": not read"
 	case errors.Is(err, safefs.ErrLink):
 		return "a link (or replaced by one while it was read): refused"
 	case errors.Is(err, safefs.ErrNotRegular):
 		return "not a regular file: refused, never read"
 	}
 	return err.Error()
-}
-
-// notNoteReason is why src is not a note the loader would read, or "".
-func notNoteReason(src []byte) string {
-	if i := bytes.IndexByte(src, 0); i >= 0 {
-		return fmt.Sprintf("binary (NUL byte at offset %d): not a note", i)
-	}
-	if !utf8.Valid(src) {
-		return "not UTF-8 text: the loader would not read it"
-	}
-	return ""
 }
 
 // revisionReason says what is wrong with the frontmatter of src, whose

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,15 +12,15 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/magicfrog/mf-lsp/engine/safefs"
+	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
 // MaxNoteSize is the largest file read as a note. Memory notes are read whole
 // into every agent's context; a larger file is almost certainly not a note, and
 // reading it would cost every load.
-const MaxNoteSize = 4 << 20
+const MaxNoteSize = store.MaxNoteSize
 
 // Problem is something wrong with a file that kept it, or part of it, from being
 // read. Problems never stop the rest of the tree from loading.
@@ -29,6 +28,9 @@ type Problem struct {
 	Path    string
 	Kind    ProblemKind
 	Message string
+	// Rule is the rule of what a note may be that the file broke, when it is
+	// not a note (ProblemBinary, ProblemTooLarge); "" otherwise.
+	Rule NoteRule
 }
 
 // ProblemKind says what kept a file from being read.
@@ -492,7 +494,8 @@ func readNote(root *os.Root, rel string) ([]byte, error) {
 func noteProblem(p string, err error) *Problem {
 	switch {
 	case errors.Is(err, safefs.ErrTooLarge):
-		return &Problem{Path: p, Kind: ProblemTooLarge, Message: fmt.Sprintf("larger than a note may be (%d MiB): not loaded", MaxNoteSize>>20)}
+		e, _ := AsNotANote(ReadRefusal(err))
+		return notANoteProblem(p, e)
 	case errors.Is(err, safefs.ErrNotRegular):
 		return &Problem{Path: p, Kind: ProblemSpecial, Message: "not a regular file: not a note, never read"}
 	case errors.Is(err, safefs.ErrLink), strings.Contains(err.Error(), "escapes"):
@@ -501,21 +504,20 @@ func noteProblem(p string, err error) *Problem {
 	return &Problem{Path: p, Kind: ProblemUnreadable, Message: "cannot read: " + err.Error()}
 }
 
+// notANoteProblem is the Problem of a file that is not a note.
+func notANoteProblem(p string, e *NotANoteError) *Problem {
+	kind := ProblemBinary
+	if e.Rule == RuleTooLarge {
+		kind = ProblemTooLarge
+	}
+	return &Problem{Path: p, Kind: kind, Rule: e.Rule, Message: e.Error() + ": not loaded"}
+}
+
 // makeNote classifies and parses src as the note at p.
 func (m *Memory) makeNote(r Root, p string, src []byte) (*Note, *Problem) {
-	if i := bytes.IndexByte(src, 0); i >= 0 {
-		return nil, &Problem{Path: p, Kind: ProblemBinary, Message: fmt.Sprintf("binary file (NUL byte at offset %d): not a note", i)}
-	}
-	if !utf8.Valid(src) {
-		off := 0
-		for off < len(src) {
-			r, size := utf8.DecodeRune(src[off:])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			off += size
-		}
-		return nil, &Problem{Path: p, Kind: ProblemBinary, Message: fmt.Sprintf("not UTF-8 text (invalid byte at offset %d): not loaded", off)}
+	if err := CheckNote(src); err != nil {
+		e, _ := AsNotANote(err)
+		return nil, notANoteProblem(p, e)
 	}
 	rel, err := filepath.Rel(r.Dir, p)
 	if err != nil {

@@ -421,7 +421,7 @@ func TestRobustLoad(t *testing.T) {
 		problems[filepath.Base(p.Path)] = p.Message
 	}
 	for name, want := range map[string]string{
-		"binary.md":     "binary file (NUL byte at offset 22)",
+		"binary.md":     "not a note (nul-byte): the file has a NUL byte at offset 22",
 		"big.md":        "larger than a note may be",
 		"latin1.md":     "not UTF-8 text (invalid byte at offset 23)",
 		"loop-a.md":     "looping",

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -163,6 +164,9 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckBody(req.Body); err != nil {
+		return nil, notANoteAt(err, p)
+	}
 	out := &WriteResult{Path: p}
 	if out.Registered, err = m.checkScope(p, req); err != nil {
 		return nil, err
@@ -219,7 +223,7 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 			} else {
 				next = compose(current, exists, sets, req.Body)
 			}
-			return next, checkNoteSize(next)
+			return next, nil // the store checks what a note may be
 		})
 	if err != nil {
 		return nil, err
@@ -290,15 +294,6 @@ func (m *Memory) legacyPredecessor(p string) *Note {
 	return nil
 }
 
-// checkNoteSize refuses a note the loader would not read: written, it would
-// only ever show up as a warning.
-func checkNoteSize(note []byte) error {
-	if len(note) > MaxNoteSize {
-		return fmt.Errorf("the note would be %d bytes, more than a note may be (%d MiB): nothing was written; split it", len(note), MaxNoteSize>>20)
-	}
-	return nil
-}
-
 // compose builds the new note: the current frontmatter with sets applied (every
 // other key, comment and line end kept) and the new body. A note whose
 // frontmatter is missing or broken gets a fresh block; the caller's expected hash
@@ -310,8 +305,18 @@ func compose(current []byte, exists bool, sets []frontmatter.Set, body []byte) [
 			head := current[:d.Body]
 			if edits, ok := frontmatter.SetFields(head, d, sets); ok {
 				head = frontmatter.Apply(head, edits)
-				out := make([]byte, 0, len(head)+len(body))
-				return append(append(out, head...), body...)
+				out := make([]byte, 0, len(head)+2+len(body))
+				out = append(out, head...)
+				if !bytes.HasSuffix(head, []byte("\n")) {
+					// A closing line without its line end (the file ended
+					// there): the body must start on the next line, or its
+					// first line would be read as part of the delimiter.
+					if d.CRLF {
+						out = append(out, '\r')
+					}
+					out = append(out, '\n')
+				}
+				return append(out, body...)
 			}
 		}
 	}

@@ -267,13 +267,44 @@ func TestHugeBody(t *testing.T) {
 		return &mcp.IOTransport{Reader: cr, Writer: cw, MaxLineLength: -1}
 	})
 	res := f.call(t, "memory_write", map[string]any{"dimension": "user", "key": "huge.md", "body": strings.Repeat("x", 5<<20), "expected_revision": 0})
-	if !res.IsError || !strings.Contains(text(res), "at most 4194304 bytes") {
+	if !res.IsError || !strings.Contains(text(res), "not a note (too-large): the body is 5242880 bytes, more than a note may be (4194304 bytes") {
 		t.Fatalf("5 MB body: %q", text(res))
 	}
 	if _, err := os.Stat(filepath.Join(f.root, "data", "memory", "user", "huge.md")); err == nil {
 		t.Fatal("the huge body was written")
 	}
 	f.call(t, "memory_view", map[string]any{})
+}
+
+// TestNotANote is issue 20 through the MCP tools: the bodies that `mf-lsp
+// write` used to write (a NUL byte, a frontmatter block of its own) and a
+// text that is not UTF-8 are refused by the engine's one check, and the tool
+// error is the engine's message, naming the rule, as the CLI prints it.
+func TestNotANote(t *testing.T) {
+	f := start(t, nil)
+	user := filepath.Join(f.root, "data", "memory", "user")
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"memory_write", map[string]any{"dimension": "user", "key": "nul.md", "body": "a\x00b\n", "expected_revision": 0},
+			filepath.Join(user, "nul.md") + ": not a note (nul-byte): the body has a NUL byte at offset 1 (binary); a note is UTF-8 text"},
+		{"memory_write", map[string]any{"dimension": "user", "key": "twice.md", "body": "---\nrevision: 99\n---\nmine\n", "expected_revision": 0},
+			filepath.Join(user, "twice.md") + ": not a note (frontmatter-in-body): the body opens with a frontmatter block (--- … ---) of its own; pass the note's body only: revision and updated are set by the write"},
+		{"memory_append", map[string]any{"text": "a\x00b"},
+			"not a note (nul-byte): the text has a NUL byte at offset 1 (binary); a note is UTF-8 text"},
+	} {
+		res := f.call(t, c.tool, c.args)
+		if !res.IsError || text(res) != c.want {
+			t.Errorf("%s %v: error %v %q\nwant %q", c.tool, c.args, res.IsError, text(res), c.want)
+		}
+	}
+	for _, name := range []string{"nul.md", "twice.md"} {
+		if _, err := os.Stat(filepath.Join(user, name)); err == nil {
+			t.Errorf("%s was written", name)
+		}
+	}
 }
 
 func TestResources(t *testing.T) {

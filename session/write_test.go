@@ -156,3 +156,24 @@ func TestRegister(t *testing.T) {
 		}
 	}
 }
+
+// The editor's writes go through the engine's one check of what a note may
+// be (issue 20): promoting a hand-made note whose body opens with a second
+// frontmatter block is refused as the CLI's write is, with the rule named,
+// and neither end changes.
+func TestPromoteRefusesWhatIsNotANote(t *testing.T) {
+	tr := openTestTree(t)
+	src := tr.put(t, engine.Task, "T-7", "two.md", "---\nrevision: 99\n---\nbody\n")
+	before, _ := os.ReadFile(src)
+	_, changed, err := Promote(tr.m, Promotion{Path: src, To: engine.User})
+	e, ok := engine.AsNotANote(err)
+	if !ok || e.Rule != engine.RuleFrontmatterInBody || changed {
+		t.Fatalf("Promote: %v (changed %v); want a NotANoteError %s", err, changed, engine.RuleFrontmatterInBody)
+	}
+	if after, _ := os.ReadFile(src); string(after) != string(before) {
+		t.Errorf("the source changed: %q", after)
+	}
+	if _, err := os.Stat(e.Path); err == nil {
+		t.Errorf("the destination %s was written", e.Path)
+	}
+}

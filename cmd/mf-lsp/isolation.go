@@ -64,3 +64,14 @@ func reportWrite(c *cli, res *engine.WriteResult) {
 		fmt.Fprintf(c.stderr, "continued the legacy note %s (revision %d) as %s; the legacy file was kept: %s\n", res.Legacy, res.Revision-1, res.Path, res.LegacyKept)
 	}
 }
+
+// notANote reports a write refused because what it would write is not a note
+// (engine.NotANoteError: the rule that failed is named): bad input, exit 2,
+// nothing written. The message is the engine's, as MCP's tools send it.
+func notANote(c *cli, err error) (int, bool) {
+	if _, ok := engine.AsNotANote(err); !ok {
+		return 0, false
+	}
+	fmt.Fprintf(c.stderr, "mf-lsp %s: %v; nothing was written\n", c.name, err)
+	return exitUsage, true
+}

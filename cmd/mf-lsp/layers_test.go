@@ -11,7 +11,7 @@ import (
 var layers = [][]string{
 	// Leaves: one job each, stdlib and at most one library.
 	{"engine/errcode", "engine/frontmatter", "engine/journal", "engine/safefs", "engine/textmerge", "engine/schedule", "engine/internal/synth", "lsp/internal/jsonrpc", "lsp/lsptest"},
-	{"engine/mdlinks", "engine/internal/hashcache"},
+	{"engine/mdlinks", "engine/internal/hashcache", "engine/internal/notetexts"},
 	{"engine/store", "engine/secrets"},
 	// The memory model.
 	{"engine"},

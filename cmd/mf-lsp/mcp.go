@@ -189,6 +189,9 @@ made.`, stdout, stderr)
 		fmt.Fprintf(stderr, "mf-lsp append: warning: %s\n", w)
 	}
 	res, err := p.Append(*dim, string(text), day)
+	if code, ok := notANote(c, err); ok {
+		return code
+	}
 	switch {
 	case participant.IsRefusal(err):
 		return c.usageError("%v", err)

@@ -106,6 +106,11 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 		if code, ok := unregistered(c, err); ok {
 			return code
 		}
+		if !changed {
+			if code, ok := notANote(c, err); ok {
+				return code
+			}
+		}
 		var end *engine.EndError
 		if !changed && errors.As(err, &end) {
 			fmt.Fprintf(stderr, "stale: %s at revision %d\n", end.End, end.Err.Revision)

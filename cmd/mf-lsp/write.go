@@ -24,7 +24,12 @@ A note under an agent or task ID that is not registered (magicfrog.json
 refused (exit 2) unless --register adds the ID in the same step. A key whose
 only version is a legacy note (machine/, project/) goes on from it: N is the
 legacy note's revision, the canonical note gets N+1, and the legacy file is
-removed once the canonical one is written (said on stderr).`, stdout, stderr)
+removed once the canonical one is written (said on stderr).
+
+A body that would not be read back as the note is refused (exit 2, nothing
+written) with the rule it breaks: "not a note (too-large|nul-byte|not-utf8|
+frontmatter-in-body)"; the last is a body that opens with a frontmatter block
+of its own (pass the body only).`, stdout, stderr)
 	dim := c.fs.String("dimension", "", "the dimension `DIM`: account, user, agent, task or device (required)")
 	scope := c.fs.String("scope", "", "the agent or task `ID` the note belongs to (default: shared by every agent or task)")
 	key := c.fs.String("key", "", "the note's `KEY`, its path inside the dimension: notes/style.md (required)")
@@ -68,6 +73,9 @@ removed once the canonical one is written (said on stderr).`, stdout, stderr)
 		ExpectRevision: *expectRev, ExpectHash: *expectHash, Register: *register,
 	})
 	if code, ok := unregistered(c, err); ok {
+		return code
+	}
+	if code, ok := notANote(c, err); ok {
 		return code
 	}
 	if st, ok := engine.IsStale(err); ok {

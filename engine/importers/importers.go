@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
@@ -262,7 +261,7 @@ func readNote(root, p string) ([]byte, error) {
 		return nil, errors.New("not a regular file")
 	}
 	if info.Size() > engine.MaxNoteSize {
-		return nil, errors.New("larger than 4 MiB: not a note")
+		return nil, engine.TooLarge(info.Size())
 	}
 	f, err := os.Open(real)
 	if err != nil {
@@ -273,11 +272,8 @@ func readNote(root, p string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(src) > engine.MaxNoteSize {
-		return nil, errors.New("larger than 4 MiB: not a note")
-	}
-	if bytes.IndexByte(src, 0) >= 0 || !utf8.Valid(src) {
-		return nil, errors.New("binary or not UTF-8: not a note")
+	if err := engine.CheckNote(src); err != nil {
+		return nil, err
 	}
 	return src, nil
 }

@@ -55,7 +55,10 @@ func (p *Participant) Append(place, text string, day journal.Day) (*AppendResult
 	if strings.TrimSpace(text) == "" {
 		return nil, refuse("text is empty: nothing to append")
 	}
-	if err := checkBody("text", text); err != nil {
+	if err := engine.CheckNote([]byte(text)); err != nil {
+		if e, ok := engine.AsNotANote(err); ok {
+			e.What = "the text"
+		}
 		return nil, err
 	}
 	if place == "" {
@@ -96,9 +99,6 @@ func (p *Participant) Append(place, text string, day journal.Day) (*AppendResult
 				return nil, fmt.Errorf("%s: its frontmatter does not parse; fix it before appending (nothing was written)", path)
 			}
 		}
-		if head := headLen(e); len(req.Body)+head > engine.MaxNoteSize {
-			return nil, refuse("today's daily note %s would grow past %d MiB with this append; nothing was written", path, engine.MaxNoteSize>>20)
-		}
 		res, err := p.m.Write(req)
 		if err == nil {
 			r := &AppendResult{Path: path, Created: e == nil, Attempts: attempt}
@@ -118,12 +118,4 @@ func (p *Participant) Append(place, text string, day journal.Day) (*AppendResult
 		// collide again in lockstep.
 		time.Sleep(time.Duration(rand.IntN(1+min(attempt, 20))) * time.Millisecond)
 	}
-}
-
-// headLen is the size of a note's frontmatter, 0 for no note.
-func headLen(e *engine.Note) int {
-	if e == nil {
-		return 0
-	}
-	return len(e.Src) - len(e.Body())
 }

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 )
 
 // NoteInfo names one note: its place, key and state on disk.
@@ -138,19 +136,6 @@ func (s *StaleWrite) CurrentRevision() int {
 	return s.Current.Revision
 }
 
-// checkBody refuses a body that cannot be a note's.
-func checkBody(what, body string) error {
-	switch {
-	case len(body) > engine.MaxNoteSize:
-		return refuse("%s is %d bytes; a note may be at most %d bytes (%d MiB); nothing was written", what, len(body), engine.MaxNoteSize, engine.MaxNoteSize>>20)
-	case strings.IndexByte(body, 0) >= 0:
-		return refuse("%s contains a NUL byte at offset %d: a note is text; nothing was written", what, strings.IndexByte(body, 0))
-	case !utf8.ValidString(body):
-		return refuse("%s is not valid UTF-8; nothing was written", what)
-	}
-	return nil
-}
-
 // Write writes a note's body if the disk still holds ExpectedRevision (0: the
 // note must not exist) and, when given, ExpectedHash. A stale write is a
 // *StaleWrite with the current note.
@@ -161,12 +146,6 @@ func (p *Participant) Write(in WriteInput) (*WriteResult, error) {
 	}
 	if in.ExpectedRevision < 0 {
 		return nil, refuse("expected_revision %d: want the revision you read, or 0 to create the note", in.ExpectedRevision)
-	}
-	if err := checkBody("body", in.Body); err != nil {
-		return nil, err
-	}
-	if frontmatter.Parse([]byte(in.Body)).Has() {
-		return nil, refuse("body starts with a frontmatter block (---): pass the note's body only; revision and updated are set by the write; nothing was written")
 	}
 	path, err := p.target(pl, in.Key)
 	if err != nil {

@@ -153,10 +153,15 @@ func refuseAs(code errcode.Code, format string, args ...any) error {
 	return &Refusal{Reason: fmt.Sprintf(format, args...), Code: code}
 }
 
-// IsRefusal reports whether err is a Refusal.
+// IsRefusal reports whether err is a Refusal, or a text the engine refused
+// as not a note (engine.NotANoteError): bad input either way.
 func IsRefusal(err error) bool {
 	var r *Refusal
-	return errors.As(err, &r)
+	if errors.As(err, &r) {
+		return true
+	}
+	_, ok := engine.AsNotANote(err)
+	return ok
 }
 
 // Place is where a note lives: a dimension and, for agent and task, an ID

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/journal"
 	"github.com/magicfrog/mf-lsp/engine/participant"
@@ -204,9 +205,9 @@ func TestWriteRefusals(t *testing.T) {
 		{participant.WriteInput{Place: "user", Key: "/tmp/abs.md", Body: "x"}, "relative path"},
 		{participant.WriteInput{Place: "user", Key: "nul\x00.md", Body: "x"}, "relative path"},
 		{participant.WriteInput{Place: "user", Key: ".hidden.md", Body: "x"}, "starting with ."},
-		{participant.WriteInput{Place: "user", Key: "big.md", Body: big}, "at most 4194304 bytes"},
-		{participant.WriteInput{Place: "user", Key: "nul.md", Body: "a\x00b"}, "NUL byte"},
-		{participant.WriteInput{Place: "user", Key: "fm.md", Body: "---\nrevision: 9\n---\nbody\n"}, "frontmatter"},
+		{participant.WriteInput{Place: "user", Key: "big.md", Body: big}, "not a note (too-large): the body is 52428800 bytes, more than a note may be (4194304 bytes"},
+		{participant.WriteInput{Place: "user", Key: "nul.md", Body: "a\x00b"}, "not a note (nul-byte): the body has a NUL byte at offset 1"},
+		{participant.WriteInput{Place: "user", Key: "fm.md", Body: "---\nrevision: 9\n---\nbody\n"}, "not a note (frontmatter-in-body)"},
 		{participant.WriteInput{Place: "user", Key: "neg.md", Body: "x", ExpectedRevision: -1}, "expected_revision -1"},
 		// A shared agent note whose key starts with an agent's ID would be that agent's.
 		{participant.WriteInput{Place: "agent", Key: "moe/notes/focus.md", Body: "x", ExpectedRevision: 2}, "would be read back as agent/moe"},
@@ -340,9 +341,9 @@ func TestAppend(t *testing.T) {
 	}
 	for _, c := range []struct{ dim, text, want string }{
 		{"task", "  \n", "empty"},
-		{"task", "a\x00b", "NUL"},
+		{"task", "a\x00b", "not a note (nul-byte): the text has a NUL byte at offset 1"},
 		{"agent/moe", "hi", "outside this participant's scope"},
-		{"task", strings.Repeat("y", 5<<20), "at most"},
+		{"task", strings.Repeat("y", 5<<20), "not a note (too-large): the text is 5242880 bytes"},
 	} {
 		_, err := p.Append(c.dim, c.text, day)
 		refused(t, fmt.Sprintf("append %q", c.dim), err, c.want)
@@ -453,5 +454,41 @@ func TestView(t *testing.T) {
 	}
 	if _, err := p.Context(-1, ""); err == nil {
 		t.Fatal("a negative budget was accepted")
+	}
+}
+
+// TestNotANoteIsTheEngines: the participant has no check of its own left;
+// a write's body and an append's text are refused by the engine's one check,
+// as an engine.NotANoteError coded not-a-note that names the rule (issue 20).
+func TestNotANoteIsTheEngines(t *testing.T) {
+	p := larry(t, demo(t))
+	day, _ := journal.ParseDay("2026-11-30")
+	for _, c := range []struct {
+		what string
+		err  func() error
+		rule engine.NoteRule
+	}{
+		{"write NUL", func() error {
+			_, err := p.Write(participant.WriteInput{Place: "user", Key: "nul.md", Body: "a\x00b"})
+			return err
+		}, engine.RuleNULByte},
+		{"write own frontmatter", func() error {
+			_, err := p.Write(participant.WriteInput{Place: "user", Key: "fm.md", Body: "---\nrevision: 99\n---\n"})
+			return err
+		}, engine.RuleFrontmatterInBody},
+		{"write Latin-1", func() error {
+			_, err := p.Write(participant.WriteInput{Place: "user", Key: "l1.md", Body: "caf\xe9"})
+			return err
+		}, engine.RuleNotUTF8},
+		{"append NUL", func() error {
+			_, err := p.Append("task", "a\x00b", day)
+			return err
+		}, engine.RuleNULByte},
+	} {
+		err := c.err()
+		e, ok := engine.AsNotANote(err)
+		if !ok || e.Rule != c.rule || errcode.Of(err) != errcode.NotANote || !participant.IsRefusal(err) {
+			t.Errorf("%s: %v; want the engine's NotANoteError %s", c.what, err, c.rule)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package roam
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -238,8 +236,8 @@ func (mp *mapping) scan(cache map[string]StatEntry, trustBefore time.Time) (file
 			if err != nil {
 				return err
 			}
-			if len(b) > engine.MaxNoteSize || bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
-				held = append(held, skipped{rel, "not a note (binary, not UTF-8, or larger than 4 MiB)"})
+			if err := engine.CheckNote(b); err != nil {
+				held = append(held, skipped{rel, err.Error()})
 				return nil
 			}
 			if d := frontmatter.Parse(b); d.Has() {

@@ -1,7 +1,6 @@
 package roam
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -521,8 +519,8 @@ func (s *syncer) takeable(p string, content []byte) bool {
 	reason := ""
 	if _, _, ok := s.mp.local(p); !ok {
 		reason = "not a note path this machine keeps"
-	} else if len(content) > engine.MaxNoteSize || bytes.IndexByte(content, 0) >= 0 || !utf8.Valid(content) {
-		reason = "not a note (binary, not UTF-8, or larger than 4 MiB)"
+	} else if err := engine.CheckNote(content); err != nil {
+		reason = err.Error()
 	} else if d := frontmatter.Parse(content); d.Has() && p != rosterPath && p != layersPath {
 		if mach, _ := d.String("machine"); mach != "" {
 			reason = "bound to machine " + mach + ": a device note is never taken into a chain dimension"

@@ -220,11 +220,11 @@ func importOne(m *engine.Memory, j Journal, from, rel, path string) ImportedFile
 	}
 	src, err := safefs.ReadNoFollow(path, engine.MaxNoteSize) // a link swapped in after the walk is refused
 	if err != nil {
-		out.Why = err.Error()
+		out.Why = engine.ReadRefusal(err).Error()
 		return out
 	}
-	if len(src) > engine.MaxNoteSize || bytes.IndexByte(src, 0) >= 0 {
-		out.Why = "not a note (binary or larger than 4 MiB)"
+	if err := engine.CheckNote(src); err != nil {
+		out.Why = err.Error()
 		return out
 	}
 	var notes []string

@@ -78,6 +78,13 @@ func update(root, path string, expect *Expect, fn func(current []byte, exists bo
 	if expect == nil && next == nil {
 		return nil, nil
 	}
+	if expect != nil && isNoteFile(t.display) {
+		// What a note may be is checked here, in the one path every note
+		// write takes: no writer puts down a file the loader would refuse.
+		if err := notANote(t.display, next); err != nil {
+			return nil, err
+		}
+	}
 	if err := t.mkdirs(); err != nil {
 		return nil, err
 	}

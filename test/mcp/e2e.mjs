@@ -109,7 +109,7 @@ await test('a stale memory_write is refused with the current note; the file is u
 
 await test('bad input is a clear error and the server keeps serving', async () => {
   const huge = await client.callTool({ name: 'memory_write', arguments: { dimension: 'user', key: 'huge.md', body: 'x'.repeat(50 << 20), expected_revision: 0 } });
-  assert(huge.isError && text(huge).includes('at most 4194304 bytes'), text(huge));
+  assert(huge.isError && text(huge).includes('not a note (too-large)'), text(huge));
   const dots = await client.callTool({ name: 'memory_write', arguments: { dimension: 'user', key: '../escape.md', body: 'x', expected_revision: 0 } });
   assert(dots.isError && text(dots).includes('".." is not allowed'), text(dots));
   const moe = await client.callTool({ name: 'memory_read', arguments: { dimension: 'agent/moe', key: 'notes/focus.md' } });
