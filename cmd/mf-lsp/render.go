@@ -3,9 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
+	"os"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/participant"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -86,13 +87,12 @@ not with --each-agent.`, stdout, stderr)
 			p.Agents = []string{a}
 			participants = append(participants, p)
 		}
-	case len(scope.Agents) > 1:
-		from := "the binding (" + m.Paths.ProjectConfigFile() + ")"
-		if c.isSet("agent") {
-			from = "--agent"
+	case !*each:
+		one, err := participant.Resolve(m, sf.given(c), os.Getenv)
+		if err != nil {
+			return refusedScope(c, err, "or print one block each with --each-agent")
 		}
-		return c.usageError("a block is for one agent, and %s names %d: %s; pick one with --agent ID, or print one block each with --each-agent",
-			from, len(scope.Agents), strings.Join(scope.Agents, ", "))
+		participants[0] = one
 	}
 	if *into != "" && *each {
 		return c.usageError("--into writes one block into the file: pick the agent with --agent, not --each-agent")
