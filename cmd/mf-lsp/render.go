@@ -28,8 +28,9 @@ folders render reads, so a broken file in another agent's or task's folder is
 not reported here (mf-lsp tree and check read everything).
 
 A block is for one participant: the task plus one agent, which sees its own
-agent notes and no other agent's. --agent picks the agent; when the binding
-names several and --agent is not given, render exits 2 naming them.
+agent notes and no other agent's. --agent picks the agent, else
+$MAGICFROG_AGENT, else the binding's one agent; when the binding names several
+and none is chosen, render exits 2 naming them (code several-agents).
 --each-agent prints one block per agent of the binding (or of --agent), one
 after the other. Notes under a folder that is neither a registered ID nor
 shared (agent/<folder>/ not on the roster, a task-root folder shaped like a task
