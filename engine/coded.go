@@ -23,5 +23,5 @@ func (e *SeveralAgentsError) ErrorCode() errcode.Code { return errcode.SeveralAg
 
 // ErrorData offers the agents to pick from.
 func (e *SeveralAgentsError) ErrorData() errcode.Data {
-	return errcode.Data{Code: errcode.SeveralAgents, Choices: e.Agents}
+	return errcode.Data{Code: errcode.SeveralAgents, Choices: append([]string{}, e.Agents...)}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
 )
 
 // Unbound is what a block rendered with no task and no agent says on its first
@@ -72,13 +73,31 @@ type Omitted struct {
 // first folder (SPEC §2): it is no one's, so no block holds it.
 const ReasonUnregistered = "unregistered-scope"
 
-// SeveralAgentsError refuses to render one block for several agents: each
-// participant sees its own agent dimension and no one else's (SPEC §5).
-type SeveralAgentsError struct{ Agents []string }
+// SeveralAgentsError refuses to answer for several agents at once: each
+// participant sees its own agent dimension and no one else's (SPEC §5). It is
+// the one refusal every front end sends when a scope names several agents and
+// none was chosen (participant.Resolve decides), with code
+// errcode.SeveralAgents and the agents as the choices.
+type SeveralAgentsError struct {
+	Agents []string
+	// From says who named them: "the project binding (PATH)", "--agent", the
+	// setting "agents"; "" is "the scope".
+	From string
+}
 
 func (e *SeveralAgentsError) Error() string {
-	return fmt.Sprintf("one <memory> block is for one agent, and the scope names %d (%s): pick one, or render one block per agent", len(e.Agents), strings.Join(e.Agents, ", "))
+	from := e.From
+	if from == "" {
+		from = "the scope"
+	}
+	return fmt.Sprintf("%s names %d agents (%s) and one participant is one agent: choose one (--agent ID, $%s, or the editor's \"participant\" setting)", from, len(e.Agents), strings.Join(e.Agents, ", "), AgentEnv)
 }
+
+// AgentEnv names the environment variable that picks the agent when no flag
+// or setting does: agent hosts that start one command for several agents set
+// it (participant.Resolve reads it).
+const AgentEnv = "MAGICFROG_AGENT"
+
 
 // blockGroup is one element of the block: a dimension, and for agent and task the ID.
 type blockGroup struct {

@@ -2,13 +2,12 @@ package lsp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -25,12 +24,12 @@ func checkRender(cmd string, r session.RenderRequest) error {
 	return nil
 }
 
-// renderFailed names the participant argument when a render refused several
-// agents in one block.
+// renderFailed answers a failed render or effective view; several agents and
+// none chosen carries code several-agents and the agents as data.choices
+// (CodedError), which the editors answer by asking which agent.
 func renderFailed(cmd string, err error) error {
-	var several *engine.SeveralAgentsError
-	if errors.As(err, &several) {
-		return Errorf(CodeRequestFailed, "%s: %v (argument \"participant\")", cmd, err)
+	if errcode.Of(err) == errcode.SeveralAgents {
+		return CodedError(cmd, err)
 	}
 	return err
 }
@@ -56,7 +55,11 @@ func (s *Server) renderCommand(_ *glsp.Context, a session.RenderRequest) (any, e
 func (s *Server) effectiveViewCommand(_ *glsp.Context, a session.ScopeRequest) (any, error) {
 	cmd := session.EffectiveViewCmd.Name
 	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
-		return session.View(snap, a)
+		v, err := session.View(snap, a)
+		if err != nil {
+			return nil, renderFailed(cmd, err)
+		}
+		return v, nil
 	}), nil
 }
 

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
@@ -17,9 +16,9 @@ func (s *Server) registerHandlers() {
 	// Lifecycle and housekeeping.
 	h.Initialized = s.initialized
 	h.SetTrace = s.setTrace
-	// Settings are taken from initializationOptions only; accept the notification
-	// VS Code sends anyway rather than log "unsupported" for it.
-	h.WorkspaceDidChangeConfiguration = func(*glsp.Context, *protocol.DidChangeConfigurationParams) error { return nil }
+	// Settings are taken from initializationOptions, except "participant",
+	// which a client may change at once (participant.go).
+	h.WorkspaceDidChangeConfiguration = s.didChangeConfiguration
 
 	// Text synchronization (documents.go).
 	h.TextDocumentDidOpen = s.didOpen

@@ -1,10 +1,14 @@
 package lsp_test
 
 import (
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/lsp"
@@ -133,5 +137,67 @@ func TestTodayUnregistered(t *testing.T) {
 	mustExec(t, c, "magicfrog.today", map[string]any{"dimension": "agent", "scope": "nobody", "register": true}, nil)
 	if b, _ := os.ReadFile(filepath.Join(data, "magicfrog.json")); !strings.Contains(string(b), `"nobody"`) {
 		t.Errorf("nobody not registered:\n%s", b)
+	}
+}
+
+// TestSeveralAgentsAsked (issue 20): a project bound to two agents and no
+// participant chosen: render and the effective view answer RequestFailed
+// with data {code: "several-agents", choices}, hover and code lens say no
+// agent is chosen instead of answering as the first; after the editor sends
+// the participant (workspace/didChangeConfiguration) the same render is
+// that agent's block.
+func TestSeveralAgentsAsked(t *testing.T) {
+	data, project := demo(t)
+	cfg := filepath.Join(project, ".magicfrog", "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"task": "T-7", "agents": ["larry", "moe"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MAGICFROG_AGENT", "")
+	c := start(t)
+	c.Initialize(string(session.PathToURI(project)), map[string]any{"dataDir": data, "today": "2026-11-30"})
+	waitIndexed(t, c)
+
+	for _, cmd := range []string{"magicfrog.render", "magicfrog.effectiveView"} {
+		_, err := execCommand(c, cmd, nil)
+		var e *jsonrpc2.Error
+		if !errors.As(err, &e) || e.Code != lsp.CodeRequestFailed || e.Data == nil {
+			t.Fatalf("%s with two agents bound: %v; want RequestFailed with data", cmd, err)
+		}
+		var d struct {
+			Code    string   `json:"code"`
+			Choices []string `json:"choices"`
+		}
+		if err := json.Unmarshal(*e.Data, &d); err != nil || d.Code != "several-agents" || strings.Join(d.Choices, ",") != "larry,moe" {
+			t.Errorf("%s: data %s (%v)", cmd, *e.Data, err)
+		}
+		if !strings.Contains(e.Message, "names 2 agents (larry, moe)") {
+			t.Errorf("%s: message %q", cmd, e.Message)
+		}
+	}
+	uri := openFile(t, c, filepath.Join(data, "memory/agent/larry/notes/style.md"))
+	var lenses []codeLens
+	if err := c.Call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lenses); err != nil {
+		t.Fatal(err)
+	}
+	if len(lenses) != 1 || lenses[0].Command == nil || lenses[0].Command.Title != "no agent chosen (larry, moe)" {
+		t.Errorf("code lens with no agent chosen: %+v", lenses)
+	}
+	if h := hoverAt(t, c, uri, 0, 0); h == nil || !strings.Contains(h.Contents.Value, "no agent chosen (larry, moe)") || strings.Contains(h.Contents.Value, "Seen as") {
+		t.Errorf("hover with no agent chosen: %+v", h)
+	}
+
+	// The editor asked; the user picked moe.
+	if err := c.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"magicfrog": map[string]any{"participant": "moe"}}}); err != nil {
+		t.Fatal(err)
+	}
+	var block string
+	mustExec(t, c, "magicfrog.render", nil, &block)
+	if !strings.Contains(block, `agents="moe"`) || !strings.Contains(block, "Moe owns the billing") || strings.Contains(block, "Larry: lead") {
+		t.Errorf("render after choosing moe:\n%s", block)
+	}
+	var info session.Info
+	mustExec(t, c, "magicfrog.sessionInfo", nil, &info)
+	if info.Participant != "moe" {
+		t.Errorf("sessionInfo after choosing moe: %+v", info)
 	}
 }

@@ -12,13 +12,27 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/lsp/internal/jsonrpc"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
+
+// CodedError is a command's failure as RequestFailed, "CMD: message", with
+// the error's errcode details (errcode.DataOf) as the JSON-RPC error's data,
+// so a client decides on data.code, never on the message. An error that is
+// no errcode.Coded is RequestFailed without data.
+func CodedError(cmd string, err error) *jsonrpc.Error {
+	e := Errorf(CodeRequestFailed, "%s: %v", cmd, err)
+	if d, ok := errcode.DataOf(err); ok {
+		e.Data, _ = json.Marshal(d)
+	}
+	return e
+}
 
 // JSON-RPC and LSP error codes a handler may answer with (via Errorf).
 const (

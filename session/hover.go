@@ -50,7 +50,11 @@ func NoteMarkdown(snap *Snapshot) string {
 	ns := NoteStanding(snap)
 
 	fmt.Fprintf(&md, "**%s** · %s\n\n", MarkdownEscape(e.Ref()), MarkdownEscape(ns.Summary))
-	fmt.Fprintf(&md, "_Seen as %s._\n\n", ScopeSentence(ns.Scope, ns.Machine))
+	if snap.Refused != nil {
+		fmt.Fprintf(&md, "_%s._\n\n", MarkdownEscape(snap.Refused.Error()))
+	} else {
+		fmt.Fprintf(&md, "_Seen as %s._\n\n", ScopeSentence(ns.Scope, ns.Machine))
+	}
 	fmt.Fprintf(&md, "- dimension: `%s`", e.Dimension)
 	if e.Legacy {
 		md.WriteString(" (read from a legacy folder)")

@@ -2,8 +2,10 @@ package session
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/participant"
 )
 
 // The read-only commands over a snapshot: the <memory> block (Render,
@@ -29,23 +31,31 @@ func (r RenderRequest) Check() error {
 }
 
 // ScopeFor is the scope a render or an effective view answers for: the
-// session's participant (or scope, when the request names agents) with the
-// request's fields applied.
-func (snap *Snapshot) ScopeFor(r ScopeRequest) engine.Scope {
-	return r.For(snap.Participant, snap.Scope)
+// request's fields over the session's settings, decided by
+// participant.Resolve (several agents and none chosen: its
+// *engine.SeveralAgentsError, with the scope of them all).
+func (snap *Snapshot) ScopeFor(r ScopeRequest) (engine.Scope, error) {
+	return participant.Resolve(snap.Memory, r.Given(snap.Settings.Given()), os.Getenv)
 }
 
 // RenderOptions are the engine's options for request r: the session's scope,
 // budget, today and earlier unless r names them.
-func (snap *Snapshot) RenderOptions(r RenderRequest) engine.RenderOptions {
+func (snap *Snapshot) RenderOptions(r RenderRequest) (engine.RenderOptions, error) {
 	st := snap.Settings
-	return r.Options(snap.Memory, snap.ScopeFor(r.ScopeRequest), RenderDefaults{Budget: st.Budget, Today: snap.Today.String(), Earlier: st.Earlier})
+	sc, err := snap.ScopeFor(r.ScopeRequest)
+	if err != nil {
+		return engine.RenderOptions{}, err
+	}
+	return r.Options(snap.Memory, sc, RenderDefaults{Budget: st.Budget, Today: snap.Today.String(), Earlier: st.Earlier}), nil
 }
 
 // Render is magicfrog.render's answer: the block's text, or with r.Details
 // what a preview shows (RenderDetails).
 func Render(snap *Snapshot, r RenderRequest) (any, error) {
-	opts := snap.RenderOptions(r)
+	opts, err := snap.RenderOptions(r)
+	if err != nil {
+		return nil, err
+	}
 	b, err := snap.Memory.Render(opts)
 	if err != nil {
 		return nil, err
@@ -79,7 +89,11 @@ func RenderInto(snap *Snapshot, r RenderRequest, file string) (Written, error) {
 	if err := CheckHostFile(m.Paths, path, m.Paths.ProjectDir); err != nil {
 		return Written{}, err
 	}
-	b, err := m.Render(snap.RenderOptions(r))
+	opts, err := snap.RenderOptions(r)
+	if err != nil {
+		return Written{}, err
+	}
+	b, err := m.Render(opts)
 	if err != nil {
 		return Written{}, err
 	}
@@ -92,13 +106,21 @@ func RenderInto(snap *Snapshot, r RenderRequest, file string) (Written, error) {
 
 // View is magicfrog.effectiveView's answer for request r (ViewOf).
 func View(snap *Snapshot, r ScopeRequest) (EffectiveView, error) {
-	return ViewOf(snap.Memory, snap.ScopeFor(r), snap.Today.String(), snap.Settings.Earlier)
+	sc, err := snap.ScopeFor(r)
+	if err != nil && (r.Agents == nil || r.Participant != "") {
+		return EffectiveView{}, err
+	}
+	// Agents the request names are shown side by side (docs/protocol.md).
+	return ViewOf(snap.Memory, sc, snap.Today.String(), snap.Settings.Earlier)
 }
 
 // Generation is the generation of the session's block (the participant's,
 // at the session's budget and today): what a client compares to know its
 // copy is stale. "" when the block does not render.
 func Generation(snap *Snapshot) string {
+	if snap.Refused != nil {
+		return ""
+	}
 	b, err := snap.Memory.Render(engine.RenderOptions{Scope: snap.Participant, Budget: snap.Settings.Budget, Today: snap.Today.String()})
 	if err != nil {
 		return ""

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/participant"
 )
 
 // Settings are the client's settings as plain values (the language server reads
@@ -71,16 +72,19 @@ func (s Settings) Scope(m *engine.Memory) engine.Scope {
 	return sc
 }
 
-// Participant narrows a scope to the one agent an editor answers for (SPEC §5:
-// one participant per block): agent when set, else the scope's first agent.
-func Participant(sc engine.Scope, agent string) engine.Scope {
-	switch {
-	case agent != "":
-		sc.Agents = []string{agent}
-	case len(sc.Agents) > 1:
-		sc.Agents = sc.Agents[:1:1]
+// Given is what the settings say about the scope, for participant.Resolve
+// (the one place that decides who the editor answers for): a task or machine
+// set replaces the binding's, agents set replace the binding's agents, and
+// participant is the one agent chosen.
+func (s Settings) Given() participant.Given {
+	g := participant.Given{Task: s.Task, TaskSet: s.Task != "", Machine: s.Machine, MachineSet: s.Machine != ""}
+	if len(s.Agents) > 0 {
+		g.Agents, g.AgentsSet, g.AgentsFrom = slices.Clone(s.Agents), true, `the setting "agents"`
 	}
-	return sc
+	if s.Participant != "" {
+		g.Agent, g.AgentSet = s.Participant, true
+	}
+	return g
 }
 
 // SettingError is one invalid initializationOptions entry; its key keeps its default.

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/journal"
+	"github.com/magicfrog/mf-lsp/engine/participant"
 )
 
 // Snapshot is what a feature sees: one tree, the session's scope and clock,
@@ -17,8 +19,13 @@ type Snapshot struct {
 	Memory   *engine.Memory
 	Settings Settings
 	// Scope is the session scope (the settings, else the project binding);
-	// Participant is it narrowed to the one agent an editor answers for.
+	// Participant is the one agent an editor answers for, as
+	// participant.Resolve decides (the settings, $MAGICFROG_AGENT, the
+	// binding). When it refused (several agents and none chosen), Refused is
+	// its error and Participant has no agent: hover and code lens say so,
+	// render and the effective view answer the error.
 	Scope, Participant engine.Scope
+	Refused            error
 	// Today is the journal's today: the setting, else the local date.
 	Today journal.Day
 
@@ -49,7 +56,11 @@ func (s *Session) Snapshot(path string) (*Snapshot, error) {
 	m := t.memory
 	st := s.Settings()
 	scope := st.Scope(m)
-	snap := &Snapshot{Memory: m, Settings: st, Scope: scope, Participant: Participant(scope, st.Participant), Today: s.today(st), session: s, tree: t}
+	who, refused := participant.Resolve(m, st.Given(), os.Getenv)
+	if refused != nil {
+		who.Agents = nil
+	}
+	snap := &Snapshot{Memory: m, Settings: st, Scope: scope, Participant: who, Refused: refused, Today: s.today(st), session: s, tree: t}
 	if path == "" {
 		return snap, nil
 	}

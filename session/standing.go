@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 )
 
 // Where a note stands in the session's effective view, in a few words (the code
@@ -92,6 +93,10 @@ func NoteStanding(snap *Snapshot) Standing {
 		ns.Winner = st.Winner
 	default:
 		ns.Summary = "not effective"
+	}
+	if d, ok := errcode.DataOf(snap.Refused); ok && d.Code == errcode.SeveralAgents {
+		// Which agent's view it is is not decided: the editor asks (SPEC §5).
+		ns.Summary = "no agent chosen (" + strings.Join(d.Choices, ", ") + ")"
 	}
 	return ns
 }

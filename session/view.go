@@ -11,6 +11,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/managed"
+	"github.com/magicfrog/mf-lsp/engine/participant"
 )
 
 // The read-only answers about what a scope sees: the effective view, one
@@ -67,28 +68,26 @@ type ScopeRequest struct {
 	Participant string `json:"participant"`
 }
 
-// For is the scope the request answers for, given the session's scope and its
-// participant (the session scope narrowed to one agent). Agents named in the
-// request start from the session scope; several of them without a
-// participant are refused by the engine (one agent per block).
-func (r ScopeRequest) For(participant, sessionScope engine.Scope) engine.Scope {
-	sc := participant
-	if r.Agents != nil {
-		sc = sessionScope
-	}
+// Given is what the request says about its scope laid over what the session
+// says (g: the settings'), for participant.Resolve, the one place that
+// decides: a task or machine named replaces the session's; agents named
+// replace the session's (and its participant setting), several of them
+// without a participant refused; participant picks one agent.
+func (r ScopeRequest) Given(g participant.Given) participant.Given {
 	if r.Task != nil {
-		sc.Task = *r.Task
-	}
-	if r.Agents != nil {
-		sc.Agents = append([]string(nil), (*r.Agents)...)
+		g.Task, g.TaskSet = *r.Task, true
 	}
 	if r.Machine != nil {
-		sc.Machine = *r.Machine
+		g.Machine, g.MachineSet = *r.Machine, true
+	}
+	if r.Agents != nil {
+		g.Agent, g.AgentSet = "", false
+		g.Agents, g.AgentsSet, g.AgentsFrom = append([]string(nil), (*r.Agents)...), true, `the argument "agents"`
 	}
 	if r.Participant != "" {
-		sc.Agents = []string{r.Participant}
+		g.Agent, g.AgentSet = r.Participant, true
 	}
-	return sc
+	return g
 }
 
 // RenderRequest is what a render is asked for, beside its scope: the fields

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/participant"
 )
 
 // testTree is a data directory and a project bound to task T-7 and agents
@@ -90,25 +91,27 @@ func mustJSON(t *testing.T, v any) string {
 
 func ptr[T any](v T) *T { return &v }
 
-func TestScopeRequestFor(t *testing.T) {
-	session := engine.Scope{Task: "T-7", Agents: []string{"larry", "moe"}, Machine: "m1"}
-	participant := engine.Scope{Task: "T-7", Agents: []string{"larry"}, Machine: "m1"}
+func TestScopeRequestGiven(t *testing.T) {
+	settings := participant.Given{Task: "T-7", TaskSet: true, Agents: []string{"larry", "moe"}, AgentsSet: true, AgentsFrom: `the setting "agents"`, Agent: "larry", AgentSet: true}
+	named := func(g participant.Given, f func(*participant.Given)) participant.Given { f(&g); return g }
 	for _, tc := range []struct {
 		name string
 		req  ScopeRequest
-		want engine.Scope
+		want participant.Given
 	}{
-		{"nothing named: the participant", ScopeRequest{}, participant},
-		{"task replaced", ScopeRequest{Task: ptr("T-9")}, engine.Scope{Task: "T-9", Agents: []string{"larry"}, Machine: "m1"}},
-		{"no task", ScopeRequest{Task: ptr("")}, engine.Scope{Agents: []string{"larry"}, Machine: "m1"}},
-		{"agents named: from the session scope", ScopeRequest{Agents: &[]string{"moe", "curly"}}, engine.Scope{Task: "T-7", Agents: []string{"moe", "curly"}, Machine: "m1"}},
-		{"participant picks one agent", ScopeRequest{Participant: "moe"}, engine.Scope{Task: "T-7", Agents: []string{"moe"}, Machine: "m1"}},
-		{"participant over agents", ScopeRequest{Agents: &[]string{"larry", "moe"}, Participant: "moe"}, engine.Scope{Task: "T-7", Agents: []string{"moe"}, Machine: "m1"}},
-		{"machine replaced", ScopeRequest{Machine: ptr("m2")}, engine.Scope{Task: "T-7", Agents: []string{"larry"}, Machine: "m2"}},
+		{"nothing named: the settings", ScopeRequest{}, settings},
+		{"task replaced", ScopeRequest{Task: ptr("T-9")}, named(settings, func(g *participant.Given) { g.Task = "T-9" })},
+		{"no task", ScopeRequest{Task: ptr("")}, named(settings, func(g *participant.Given) { g.Task = "" })},
+		{"agents named: they replace the settings' and its participant", ScopeRequest{Agents: &[]string{"moe", "curly"}},
+			participant.Given{Task: "T-7", TaskSet: true, Agents: []string{"moe", "curly"}, AgentsSet: true, AgentsFrom: `the argument "agents"`}},
+		{"participant picks one agent", ScopeRequest{Participant: "moe"}, named(settings, func(g *participant.Given) { g.Agent = "moe" })},
+		{"participant over agents", ScopeRequest{Agents: &[]string{"larry", "moe"}, Participant: "moe"},
+			participant.Given{Task: "T-7", TaskSet: true, Agents: []string{"larry", "moe"}, AgentsSet: true, AgentsFrom: `the argument "agents"`, Agent: "moe", AgentSet: true}},
+		{"machine replaced", ScopeRequest{Machine: ptr("m2")}, named(settings, func(g *participant.Given) { g.Machine, g.MachineSet = "m2", true })},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.req.For(participant, session); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("For = %+v, want %+v", got, tc.want)
+			if got := tc.req.Given(settings); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Given = %+v, want %+v", got, tc.want)
 			}
 		})
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/errcode"
+	"github.com/magicfrog/mf-lsp/engine/participant"
 )
 
 // cli is one subcommand's flag set with the flags every subcommand shares.
@@ -139,6 +141,9 @@ func (c *cli) open(warn bool) (*engine.Memory, error) {
 		// An agent or task the flags name is an ID for this command, registered
 		// or not (SPEC §2): its folder reads as its own notes.
 		opts.Named = engine.Scope{Task: c.scope.task, Agents: c.scope.agents}
+		if a := os.Getenv(engine.AgentEnv); a != "" && !c.isSet("agent") {
+			opts.Named.Agents = []string{a} // the agent participant.Resolve will pick
+		}
 	}
 	opts.ScopeOnly = c.scopeOnly
 	m, err := engine.Open(opts)
@@ -234,6 +239,31 @@ func (s *scopeFlags) scope(c *cli, m *engine.Memory) engine.Scope {
 		sc.Machine = s.machine
 	}
 	return sc
+}
+
+// given is what the flags say, for participant.Resolve: --agent's list
+// replaces the binding's agents (one of them is the participant; several are
+// refused there).
+func (s *scopeFlags) given(c *cli) participant.Given {
+	return participant.Given{Task: s.task, TaskSet: c.isSet("task"), Machine: s.machine, MachineSet: c.isSet("machine"),
+		Agents: s.agents, AgentsSet: c.isSet("agent"), AgentsFrom: "--agent"}
+}
+
+// refusedScope reports a scope participant.Resolve refused: several agents and
+// none chosen is bad usage (exit 2), with its code and choices on a line of
+// their own (what scripts read: docs/cli.md) and hint, what this command
+// offers besides; any other error is exit 1.
+func refusedScope(c *cli, err error, hint string) int {
+	d, ok := errcode.DataOf(err)
+	if !ok || d.Code != errcode.SeveralAgents {
+		return c.fail("%v", err)
+	}
+	fmt.Fprintf(c.stderr, "mf-lsp %s: %v\n", c.name, err)
+	fmt.Fprintf(c.stderr, "  code: %s; choices: %s\n", d.Code, strings.Join(d.Choices, ", "))
+	if hint != "" {
+		fmt.Fprintf(c.stderr, "  %s\n", hint)
+	}
+	return exitUsage
 }
 
 // parseWhere reads DIM or DIM/ID (promote's --from and --to).

@@ -41,7 +41,7 @@ func (f *participantFlags) participant(c *cli, today string) (*participant.Parti
 		TaskSet: c.isSet("task"), AgentSet: c.isSet("agent"), MachineSet: c.isSet("machine")}
 	s, err := participant.Resolve(m, g, os.Getenv)
 	if err != nil {
-		return nil, err
+		return nil, err // several agents: refusedScope reports it
 	}
 	return participant.New(m, participant.Options{Scope: s, Today: today})
 }
@@ -76,7 +76,7 @@ memory://context, with resources/subscribe. See docs/cli.md#mcp.`, stdout, stder
 	}
 	p, err := pf.participant(c, "")
 	if err != nil {
-		return c.fail("%v", err)
+		return refusedScope(c, err, "")
 	}
 	v, _ := version()
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "mf-lsp mcp: "+format+"\n", a...) }
@@ -183,7 +183,7 @@ made.`, stdout, stderr)
 	}
 	p, err := pf.participant(c, *today)
 	if err != nil {
-		return c.fail("%v", err)
+		return refusedScope(c, err, "")
 	}
 	for _, w := range p.Warnings() {
 		fmt.Fprintf(stderr, "mf-lsp append: warning: %s\n", w)

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"os"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/participant"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -28,8 +29,9 @@ folders render reads, so a broken file in another agent's or task's folder is
 not reported here (mf-lsp tree and check read everything).
 
 A block is for one participant: the task plus one agent, which sees its own
-agent notes and no other agent's. --agent picks the agent; when the binding
-names several and --agent is not given, render exits 2 naming them.
+agent notes and no other agent's. --agent picks the agent, else
+$MAGICFROG_AGENT, else the binding's one agent; when the binding names several
+and none is chosen, render exits 2 naming them (code several-agents).
 --each-agent prints one block per agent of the binding (or of --agent), one
 after the other. Notes under a folder that is neither a registered ID nor
 shared (agent/<folder>/ not on the roster, a task-root folder shaped like a task
@@ -90,13 +92,12 @@ not with --each-agent.`, stdout, stderr)
 			p.Agents = []string{a}
 			participants = append(participants, p)
 		}
-	case len(scope.Agents) > 1:
-		from := "the binding (" + m.Paths.ProjectConfigFile() + ")"
-		if c.isSet("agent") {
-			from = "--agent"
+	case !*each:
+		one, err := participant.Resolve(m, sf.given(c), os.Getenv)
+		if err != nil {
+			return refusedScope(c, err, "or print one block each with --each-agent")
 		}
-		return c.usageError("a block is for one agent, and %s names %d: %s; pick one with --agent ID, or print one block each with --each-agent",
-			from, len(scope.Agents), strings.Join(scope.Agents, ", "))
+		participants[0] = one
 	}
 	if *into != "" && *each {
 		return c.usageError("--into writes one block into the file: pick the agent with --agent, not --each-agent")

@@ -54,7 +54,7 @@ func New(m *engine.Memory, opts Options) (*Participant, error) {
 	s := opts.Scope
 	s.Agents = append([]string(nil), s.Agents...)
 	if len(s.Agents) > 1 {
-		return nil, fmt.Errorf("one participant is one agent, got %d (%s): choose one with --agent", len(s.Agents), strings.Join(s.Agents, ", "))
+		return nil, &engine.SeveralAgentsError{Agents: s.Agents}
 	}
 	s.Machine = m.MachineOf(s)
 	if opts.Today != "" {
@@ -65,20 +65,33 @@ func New(m *engine.Memory, opts Options) (*Participant, error) {
 	return &Participant{m: m, scope: s, today: opts.Today}, nil
 }
 
-// Given is what the command line and the environment say about the scope;
-// Resolve fills the rest from the project binding.
+// Given is what a front end was told about the scope (flags, editor settings,
+// a request's arguments); Resolve fills the rest from the environment and the
+// project binding.
 type Given struct {
 	Task, Agent, Machine          string
 	TaskSet, AgentSet, MachineSet bool // given explicitly (an empty value is "none")
+	// Agents, when AgentsSet, replace the binding's agents (render's --agent
+	// list, the editor's "agents" setting or argument); AgentsFrom names them in
+	// a refusal ("--agent", `the setting "agents"`). Agent, when set, is the
+	// one chosen and wins over them.
+	Agents     []string
+	AgentsSet  bool
+	AgentsFrom string
 }
 
 // AgentEnv names the environment variable that picks the agent when no flag
-// does: agent hosts that start one server command for several agents set it.
-const AgentEnv = "MAGICFROG_AGENT"
+// or setting does: agent hosts that start one server command for several agents set it.
+const AgentEnv = engine.AgentEnv
 
-// Resolve is the participant scope: the flags, then $MAGICFROG_AGENT for the
-// agent, then the project binding. A binding naming several agents needs one
-// chosen.
+// Resolve is the one place that decides who a front end answers for: the CLI
+// (render, mcp, append), the MCP server and the language server (hover, code
+// lens, render, the effective view) all call it. The chosen agent (Agent:
+// --agent ID, the "participant" setting or argument), else the given agents
+// (AgentsSet), else $MAGICFROG_AGENT, else the project binding; a task or
+// machine given replaces the binding's. Several agents and none chosen is
+// refused with an *engine.SeveralAgentsError (code several-agents, the agents
+// as its choices), the same words everywhere. getenv nil reads no environment.
 func Resolve(m *engine.Memory, g Given, getenv func(string) string) (engine.Scope, error) {
 	s := m.DefaultScope()
 	if g.TaskSet {
@@ -87,19 +100,37 @@ func Resolve(m *engine.Memory, g Given, getenv func(string) string) (engine.Scop
 	if g.MachineSet {
 		s.Machine = g.Machine
 	}
+	from := "the project binding (" + m.Paths.ProjectConfigFile() + ")"
 	switch {
+	case g.AgentSet && g.Agent != "":
+		s.Agents = []string{g.Agent}
+		return s, nil
 	case g.AgentSet:
 		s.Agents = nil
-		if g.Agent != "" {
-			s.Agents = []string{g.Agent}
-		}
+		return s, nil
+	case g.AgentsSet:
+		s.Agents, from = unique(g.Agents), g.AgentsFrom
 	case getenv != nil && getenv(AgentEnv) != "":
 		s.Agents = []string{getenv(AgentEnv)}
-	case len(s.Agents) > 1:
-		return engine.Scope{}, fmt.Errorf("the project binding (%s) names several agents (%s) and one participant is one agent: pass --agent ID or set %s",
-			m.Paths.ProjectConfigFile(), strings.Join(s.Agents, ", "), AgentEnv)
+		return s, nil
+	default:
+		s.Agents = unique(s.Agents)
+	}
+	if len(s.Agents) > 1 {
+		return s, &engine.SeveralAgentsError{Agents: s.Agents, From: from}
 	}
 	return s, nil
+}
+
+// unique is ids without repeats, in their order (nil for none).
+func unique(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // Memory is the tree the participant reads.

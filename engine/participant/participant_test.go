@@ -80,8 +80,17 @@ func TestResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Reload()
-	if _, err := participant.Resolve(m, participant.Given{}, noEnv); err == nil || !strings.Contains(err.Error(), "--agent") {
-		t.Fatalf("two agents in the binding: %v", err)
+	_, err = participant.Resolve(m, participant.Given{}, noEnv)
+	if d, ok := errcode.DataOf(err); !ok || d.Code != errcode.SeveralAgents || strings.Join(d.Choices, ",") != "larry,moe" || !strings.Contains(err.Error(), "--agent") {
+		t.Fatalf("two agents in the binding: %v (%+v)", err, d)
+	}
+	// The editor's "agents" setting (or render's --agent list) is refused alike,
+	// naming where the agents came from; a chosen one among them is the participant.
+	if _, err := participant.Resolve(m, participant.Given{Agents: []string{"larry", "moe"}, AgentsSet: true, AgentsFrom: "--agent"}, noEnv); errcode.Of(err) != errcode.SeveralAgents || !strings.HasPrefix(err.Error(), "--agent names 2 agents") {
+		t.Fatalf("two agents given: %v", err)
+	}
+	if s, err := participant.Resolve(m, participant.Given{Agents: []string{"larry", "moe"}, AgentsSet: true, Agent: "moe", AgentSet: true}, noEnv); err != nil || len(s.Agents) != 1 || s.Agents[0] != "moe" {
+		t.Fatalf("moe chosen among two: %+v, %v", s, err)
 	}
 	if _, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry", "moe"}}}); err == nil {
 		t.Fatal("New accepted two agents")

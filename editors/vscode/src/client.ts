@@ -14,7 +14,7 @@ import {
 } from 'vscode-languageclient/node';
 import { PathContext, SECTION, configuredAgents, initializationOptions } from './config';
 import { message } from './labels';
-import { Commands, CompareNotification, CompareParams, MemoryChangedNotification, MemoryChangedParams, SessionInfo } from './protocol';
+import { Commands, CompareNotification, CompareParams, MemoryChangedNotification, MemoryChangedParams, SessionInfo, severalAgentsChoices } from './protocol';
 import { INSTALL_COMMAND, findServer } from './server';
 
 export function settings(): vscode.WorkspaceConfiguration {
@@ -112,13 +112,78 @@ export class MemoryClient implements vscode.Disposable {
     }
   }
 
+  /** Set while a restart runs: commands wait for the new server. */
+  private restarting: Promise<void> | undefined;
+
   async restart(): Promise<void> {
-    await this.stop();
-    await this.start();
+    const r = (async () => {
+      await this.stop();
+      await this.start();
+    })();
+    this.restarting = r;
+    try {
+      await r;
+    } finally {
+      if (this.restarting === r) {
+        this.restarting = undefined;
+      }
+    }
   }
 
-  /** Runs one of the server's commands; every argument is one object (docs/protocol.md). */
+  /**
+   * Runs one of the server's commands; every argument is one object (docs/protocol.md).
+   * A refusal with data.code "several-agents" (the project names several agents and
+   * none is chosen) asks which agent, stores it as the workspace's
+   * magicfrog.participant (which restarts the server with it) and runs the command
+   * again for that agent.
+   */
   async execute<T>(command: string, arg: object): Promise<T> {
+    try {
+      return await this.send<T>(command, arg);
+    } catch (e) {
+      const choices = severalAgentsChoices(e);
+      if (!choices) {
+        throw e;
+      }
+      const picked = await this.askParticipant(choices);
+      if (!picked) {
+        throw e;
+      }
+      return this.send<T>(command, { ...arg, participant: picked });
+    }
+  }
+
+  /** The question being asked: commands refused meanwhile wait for its answer. */
+  private asking: Promise<string | undefined> | undefined;
+
+  /** Which agent, among the server's choices; remembered for the workspace. Asked once at a time. */
+  private askParticipant(choices: string[]): Promise<string | undefined> {
+    if (!this.asking) {
+      this.asking = this.ask(choices).finally(() => {
+        this.asking = undefined;
+      });
+    }
+    return this.asking;
+  }
+
+  private async ask(choices: string[]): Promise<string | undefined> {
+    const picked = await vscode.window.showQuickPick(choices, {
+      title: 'MagicFrog: which agent is this workspace?',
+      placeHolder: 'The project names several agents; memory is answered for one (remembered in this workspace\'s settings)',
+      ignoreFocusOut: true,
+    });
+    if (!picked) {
+      return undefined;
+    }
+    this.output.appendLine(`Participant: ${picked} (workspace setting magicfrog.participant).`);
+    await settings().update('participant', picked, vscode.ConfigurationTarget.Workspace);
+    return picked;
+  }
+
+  private async send<T>(command: string, arg: object): Promise<T> {
+    if (this.restarting) {
+      await this.restarting;
+    }
     const c = this.client;
     if (!c) {
       throw new Error(this.startError ?? 'MagicFrog: the language server is not running.');

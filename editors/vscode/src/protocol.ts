@@ -125,3 +125,21 @@ export const PROMOTION_TARGETS: { to: 'agent' | 'user' | 'account' | 'skills'; d
   { to: 'account', detail: 'everyone in the account sees it' },
   { to: 'skills', detail: 'a skill: listed in the <memory> block by name and description' },
 ];
+
+/** errcode's failure codes the client decides on (JSON-RPC error `data.code`, docs/protocol.md). */
+export const ErrorCodes = {
+  severalAgents: 'several-agents',
+} as const;
+
+/**
+ * The agents to choose from when a command was refused because the project names
+ * several and none was chosen (`data.code` "several-agents"); undefined for any
+ * other failure. Decided on the code, never on the message.
+ */
+export function severalAgentsChoices(e: unknown): string[] | undefined {
+  const data = (e as { data?: unknown } | null | undefined)?.data as { code?: unknown; choices?: unknown } | null | undefined;
+  if (!data || data.code !== ErrorCodes.severalAgents) {
+    return undefined;
+  }
+  return Array.isArray(data.choices) ? data.choices.filter((c): c is string => typeof c === 'string' && c !== '') : [];
+}

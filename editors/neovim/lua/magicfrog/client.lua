@@ -8,6 +8,7 @@
 --                 root directory, reused across buffers.
 local config = require("magicfrog.config")
 local ui = require("magicfrog.ui")
+local participant = require("magicfrog.participant")
 
 local M = {}
 
@@ -292,7 +293,7 @@ end
 --- Run a workspace/executeCommand; `cb(err, result, client)`. Returns at once:
 --- the request goes out when the client is initialized, and cb runs with the
 --- answer (an error is also notified).
-function M.execute(command, args, cb, bufnr)
+function M.execute(command, args, cb, bufnr, asked)
   local client = M.client_for(bufnr)
   if not client then
     local msg = "mf-lsp is not running (open a Markdown note inside a memory tree)"
@@ -302,10 +303,19 @@ function M.execute(command, args, cb, bufnr)
   end
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local params = { command = command, arguments = { args or vim.empty_dict() } }
+  when_initialized(client, 5000, function(not_ready)
+    if not not_ready then participant.restore(client, config.options.participant) end
+  end)
   request_when_ready(client, "workspace/executeCommand", params, function(err, result)
-    if err then
+    local function failed()
       notify(command .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      if cb then cb(err, result, client) end
     end
+    if err and not asked and participant.is_several(err) then
+      -- Several agents and none chosen: ask, then the same command again.
+      return participant.ask(client, err, function() M.execute(command, args, cb, bufnr, true) end, failed)
+    end
+    if err then return failed() end
     if cb then cb(err, result, client) end
   end, bufnr)
 end
@@ -345,6 +355,7 @@ function M.on_attach(client, bufnr)
     })
   end
   vim.b[bufnr].magicfrog_attached = true
+  participant.restore(client, config.options.participant)
   ask_session(client, bufnr)
   if config.options.autoread then
     vim.bo[bufnr].autoread = true

@@ -10,7 +10,8 @@ local K = {}
 
 -- The agent :MagicFrogRender and :MagicFrogView answer for when one was given
 -- (:MagicFrogRender {agent}); nil: the server's participant (the setting, else
--- the first agent in scope). A block is for one participant.
+-- the one agent in scope; several: the plugin asks, magicfrog.participant).
+-- A block is for one participant.
 K.participant = nil
 
 local notify, present, find_buf = ui.notify, ui.present, ui.find_buf

@@ -18,7 +18,7 @@ export class MemoryDocuments implements vscode.TextDocumentContentProvider, vsco
   /**
    * The agent the render preview and the effective view answer for, when the
    * user picked one with magicfrog.pickParticipant; otherwise the server's
-   * participant (the setting, else the first agent in scope).
+   * participant (the setting, else the one agent in scope; several: MemoryClient asks).
    */
   participant: string | undefined;
   /** The last render preview's details, and how many header lines precede its block. */
