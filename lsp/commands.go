@@ -40,6 +40,8 @@ func (s *Server) registerCommands() map[string]CommandFunc {
 		"magicfrog.syncStatus":      s.syncStatusCommand,      // cmd_sync.go
 		"magicfrog.syncResolve":     s.syncResolveCommand,     // cmd_sync.go
 		"magicfrog.sessionInfo":     s.sessionInfoCommand,     // cmd_session_info.go
+
+		"magicfrog.resolveOverwrite": s.resolveOverwriteCommand, // cmd_overwrite.go
 	}
 }
 
