@@ -17,7 +17,8 @@ import (
 // wrote revisions 2–7, and the editor writes its stale buffer over revision
 // 7 itself and sends didSave. The overwrite is caught: the note is flagged
 // overwritten-revision naming revision 7 (in the editor and in mf-lsp check),
-// and mf-lsp restore brings revision 7 back byte for byte, with no remote.
+// and mf-lsp restore brings revision 7 back byte for byte, with no remote (in
+// one round the finding's Merge answers instead).
 // The race runs 20 times; in odd rounds the save comes without waiting for
 // the server to have seen the agent's writes.
 func TestOverwriteBySaveWithoutWillSave(t *testing.T) {
@@ -37,13 +38,13 @@ func TestOverwriteBySaveWithoutWillSave(t *testing.T) {
 		key := fmt.Sprintf("notes/race-%d.md", round)
 		ref := "user/" + key
 		path := filepath.Join(data, "memory", "user", filepath.FromSlash(key))
-		agentWrite(t, data, project, "user", key, "0", "Shared line.\n")
+		agentWrite(t, data, project, "user", key, "0", "Top line.\nMiddle.\nShared line.\n")
 		uri := openSettled(t, c, path)
 		rev1, _ := os.ReadFile(path)
-		mine := string(rev1) + "An edit in the editor's buffer.\n"
+		mine := strings.Replace(string(rev1), "Middle.", "Middle, edited in the editor.", 1)
 		setText(t, c, uri, 2, mine)
 		for rev := 2; rev <= 7; rev++ {
-			agentWrite(t, data, project, "user", key, fmt.Sprint(rev-1), fmt.Sprintf("Shared line.\nThe agent's revision %d.\n", rev))
+			agentWrite(t, data, project, "user", key, fmt.Sprint(rev-1), fmt.Sprintf("Top line.\nMiddle.\nShared line.\nThe agent's revision %d.\n", rev))
 		}
 		rev7, _ := os.ReadFile(path)
 		if !strings.Contains(string(rev7), "revision: 7\n") {
@@ -68,6 +69,33 @@ func TestOverwriteBySaveWithoutWillSave(t *testing.T) {
 		if round == 0 {
 			out, _ := exec.Command(binary(t), "check", "--data-dir", data, "--project", project).CombinedOutput()
 			mustContain(t, "mf-lsp check", string(out), "overwritten-revision", "race-0.md", "revision 7 was overwritten")
+		}
+		if round == 1 {
+			// The finding's answers; Merge takes both changes as revision 8.
+			as := actionsFor(t, c, uri)
+			findAction(t, as, "Restore revision 7")
+			findAction(t, as, "Keep this version (as revision 8)")
+			merge := findAction(t, as, "Merge revision 7 into this version")
+			if merge.Command == nil || merge.Command.Command != "magicfrog.resolveOverwrite" {
+				t.Fatalf("Merge: %+v", merge.Command)
+			}
+			var res struct{ Revision int }
+			if err := c.Call("workspace/executeCommand", map[string]any{"command": merge.Command.Command, "arguments": merge.Command.Arguments}, &res); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(path)
+			if res.Revision != 8 {
+				t.Errorf("merge answered revision %d, want 8", res.Revision)
+			}
+			mustContain(t, "merged note", string(got), "revision: 8\n", "Middle, edited in the editor.\n", "The agent's revision 7.\n")
+			out, _ := exec.Command(binary(t), "check", "--data-dir", data, "--project", project).CombinedOutput()
+			if strings.Contains(string(out), "race-1.md:1:1: error overwritten-revision") {
+				t.Errorf("mf-lsp check after the merge still reports the overwrite:\n%s", out)
+			}
+			if err := c.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}}); err != nil {
+				t.Fatal(err)
+			}
+			continue
 		}
 		out, err := exec.Command(binary(t), "restore", "--data-dir", data, "--project", project, ref, "7").CombinedOutput()
 		if err != nil {
