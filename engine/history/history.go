@@ -426,8 +426,8 @@ func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, a
 	h, ok := highest(log)
 	overwrite := ok && rev < h.Revision && h.Blob != id
 	if overwrite {
-		if o, open := s.OverwriteAt(rel); open && o.Blob == id {
-			overwrite = false // the same overwrite, seen again
+		if _, open := s.OverwriteAt(rel); open {
+			overwrite = false // one is open already: it names the version lost
 		} else if again := stillThere(); again == nil || BlobID(again) != id {
 			overwrite = false // the disk moved on: judged when seen again
 		}
@@ -443,9 +443,12 @@ func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, a
 	return &o, s.open(o)
 }
 
-// Replaced judges a write by the engine that replaced old (its revision
-// checked, its content hash not: hashChecked false) with a newer version.
-// When old is a version changed in place outside the engine (the history
+// Replaced judges a write by the engine that replaced old with a newer
+// version. When old's revision is below the highest the history holds, old
+// was itself an overwrite nobody saw (made while no process had the note
+// loaded): it is opened against that version. Otherwise, for a write whose
+// revision was checked but not its content hash (hashChecked false): when
+// old is a version changed in place outside the engine (the history
 // holds another version of the same revision, and the engine never wrote
 // old), the writer cannot have read it: old is kept and the overwrite
 // opened against the written version (id, rev).
@@ -467,6 +470,15 @@ func (s *Store) Replaced(rel string, old []byte, hashChecked bool, id string, re
 				break
 			}
 		}
+	}
+	// old itself may be an overwrite nobody saw (made while no process had
+	// the note loaded): a revision below the highest the history holds.
+	if h, ok := highest(log); ok && oldRev < h.Revision && h.Blob != oldID {
+		if _, err := s.put(old); err != nil {
+			return nil, err
+		}
+		o := Overwrite{Path: rel, Revision: oldRev, Blob: oldID, Lost: h.Blob, LostRevision: h.Revision, Base: baseOf(log, oldRev, oldID), By: "disk", Time: at.UTC()}
+		return &o, s.open(o)
 	}
 	if _, err := s.record(rel, log, old, Observed, false, at); err != nil {
 		return nil, err
