@@ -88,6 +88,19 @@ func (m *Memory) recordWrite(path string, replaced []byte, existed, hashChecked 
 	_ = h.PruneDue(now)
 }
 
+// Recorded keeps, in the local history, a write made through the store
+// outside Write (sync taking a remote version): replaced is what the note
+// held (nil: none), written what it holds now (nil: removed).
+func (m *Memory) Recorded(path string, replaced, written []byte, now time.Time) {
+	if written == nil {
+		if replaced != nil {
+			m.recordDelete(path, replaced, now)
+		}
+		return
+	}
+	m.recordWrite(path, replaced, replaced != nil, true, written, now)
+}
+
 // recordDelete keeps the last version of a note the engine removed.
 func (m *Memory) recordDelete(path string, last []byte, now time.Time) {
 	if h, rel, ok := m.History(path); ok && m.keeps(path, last) {
