@@ -150,3 +150,32 @@ func bodyOf(src []byte) []byte {
 }
 
 func sortStrings(xs []string) { slices.Sort(xs) }
+
+// The history never holds another machine's device notes: a device note
+// bound to another machine that changes on disk is not kept; this machine's
+// is.
+func TestHistoryKeepsNoOtherMachinesDeviceNotes(t *testing.T) {
+	other := "---\nrevision: 1\nupdated: 2026-11-30T09:00:00.000Z\nmachine: m-other\n---\nTheirs.\n"
+	mine := "---\nrevision: 1\nupdated: 2026-11-30T09:00:00.000Z\nmachine: m-here\n---\nMine.\n"
+	m, dir := newTree(t, map[string]string{
+		"data/machine-id":               "m-here\n",
+		"data/memory/device/other.md":   other,
+		"data/memory/machine/legacy.md": other,
+		"data/memory/device/mine.md":    mine,
+	})
+	for _, rel := range []string{"device/other.md", "machine/legacy.md", "device/mine.md"} {
+		p := filepath.Join(dir, "data", "memory", filepath.FromSlash(rel))
+		b, _ := os.ReadFile(p)
+		if err := os.WriteFile(p, append(b, "Changed.\n"...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m.Refresh(p)
+		vs, err := m.LocalHistory(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if keep := rel == "device/mine.md"; (len(vs) > 0) != keep {
+			t.Errorf("%s: %d versions in the history, want kept %v", rel, len(vs), keep)
+		}
+	}
+}
