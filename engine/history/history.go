@@ -149,7 +149,7 @@ func (s *Store) storage(create bool) (*filesystem.Storage, error) {
 	if s.st != nil {
 		return s.st, nil
 	}
-	if _, err := os.Stat(filepath.Join(s.dir, "HEAD")); err != nil {
+	if _, err := s.stat("HEAD"); err != nil {
 		if !create {
 			return nil, fs.ErrNotExist
 		}
@@ -157,8 +157,9 @@ func (s *Store) storage(create bool) (*filesystem.Storage, error) {
 			return nil, err
 		}
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(s.dir), cache.NewObjectLRU(1<<20), filesystem.Options{ExclusiveAccess: false})
-	if _, err := os.Stat(filepath.Join(s.dir, "HEAD")); err != nil {
+	// Bound: a link inside the folder never leads a write out of it.
+	st := filesystem.NewStorageWithOptions(osfs.New(s.dir, osfs.WithBoundOS()), cache.NewObjectLRU(1<<20), filesystem.Options{ExclusiveAccess: false})
+	if _, err := s.stat("HEAD"); err != nil {
 		if _, err := git.Init(st, nil); err != nil && !errors.Is(err, git.ErrRepositoryAlreadyExists) {
 			return nil, fmt.Errorf("history: %w", err)
 		}
@@ -188,10 +189,50 @@ func (s *Store) makeDir() error {
 	return os.MkdirAll(s.dir, 0o755)
 }
 
+// openRoot opens the history folder as an os.Root, after checking that
+// neither it nor <root>/.mf-lsp is a link: every file of the history is
+// reached through it, so a tree that plants links there (a cloned project)
+// never has a file written or read outside the folder.
+func (s *Store) openRoot() (*os.Root, error) {
+	for _, d := range []string{filepath.Join(s.root, store.LockDir), s.dir} {
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("history: %s is not a folder", d)
+		}
+	}
+	return os.OpenRoot(s.dir)
+}
+
+// stat is the Lstat of a file of the history, by its slash-separated name.
+func (s *Store) stat(name string) (fs.FileInfo, error) {
+	r, err := s.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Lstat(name)
+}
+
+// readFile reads a file of the history by its slash-separated name.
+func (s *Store) readFile(name string) ([]byte, error) {
+	r, err := s.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.ReadFile(name)
+}
+
 // lock takes the history's own lock, shared (appends) or exclusive (the
 // overwrites file, pruning); it is not the store's write lock, so recording
 // never waits for a write and a write never waits for a prune.
 func (s *Store) lock(exclusive bool) (func(), error) {
+	if fi, err := s.stat("lock"); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("history: %s is %s; it must be the history's lock file (remove it)", filepath.Join(s.dir, "lock"), fi.Mode().Type())
+	}
 	fl := flock.New(filepath.Join(s.dir, "lock"))
 	var err error
 	if exclusive {
@@ -256,13 +297,11 @@ func (s *Store) Get(id string) ([]byte, error) {
 	return io.ReadAll(r)
 }
 
-func (s *Store) logFile(rel string) string {
-	return filepath.Join(s.dir, "log", filepath.FromSlash(rel)+".log")
-}
+func logName(rel string) string { return "log/" + rel + ".log" }
 
 // Log is the note's log, oldest first; none when the history never saw it.
 func (s *Store) Log(rel string) ([]Entry, error) {
-	b, err := os.ReadFile(s.logFile(rel))
+	b, err := s.readFile(logName(rel))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -296,12 +335,16 @@ func (s *Store) appendEntry(rel string, e Entry) error {
 		return err
 	}
 	defer unlock()
-	f := s.logFile(rel)
-	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+	r, err := s.openRoot()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := r.MkdirAll(path.Dir(logName(rel)), 0o755); err != nil {
 		return err
 	}
 	line, _ := json.Marshal(e)
-	fh, err := os.OpenFile(f, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	fh, err := r.OpenFile(logName(rel), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
@@ -513,12 +556,12 @@ func (s *Store) open(o Overwrite) error {
 	return s.setOverwrite(o.Path, &o)
 }
 
-func (s *Store) overwritesFile() string { return filepath.Join(s.dir, "overwrites.json") }
+const overwritesFile = "overwrites.json"
 
 // Overwrites is every open overwrite, by note path (a stat of a file when
 // unchanged).
 func (s *Store) Overwrites() map[string]Overwrite {
-	fi, err := os.Stat(s.overwritesFile())
+	fi, err := s.stat(overwritesFile)
 	if err != nil {
 		return nil
 	}
@@ -527,7 +570,7 @@ func (s *Store) Overwrites() map[string]Overwrite {
 	if s.ow.m != nil && s.ow.size == fi.Size() && s.ow.mod.Equal(fi.ModTime()) {
 		return s.ow.m
 	}
-	m := readOverwrites(s.overwritesFile())
+	m := s.readOverwrites()
 	s.ow = cachedOverwrites{size: fi.Size(), mod: fi.ModTime(), m: m}
 	return m
 }
@@ -538,8 +581,8 @@ func (s *Store) OverwriteAt(rel string) (Overwrite, bool) {
 	return o, ok
 }
 
-func readOverwrites(file string) map[string]Overwrite {
-	b, err := os.ReadFile(file)
+func (s *Store) readOverwrites() map[string]Overwrite {
+	b, err := s.readFile(overwritesFile)
 	if err != nil {
 		return map[string]Overwrite{}
 	}
@@ -568,7 +611,7 @@ func (s *Store) setOverwrite(rel string, o *Overwrite) error {
 		return err
 	}
 	defer unlock()
-	m := readOverwrites(s.overwritesFile())
+	m := s.readOverwrites()
 	if o == nil {
 		delete(m, rel)
 	} else {
@@ -577,24 +620,31 @@ func (s *Store) setOverwrite(rel string, o *Overwrite) error {
 	b, _ := json.MarshalIndent(struct {
 		Notes map[string]Overwrite `json:"notes"`
 	}{m}, "", " ")
-	return writeFile(s.overwritesFile(), append(b, '\n'))
+	return s.writeFile(overwritesFile, append(b, '\n'))
 }
 
-// writeFile replaces file atomically (temporary file, rename).
-func writeFile(file string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".tmp-*")
+// writeFile replaces a file of the history atomically (temporary file,
+// rename), by its slash-separated name.
+func (s *Store) writeFile(name string, b []byte) error {
+	r, err := s.openRoot()
 	if err != nil {
 		return err
 	}
-	_, werr := tmp.Write(b)
-	if cerr := tmp.Close(); werr == nil {
+	defer r.Close()
+	tmp := path.Join(path.Dir(name), fmt.Sprintf(".tmp-%d-%d", os.Getpid(), time.Now().UnixNano()))
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = os.Rename(tmp.Name(), file)
+		werr = r.Rename(tmp, name)
 	}
 	if werr != nil {
-		os.Remove(tmp.Name())
+		r.Remove(tmp)
 	}
 	return werr
 }
@@ -623,8 +673,7 @@ func (s *Store) Versions(rel string) ([]Version, error) {
 // PruneDue prunes by the store's policy when the last prune is older than
 // PruneEvery; errors are the prune's.
 func (s *Store) PruneDue(now time.Time) error {
-	stamp := filepath.Join(s.dir, "pruned")
-	if fi, err := os.Stat(stamp); err == nil && now.Sub(fi.ModTime()) < PruneEvery {
+	if fi, err := s.stat("pruned"); err == nil && now.Sub(fi.ModTime()) < PruneEvery {
 		return nil
 	}
 	s.mu.Lock()
@@ -633,10 +682,15 @@ func (s *Store) PruneDue(now time.Time) error {
 	if _, err := s.Prune(p, now); err != nil {
 		return err
 	}
-	if err := os.WriteFile(stamp, nil, 0o644); err != nil {
+	if err := s.writeFile("pruned", nil); err != nil {
 		return err
 	}
-	return os.Chtimes(stamp, now, now)
+	r, err := s.openRoot()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return r.Chtimes("pruned", now, now)
 }
 
 // Pruned says what a prune took away.
@@ -660,32 +714,32 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 		return out, err
 	}
 	defer unlock()
+	r, err := s.openRoot()
+	if err != nil {
+		return out, err
+	}
+	defer r.Close()
 	logs := map[string][]Entry{}
-	logDir := filepath.Join(s.dir, "log")
-	err = filepath.WalkDir(logDir, func(f string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(f, ".log") {
-			return nil
+	err = fs.WalkDir(r.FS(), "log", func(f string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || !strings.HasSuffix(f, ".log") {
+			return nil // a link or anything else that is not a log is not read
 		}
-		rel, err := filepath.Rel(logDir, f)
-		if err != nil {
-			return nil
-		}
-		b, err := os.ReadFile(f)
+		b, err := r.ReadFile(f)
 		if err != nil {
 			return err
 		}
-		logs[strings.TrimSuffix(filepath.ToSlash(rel), ".log")] = parseLog(b)
+		logs[strings.TrimSuffix(strings.TrimPrefix(f, "log/"), ".log")] = parseLog(b)
 		return nil
 	})
 	if err != nil {
 		return out, err
 	}
 	protected := map[string]bool{}
-	for _, o := range readOverwrites(s.overwritesFile()) {
+	for _, o := range s.readOverwrites() {
 		protected[o.Blob], protected[o.Lost], protected[o.Base] = true, true, true
 	}
 	size := func(id string) int64 {
-		fi, err := os.Stat(filepath.Join(s.dir, "objects", id[:2], id[2:]))
+		fi, err := r.Lstat("objects/" + id[:2] + "/" + id[2:])
 		if err != nil {
 			return 0
 		}
@@ -758,7 +812,7 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 				buf.Write(append(line, '\n'))
 			}
 		}
-		if err := writeFile(filepath.Join(logDir, filepath.FromSlash(rel)+".log"), buf.Bytes()); err != nil {
+		if err := s.writeFile(logName(rel), buf.Bytes()); err != nil {
 			return out, err
 		}
 	}

@@ -147,3 +147,29 @@ func TestSeenJudges(t *testing.T) {
 		t.Fatalf("still open after the lost version came back: %+v", o)
 	}
 }
+
+// A tree that plants links in the history (a cloned project) never has a
+// file written outside it: the links are not followed.
+func TestLinksInTheHistoryLeadNowhere(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	s := For(root)
+	if err := s.Record("a.md", note(1, "first"), Written, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"log", "objects"} {
+		if err := os.RemoveAll(filepath.Join(s.Dir(), name)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, filepath.Join(s.Dir(), name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = s.Record("a.md", note(2, "second"), Written, time.Now())
+	_ = s.Record("b/c.md", note(1, "third"), Written, time.Now())
+	if _, err := s.Prune(Policy{MaxAge: time.Nanosecond, MaxBytes: 1}, time.Now().Add(time.Hour)); err != nil {
+		t.Log(err)
+	}
+	if es, _ := os.ReadDir(outside); len(es) != 0 {
+		t.Fatalf("the history wrote outside itself through a link: %v", es)
+	}
+}
