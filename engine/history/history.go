@@ -93,6 +93,7 @@ type Store struct {
 	root, dir string
 
 	mu     sync.Mutex
+	objMu  sync.Mutex // go-git's storage is not safe for concurrent use
 	st     *filesystem.Storage
 	policy Policy
 	ow     cachedOverwrites
@@ -258,6 +259,8 @@ func (s *Store) put(content []byte) (string, error) {
 		return "", err
 	}
 	h := plumbing.ComputeHash(plumbing.BlobObject, content)
+	s.objMu.Lock()
+	defer s.objMu.Unlock()
 	if st.HasEncodedObject(h) == nil {
 		return h.String(), nil
 	}
@@ -285,6 +288,8 @@ func (s *Store) Get(id string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("history: no version %s: %w", id, err)
 	}
+	s.objMu.Lock()
+	defer s.objMu.Unlock()
 	obj, err := st.EncodedObject(plumbing.BlobObject, plumbing.NewHash(id))
 	if err != nil {
 		return nil, fmt.Errorf("history: version %s: %w", id, err)
@@ -816,6 +821,8 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 			return out, err
 		}
 	}
+	s.objMu.Lock()
+	defer s.objMu.Unlock()
 	var gone []plumbing.Hash
 	_ = st.ForEachObjectHash(func(h plumbing.Hash) error {
 		if refs[h.String()] <= 0 && !protected[h.String()] {

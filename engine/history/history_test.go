@@ -173,3 +173,36 @@ func TestLinksInTheHistoryLeadNowhere(t *testing.T) {
 		t.Fatalf("the history wrote outside itself through a link: %v", es)
 	}
 }
+
+// Recording from many goroutines at once (appends retrying, the watcher)
+// keeps every version.
+func TestRecordConcurrently(t *testing.T) {
+	s := For(t.TempDir())
+	done := make(chan error)
+	for g := range 8 {
+		go func() {
+			var err error
+			for i := range 5 {
+				if e := s.Record("a.md", note(g*10+i, fmt.Sprint(g, i)), Written, time.Now()); e != nil {
+					err = e
+				}
+			}
+			done <- err
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for g := range 8 {
+		for i := range 5 {
+			if _, err := s.Get(BlobID(note(g*10+i, fmt.Sprint(g, i)))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if log, _ := s.Log("a.md"); len(log) != 40 {
+		t.Errorf("%d log entries, want 40", len(log))
+	}
+}
