@@ -359,6 +359,9 @@ machines wrote the same revision differently, --commit picks one.`, stdout, stde
 				if r.Exact {
 					how = "byte for byte"
 				}
+				if roam.Synced(m) {
+					how += "; mf-lsp sync sends it"
+				}
 				fmt.Fprintf(stdout, "restored %s revision %d (blob %s) from the local history %s\n", pos[0], r.Revision, r.Blob[:12], how)
 				return exitOK
 			case !roam.Synced(m) || *blob != "":
