@@ -310,7 +310,7 @@ func TestEveryCodeDocumented(t *testing.T) {
 		CodeMachineMissing, CodeMachineForbidden, CodeMachineOther, CodeShadowed, CodeLegacyLocation,
 		CodeUnregisteredAgentFolder, CodeUnregisteredTaskFolder, CodeOutOfScope, CodeBrokenLink, CodeStaleRevision, CodeSkillMissingName,
 		CodeSkillMissingDescription, CodeOpenLoop, CodeRollupStale, CodeRollupSourcesInvalid, CodeFileUnreadable,
-		CodeFileBinary, CodeFileTooLarge, CodeConfigInvalid, CodeSecret, CodeSyncConflict,
+		CodeFileBinary, CodeFileTooLarge, CodeConfigInvalid, CodeSecret, CodeSyncConflict, CodeOverwrittenRevision,
 		journal.CodeImpossibleDate, journal.CodeNoSuchWeek, journal.CodeNoSuchMonth, journal.CodeWrongFolder,
 		journal.CodeMisnamed, journal.CodeUnknownName, CodeLinkCrossesScope}
 	for _, c := range all {

@@ -151,6 +151,9 @@ type Input struct {
 	// conflicts is the sync state as CheckNotes read it once for every note;
 	// nil: each Check reads it (a stat when unchanged).
 	conflicts *roam.Conflicts
+	// overwrites are the open overwrites as CheckNotes read them once; nil:
+	// each Check asks (a stat per root when unchanged).
+	overwrites map[string]engine.Overwrite
 }
 
 // Check returns every finding for one note, sorted by position.
@@ -177,6 +180,7 @@ func Check(in Input) []Finding {
 	c.journal()
 	c.secrets()
 	c.syncConflict()
+	c.overwritten()
 	if in.WithFixes {
 		for i := range c.out {
 			c.out[i].Fixes = c.fixes(c.out[i])

@@ -122,6 +122,21 @@ func (c *checker) fixes(f Finding) []Fix {
 			}
 			command("Move to the canonical tree ("+displayPath(c.in.Memory.Paths, canonical)+")", "magicfrog.promote", args)
 		}
+	case CodeOverwrittenRevision:
+		// magicfrog.resolveOverwrite: Restore the version lost, Merge it
+		// (three-way, when the history holds what this version was based on
+		// and the two merge cleanly), or Keep this one as the next revision.
+		lost, rev := intData(f.Data, "lostRevision", 0), intData(f.Data, "revision", 0)
+		resolve := func(title, choice string) {
+			command(title, "magicfrog.resolveOverwrite", map[string]any{"uri": FileArg(e.Path), "choice": choice})
+		}
+		resolve(fmt.Sprintf(FixRestoreLost, lost), "restore")
+		if c.in.Memory != nil {
+			if _, ok := OverwriteMerge(c.in.Memory, e.Path, e.Src); ok {
+				resolve(fmt.Sprintf(FixMergeLost, lost), "merge")
+			}
+		}
+		resolve(fmt.Sprintf(FixKeepOverwrite, max(lost, rev)+1), "keep")
 	case CodeUnregisteredAgentFolder:
 		if folder, _ := f.Data["folder"].(string); folder != "" {
 			command(fmt.Sprintf("Register %s as an agent ID", folder), "magicfrog.registerAgent", map[string]any{"id": folder})

@@ -30,6 +30,10 @@ func CheckTree(m *engine.Memory, in Input) []Finding {
 func CheckNotes(m *engine.Memory, notes []*engine.Note, in Input) []Finding {
 	conflicts := roam.ReadConflicts(m)
 	in.Memory, in.Note, in.Base, in.conflicts = m, nil, nil, &conflicts
+	in.overwrites = m.Overwrites()
+	if in.overwrites == nil {
+		in.overwrites = map[string]engine.Overwrite{}
+	}
 	results := make([][]Finding, len(notes))
 	var next atomic.Int64
 	var wg sync.WaitGroup

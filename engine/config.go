@@ -145,6 +145,8 @@ type Roster struct {
 	// Shared lists first folders under agent/ that are meant for every agent:
 	// the "keep shared" answer to the warning an unregistered folder gets.
 	Shared []string `json:"shared,omitempty"`
+	// History bounds the local history (engine/history.go).
+	History *HistoryConfig `json:"history,omitempty"`
 }
 
 func readJSON(path string, v any) *Problem {

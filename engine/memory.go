@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/magicfrog/mf-lsp/engine/history"
 	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
@@ -80,6 +81,8 @@ type Memory struct {
 	problems  map[string]Problem           // files that could not be read, by path
 	version   uint64                       // bumped on every change
 	onDir     func(dir string)             // Options.OnDir
+	// historyPolicy bounds the local history (magicfrog.json "history").
+	historyPolicy history.Policy
 }
 
 // Open resolves the locations, reads the configuration and loads every note.
@@ -150,6 +153,7 @@ func (m *Memory) readConfig() {
 	// agent a project is bound to is an agent, registered or not.
 	m.roster = unique(append(append([]string(nil), roster.Agents...), m.binding.Agents...))
 	m.shared = unique(append([]string(nil), roster.Shared...))
+	m.historyPolicy = roster.History.Policy()
 	m.ids = ownerIDs{
 		agents: set(append(append([]string(nil), m.roster...), m.named.Agents...)),
 		tasks:  set(append([]string{m.binding.Task, m.named.Task}, m.binding.Tasks...)),
@@ -596,13 +600,25 @@ func (m *Memory) Refresh(path string) bool {
 		m.Reload()
 		return true
 	}
+	changed, before, exists, single := m.refresh(path)
+	if single && !m.scopeOnly {
+		// One note: the history keeps the version the tree had and judges
+		// the disk's (an overwrite of a newer version is caught here).
+		m.recordSeen(path, before, exists)
+	}
+	return changed
+}
+
+// refresh is Refresh below the configuration files. When path is one note
+// (before or now), single is true, before is the note the tree had (nil:
+// none) and exists says whether a file is there now.
+func (m *Memory) refresh(path string) (changed bool, before *Note, exists, single bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	loc, ok := m.locateLocked(path)
 	if !ok {
-		return false
+		return false, nil, false, false
 	}
-	changed := false
 	info, err := os.Lstat(path)
 	if err == nil && linkOnTheWay(loc.Root.Dir, path) {
 		err = fs.ErrNotExist // reached through a folder link: no note of this tree
@@ -611,7 +627,10 @@ func (m *Memory) Refresh(path string) bool {
 	// note's own path is looked up directly: scanning every note for a prefix
 	// costs milliseconds at 100,000 notes, and most events are about one note.
 	if e, ok := m.entries[path]; ok || (err == nil && !info.IsDir()) {
+		single = isNoteName(filepath.Base(path))
+		exists = err == nil
 		if ok {
+			before = e
 			m.dropLocked(e)
 			changed = true
 		}
@@ -647,7 +666,7 @@ func (m *Memory) Refresh(path string) bool {
 	if changed {
 		m.version++
 	}
-	return changed
+	return changed, before, exists, single
 }
 
 // hiddenBelow reports whether any element of path below root starts with ".".

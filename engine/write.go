@@ -201,8 +201,11 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 		sets = append(sets, frontmatter.Set{Key: "machine"})
 	}
 	sets = append(sets, req.Meta...)
+	var replaced []byte
+	var existed bool
 	written, err := store.Update(m.Paths.LockRoot(p), p, expect,
 		func(current []byte, exists bool) ([]byte, error) {
+			replaced, existed = current, exists && legacy == nil
 			if legacy != nil {
 				if now, err := safefs.ReadFile(legacy.Path, store.MaxRead); err != nil || store.Hash(now) != legacy.Hash() {
 					return nil, &StaleError{Path: legacy.Path, Expected: store.Expect{Revision: req.ExpectRevision, Hash: req.ExpectHash}, Exists: err == nil,
@@ -228,6 +231,7 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.recordWrite(p, replaced, existed, req.ExpectHash != "", written, now)
 	m.Refresh(p)
 	out.Revision, out.Hash = rev, store.Hash(written)
 	if legacy != nil {
@@ -342,8 +346,12 @@ func (m *Memory) Delete(path string, expectRevision int, expectHash string) erro
 	if _, ok := m.Locate(path); !ok {
 		return fmt.Errorf("%s is not in a memory tree", path)
 	}
+	last, _ := safefs.ReadFile(path, MaxNoteSize) // kept in the history once removed
 	err := store.Remove(m.Paths.LockRoot(path), path, store.Expect{Revision: expectRevision, Hash: expectHash})
 	if err == nil {
+		if last != nil && (expectHash == "" || store.Hash(last) == expectHash) {
+			m.recordDelete(path, last, time.Now())
+		}
 		m.Refresh(path)
 	}
 	return err

@@ -27,23 +27,24 @@ type CommandFunc func(ctx *glsp.Context, arg json.RawMessage) (any, error)
 // docs/protocol.md.
 func (s *Server) registerCommands() map[string]CommandFunc {
 	return commandTable(
-		bind(session.RenderCmd, s.renderCommand),                   // cmd_view.go
-		bind(session.RenderIntoCmd, s.renderIntoCommand),           // cmd_bridge.go
-		bind(session.EffectiveViewCmd, s.effectiveViewCommand),     // cmd_view.go
-		bind(session.DescribeCmd, s.describeCommand),               // cmd_view.go
-		bind(session.ShowEntryCmd, s.showEntryCommand),             // cmd_view.go
-		bind(session.PromoteCmd, s.promoteCommand),                 // cmd_write.go
-		bind(session.ExportCmd, s.exportCommand),                   // cmd_write.go
-		bind(session.ImportCmd, s.importCommand),                   // cmd_write.go
-		bind(session.TodayCmd, s.todayCommand),                     // cmd_write.go
-		bind(session.RegisterAgentCmd, s.registerAgentCommand),     // cmd_write.go
-		bind(session.RegisterTaskCmd, s.registerTaskCommand),       // cmd_write.go
-		bind(session.ResolveConflictCmd, s.resolveConflictCommand), // save.go
-		bind(session.RollupCmd, s.rollupCommand),                   // cmd_rollup.go
-		bind(session.SyncCmd, s.syncCommand),                       // cmd_sync.go
-		bind(session.SyncStatusCmd, s.syncStatusCommand),           // cmd_sync.go
-		bind(session.SyncResolveCmd, s.syncResolveCommand),         // cmd_sync.go
-		bind(session.SessionInfoCmd, s.sessionInfoCommand),         // cmd_session_info.go
+		bind(session.RenderCmd, s.renderCommand),                     // cmd_view.go
+		bind(session.RenderIntoCmd, s.renderIntoCommand),             // cmd_bridge.go
+		bind(session.EffectiveViewCmd, s.effectiveViewCommand),       // cmd_view.go
+		bind(session.DescribeCmd, s.describeCommand),                 // cmd_view.go
+		bind(session.ShowEntryCmd, s.showEntryCommand),               // cmd_view.go
+		bind(session.PromoteCmd, s.promoteCommand),                   // cmd_write.go
+		bind(session.ExportCmd, s.exportCommand),                     // cmd_write.go
+		bind(session.ImportCmd, s.importCommand),                     // cmd_write.go
+		bind(session.TodayCmd, s.todayCommand),                       // cmd_write.go
+		bind(session.RegisterAgentCmd, s.registerAgentCommand),       // cmd_write.go
+		bind(session.RegisterTaskCmd, s.registerTaskCommand),         // cmd_write.go
+		bind(session.ResolveConflictCmd, s.resolveConflictCommand),   // save.go
+		bind(session.ResolveOverwriteCmd, s.resolveOverwriteCommand), // cmd_overwrite.go
+		bind(session.RollupCmd, s.rollupCommand),                     // cmd_rollup.go
+		bind(session.SyncCmd, s.syncCommand),                         // cmd_sync.go
+		bind(session.SyncStatusCmd, s.syncStatusCommand),             // cmd_sync.go
+		bind(session.SyncResolveCmd, s.syncResolveCommand),           // cmd_sync.go
+		bind(session.SessionInfoCmd, s.sessionInfoCommand),           // cmd_session_info.go
 	)
 }
 

@@ -106,6 +106,17 @@ type ResolveConflictArgs struct {
 	Choice string `json:"choice"` // required: takeDisk, keepMine, merge or compare
 }
 
+// ResolveOverwriteArgs is magicfrog.resolveOverwrite's argument.
+type ResolveOverwriteArgs struct {
+	NoteArgs
+	Choice string `json:"choice"` // required: restore, merge or keep
+}
+
+// OverwriteResolved is magicfrog.resolveOverwrite's result: the note's revision afterwards.
+type OverwriteResolved struct {
+	Revision int `json:"revision"`
+}
+
 // SyncArgs is magicfrog.sync's argument.
 type SyncArgs struct {
 	Remote string `json:"remote,omitempty"`
@@ -129,23 +140,24 @@ type ShowEntryResult struct {
 
 // The commands.
 var (
-	RenderCmd          = Command[RenderRequest, any]{"magicfrog.render"} // the block, or with details a Preview
-	RenderIntoCmd      = Command[RenderIntoArgs, Written]{"magicfrog.renderInto"}
-	EffectiveViewCmd   = Command[ScopeRequest, EffectiveView]{"magicfrog.effectiveView"}
-	DescribeCmd        = Command[NoteArgs, Description]{"magicfrog.describe"}
-	ShowEntryCmd       = Command[NoteArgs, ShowEntryResult]{"magicfrog.showEntry"}
-	PromoteCmd         = Command[PromoteArgs, Promoted]{"magicfrog.promote"}
-	ExportCmd          = Command[ExportArgs, Exported]{"magicfrog.export"}
-	ImportCmd          = Command[ImportArgs, Imported]{"magicfrog.import"}
-	TodayCmd           = Command[TodayRequest, Daily]{"magicfrog.today"}
-	RegisterAgentCmd   = Command[RegisterAgentArgs, Registration]{"magicfrog.registerAgent"}
-	RegisterTaskCmd    = Command[RegisterTaskArgs, Registration]{"magicfrog.registerTask"}
-	ResolveConflictCmd = Command[ResolveConflictArgs, Null]{"magicfrog.resolveConflict"}
-	RollupCmd          = Command[RollupRequest, *RollupReport]{"magicfrog.rollup"}
-	SyncCmd            = Command[SyncArgs, *roam.Report]{"magicfrog.sync"}
-	SyncStatusCmd      = Command[SyncStatusArgs, *roam.Report]{"magicfrog.syncStatus"}
-	SyncResolveCmd     = Command[SyncResolveArgs, Null]{"magicfrog.syncResolve"}
-	SessionInfoCmd     = Command[NoArgs, Info]{"magicfrog.sessionInfo"}
+	RenderCmd           = Command[RenderRequest, any]{"magicfrog.render"} // the block, or with details a Preview
+	RenderIntoCmd       = Command[RenderIntoArgs, Written]{"magicfrog.renderInto"}
+	EffectiveViewCmd    = Command[ScopeRequest, EffectiveView]{"magicfrog.effectiveView"}
+	DescribeCmd         = Command[NoteArgs, Description]{"magicfrog.describe"}
+	ShowEntryCmd        = Command[NoteArgs, ShowEntryResult]{"magicfrog.showEntry"}
+	PromoteCmd          = Command[PromoteArgs, Promoted]{"magicfrog.promote"}
+	ExportCmd           = Command[ExportArgs, Exported]{"magicfrog.export"}
+	ImportCmd           = Command[ImportArgs, Imported]{"magicfrog.import"}
+	TodayCmd            = Command[TodayRequest, Daily]{"magicfrog.today"}
+	RegisterAgentCmd    = Command[RegisterAgentArgs, Registration]{"magicfrog.registerAgent"}
+	RegisterTaskCmd     = Command[RegisterTaskArgs, Registration]{"magicfrog.registerTask"}
+	ResolveConflictCmd  = Command[ResolveConflictArgs, Null]{"magicfrog.resolveConflict"}
+	ResolveOverwriteCmd = Command[ResolveOverwriteArgs, OverwriteResolved]{"magicfrog.resolveOverwrite"}
+	RollupCmd           = Command[RollupRequest, *RollupReport]{"magicfrog.rollup"}
+	SyncCmd             = Command[SyncArgs, *roam.Report]{"magicfrog.sync"}
+	SyncStatusCmd       = Command[SyncStatusArgs, *roam.Report]{"magicfrog.syncStatus"}
+	SyncResolveCmd      = Command[SyncResolveArgs, Null]{"magicfrog.syncResolve"}
+	SessionInfoCmd      = Command[NoArgs, Info]{"magicfrog.sessionInfo"}
 )
 
 // Commands is every command's declaration, in docs/protocol.md's order.
@@ -153,7 +165,7 @@ var Commands = []Spec{
 	RenderCmd.Spec(), RenderIntoCmd.Spec(), EffectiveViewCmd.Spec(), DescribeCmd.Spec(),
 	PromoteCmd.Spec(), ExportCmd.Spec(), ImportCmd.Spec(), RollupCmd.Spec(), TodayCmd.Spec(),
 	ShowEntryCmd.Spec(), RegisterAgentCmd.Spec(), RegisterTaskCmd.Spec(), ResolveConflictCmd.Spec(),
-	SyncCmd.Spec(), SyncStatusCmd.Spec(), SyncResolveCmd.Spec(), SessionInfoCmd.Spec(),
+	ResolveOverwriteCmd.Spec(), SyncCmd.Spec(), SyncStatusCmd.Spec(), SyncResolveCmd.Spec(), SessionInfoCmd.Spec(),
 }
 
 // Lookup returns the declaration of the command named name.

@@ -13,6 +13,8 @@ var layers = [][]string{
 	{"engine/errcode", "engine/frontmatter", "engine/journal", "engine/safefs", "engine/textmerge", "engine/schedule", "engine/internal/synth", "lsp/internal/jsonrpc", "lsp/lsptest"},
 	{"engine/mdlinks", "engine/internal/hashcache", "engine/internal/notetexts"},
 	{"engine/store", "engine/secrets"},
+	// The local history of a memory root (go-git's object store), on the store.
+	{"engine/history"},
 	// The memory model.
 	{"engine"},
 	// What stands on it: watching, rollups, roaming, agents, imports.

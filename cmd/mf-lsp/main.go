@@ -100,8 +100,8 @@ var summaries = map[string]string{
 	"mcp":      "serve memory to an agent over the Model Context Protocol (stdio or HTTP)",
 	"append":   "append stdin to today's daily note, retrying under the revision check",
 	"sync":     "roam: merge memory with a git remote, note by note (sync status, sync resolve, sync accept|reject)",
-	"history":  "list the versions of a note in the sync remote's history",
-	"restore":  "bring back a version from the sync history as the next revision",
+	"history":  "list the versions of a note: the local history, and the sync remote's",
+	"restore":  "bring back a version from the local or the sync history",
 }
 
 // Exit codes shared by every subcommand.

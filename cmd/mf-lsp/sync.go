@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -233,12 +234,13 @@ by hand, edit your note first, then keep mine.`, stdout, stderr)
 
 func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCLI("history", "mf-lsp history PATH [--offline]", `
-List every version of a note the sync remote ever held, newest first: its
-revision, when and from which machine it was synced, and the commit. PATH is
-the portable path (user/style.md, agent/larry/notes/x.md,
-task/T-7/progress.md). It fetches first; --offline lists the history as of
-the last sync. Bring a version back with mf-lsp restore.`, stdout, stderr)
-	offline := c.fs.Bool("offline", false, "do not fetch: the history as of the last sync")
+List every version of a note, newest first: the local history of this machine
+(every version mf-lsp wrote or saw, kept in the memory root; docs/cli.md#history)
+and, when the data directory syncs, every version the sync remote ever held. PATH
+is the portable path (user/style.md, agent/larry/notes/x.md, task/T-7/progress.md,
+device/laptop.md). With a remote it fetches first; --offline lists the remote's
+history as of the last sync. Bring a version back with mf-lsp restore.`, stdout, stderr)
+	offline := c.fs.Bool("offline", false, "do not fetch: the remote's history as of the last sync")
 	pos, code, done := c.parse(args, 1, 1)
 	if done {
 		return code
@@ -247,56 +249,148 @@ the last sync. Bring a version back with mf-lsp restore.`, stdout, stderr)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	vs, fetchErr, err := roam.History(context.Background(), m, strings.TrimPrefix(pos[0], "/"), *offline)
-	if err != nil {
-		return c.fail("%v", err)
+	rel := strings.TrimPrefix(pos[0], "/")
+	local, file := localHistory(m, rel)
+	var remote []roam.Version
+	if roam.Synced(m) {
+		vs, fetchErr, err := roam.History(context.Background(), m, rel, *offline)
+		if err != nil && len(local) == 0 {
+			return c.fail("%v", err)
+		}
+		if fetchErr != nil {
+			fmt.Fprintf(stderr, "mf-lsp history: warning: %v; the remote's history as of the last sync\n", fetchErr)
+		}
+		remote = vs
 	}
-	if fetchErr != nil {
-		fmt.Fprintf(stderr, "mf-lsp history: warning: %v; the history as of the last sync\n", fetchErr)
+	if len(local) == 0 && len(remote) == 0 {
+		if file == "" {
+			return c.fail("%s is not a note of this data directory or project", pos[0])
+		}
+		return c.fail("%s has no history yet (a version is kept when mf-lsp writes the note or sees it change)", pos[0])
 	}
-	if len(vs) == 0 {
-		return c.fail("%s has no history in the remote", pos[0])
+	type line struct {
+		t    time.Time
+		text string
 	}
-	for _, v := range vs {
+	var lines []line
+	inLocal := map[string]bool{}
+	for _, v := range local {
+		inLocal[v.Blob] = true
+		var what string
+		switch v.How {
+		case "deleted":
+			what = fmt.Sprintf("%-12s %-9s %s  local", "deleted", "", v.Time.UTC().Format(time.RFC3339))
+		case "overwrite":
+			what = fmt.Sprintf("%-12s %-9s %s  local  blob %s  overwrote revision %d", fmt.Sprintf("revision %d", v.Revision), v.How, v.Time.UTC().Format(time.RFC3339), v.Blob[:12], v.LostRevision)
+		default:
+			what = fmt.Sprintf("%-12s %-9s %s  local  blob %s", fmt.Sprintf("revision %d", v.Revision), v.How, v.Time.UTC().Format(time.RFC3339), v.Blob[:12])
+		}
+		lines = append(lines, line{v.Time, what})
+	}
+	for _, v := range remote {
 		what := fmt.Sprintf("revision %d", v.Revision)
 		if v.Deleted() {
 			what = "deleted"
 		}
-		fmt.Fprintf(stdout, "%-12s synced %s from machine %s  commit %s", what, v.Time.UTC().Format(time.RFC3339), v.Machine, v.Commit[:12])
+		text := fmt.Sprintf("%-12s synced %s from machine %s  commit %s", what, v.Time.UTC().Format(time.RFC3339), v.Machine, v.Commit[:12])
 		if v.Updated != "" {
-			fmt.Fprintf(stdout, "  updated %s", v.Updated)
+			text += "  updated " + v.Updated
 		}
-		fmt.Fprintln(stdout)
+		if inLocal[v.Blob] && v.Blob != "" {
+			text += "  (also local)"
+		}
+		lines = append(lines, line{v.Time, text})
+	}
+	sort.SliceStable(lines, func(a, b int) bool { return lines[a].t.After(lines[b].t) })
+	for _, l := range lines {
+		fmt.Fprintln(stdout, l.text)
 	}
 	return exitOK
 }
 
+// localHistory is the local history of the note at the portable path rel,
+// newest first, and its file ("" when rel names no note here).
+func localHistory(m *engine.Memory, rel string) ([]engine.LocalVersion, string) {
+	file, err := m.FileOfRef(rel)
+	if err != nil {
+		f, ok := roam.FileOf(m, rel)
+		if !ok {
+			return nil, ""
+		}
+		file = f
+	}
+	vs, _ := m.LocalHistory(file)
+	if len(vs) == 0 {
+		if f, ok := roam.FileOf(m, rel); ok && f != file {
+			file = f
+			vs, _ = m.LocalHistory(file)
+		}
+	}
+	return vs, file
+}
+
 func runRestore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("restore", "mf-lsp restore PATH --revision N [--commit HASH]", `
-Bring back a version of a note from the sync remote's history (mf-lsp history
-PATH lists them) as the note's next revision: nothing is overwritten that is
-not itself in the history, and the next sync sends it like any edit. When two
+	c := newCLI("restore", "mf-lsp restore PATH [REV] [--revision N] [--blob ID] [--commit HASH]", `
+Bring back a version of a note (mf-lsp history PATH lists them). From the local
+history: a version whose revision is above the note's on disk (an overwrite took
+the note back) is written byte for byte; any other comes back as the note's next
+revision. A version only the sync remote holds (--commit, or a revision the local
+history lacks) comes back as the next revision, and the next sync sends it like
+any edit. Nothing is overwritten that is not itself in the history. When two
 machines wrote the same revision differently, --commit picks one.`, stdout, stderr)
-	rev := c.fs.Int("revision", 0, "the revision `N` to bring back")
+	rev := c.fs.Int("revision", 0, "the revision `N` to bring back (or REV)")
+	blob := c.fs.String("blob", "", "the local history's blob `ID` (a prefix) of the version")
 	commit := c.fs.String("commit", "", "the commit `HASH` (a prefix) of the version, when the revision is ambiguous")
-	pos, code, done := c.parse(args, 1, 1)
+	pos, code, done := c.parse(args, 1, 2)
 	if done {
 		return code
 	}
-	if *rev <= 0 && *commit == "" {
-		return c.usageError("--revision N (1 or more) or --commit HASH is required")
+	if len(pos) == 2 {
+		n, err := strconv.Atoi(pos[1])
+		if err != nil || n <= 0 {
+			return c.usageError("REV %q: want a revision, 1 or more", pos[1])
+		}
+		*rev = n
+	}
+	if *rev <= 0 && *commit == "" && *blob == "" {
+		return c.usageError("REV (1 or more), --revision N, --blob ID or --commit HASH is required")
 	}
 	m, err := c.openDataDir()
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	v, next, err := roam.Restore(context.Background(), m, pos[0], *rev, *commit, time.Now())
-	if err != nil {
+	stale := func(err error) int {
 		if _, ok := engine.IsStale(err); ok {
 			fmt.Fprintf(stderr, "mf-lsp restore: %v\n", err)
 			return exitStale
 		}
 		return c.fail("%v", err)
+	}
+	if *commit == "" {
+		local, file := localHistory(m, strings.TrimPrefix(pos[0], "/"))
+		if len(local) > 0 {
+			r, err := m.RestoreLocal(file, *rev, *blob, time.Now())
+			switch {
+			case err == nil:
+				how := "as revision " + strconv.Itoa(r.Written)
+				if r.Exact {
+					how = "byte for byte"
+				}
+				if roam.Synced(m) {
+					how += "; mf-lsp sync sends it"
+				}
+				fmt.Fprintf(stdout, "restored %s revision %d (blob %s) from the local history %s\n", pos[0], r.Revision, r.Blob[:12], how)
+				return exitOK
+			case !roam.Synced(m) || *blob != "":
+				return stale(err)
+			}
+		} else if !roam.Synced(m) {
+			return c.fail("%s has no history yet (mf-lsp history %s)", pos[0], pos[0])
+		}
+	}
+	v, next, err := roam.Restore(context.Background(), m, pos[0], *rev, *commit, time.Now())
+	if err != nil {
+		return stale(err)
 	}
 	fmt.Fprintf(stdout, "restored %s revision %d (commit %s) as revision %d; mf-lsp sync sends it\n", pos[0], v.Revision, v.Commit[:12], next)
 	return exitOK

@@ -639,8 +639,8 @@ func (s *syncer) applyLocal() {
 		}
 		expect := store.Expect{}
 		var err error
+		var cur []byte
 		if w.local != nil {
-			var cur []byte
 			if cur, err = w.local.load(); err == nil {
 				expect = store.Expect{Revision: revision(cur), Hash: store.Hash(cur)}
 			}
@@ -667,6 +667,7 @@ func (s *syncer) applyLocal() {
 			s.keepBase(w.rel)
 			continue
 		}
+		keepInHistory(s.o.Memory, file, cur, w.content)
 		if w.content == nil {
 			delete(s.newBase, w.rel)
 		} else {

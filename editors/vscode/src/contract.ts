@@ -116,6 +116,12 @@ export interface ResolveConflictArgs {
   choice?: string;
 }
 
+/** magicfrog.resolveOverwrite's argument. */
+export interface ResolveOverwriteArgs {
+  uri?: string;
+  choice?: string;
+}
+
 /** magicfrog.sync's argument. */
 export interface SyncArgs {
   remote?: string;
@@ -151,6 +157,7 @@ export interface CommandArgs {
   'magicfrog.registerAgent': RegisterAgentArgs;
   'magicfrog.registerTask': RegisterTaskArgs;
   'magicfrog.resolveConflict': ResolveConflictArgs;
+  'magicfrog.resolveOverwrite': ResolveOverwriteArgs;
   'magicfrog.sync': SyncArgs;
   'magicfrog.syncStatus': SyncStatusArgs;
   'magicfrog.syncResolve': SyncResolveArgs;

@@ -89,6 +89,10 @@ local M = {}
 ---@field uri string?
 ---@field choice string?
 
+---@class magicfrog.ResolveOverwriteArgs
+---@field uri string?
+---@field choice string?
+
 ---@class magicfrog.SyncArgs
 ---@field remote string?
 
@@ -116,6 +120,7 @@ M.commands = {
   ["magicfrog.registerAgent"] = { "id", "shared" },
   ["magicfrog.registerTask"] = { "id", "shared" },
   ["magicfrog.resolveConflict"] = { "uri", "choice" },
+  ["magicfrog.resolveOverwrite"] = { "uri", "choice" },
   ["magicfrog.sync"] = { "remote" },
   ["magicfrog.syncStatus"] = { "offline" },
   ["magicfrog.syncResolve"] = { "path", "keep" },

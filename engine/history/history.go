@@ -1,0 +1,853 @@
+// Package history is the local history of a memory root (SPEC §7, "Local
+// history"; docs/cli.md#history): every version of a note that the engine
+// wrote or saw, kept append-only and content-addressed in
+// <root>/.mf-lsp/history, next to the store's lock.
+//
+// Versions are git blobs in a bare repository's object store (go-git's
+// filesystem storage: a blob's id is the hash of its content, so a version
+// seen twice is stored once, and `git --git-dir <root>/.mf-lsp/history
+// cat-file -p ID` reads one). Each note has an append-only log,
+// log/<path in the root>.log, one JSON line per event (written, observed,
+// deleted, overwrite). Overwrites nobody asked for that are still open are in
+// overwrites.json, what the diagnostics read. The history is bounded by a
+// Policy (age and size); the newest version of every note, and every version
+// an open overwrite names, are never pruned.
+package history
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/gofrs/flock"
+
+	"github.com/magicfrog/mf-lsp/engine/store"
+)
+
+// How an entry came into the log.
+const (
+	Written   = "written"   // the engine wrote this version
+	Observed  = "observed"  // the engine saw it on disk (loaded, changed, or about to be replaced)
+	Deleted   = "deleted"   // the note was removed
+	Overwrote = "overwrite" // this version replaced a newer one (Entry.Lost) without descending from it
+)
+
+// Entry is one line of a note's log.
+type Entry struct {
+	Time     time.Time `json:"t"`
+	How      string    `json:"how"`
+	Revision int       `json:"rev"`
+	Blob     string    `json:"blob,omitempty"`
+	// Lost and LostRevision name the version an overwrite replaced.
+	Lost         string `json:"lost,omitempty"`
+	LostRevision int    `json:"lostRev,omitempty"`
+}
+
+// Overwrite is an open overwrite of one note: a version (Blob, Revision)
+// replaced a version (Lost, LostRevision) it does not descend from. It stays
+// open until the version lost is back, or a version above both revisions is
+// recorded (restore, merge, keep).
+type Overwrite struct {
+	Path         string    `json:"path"` // the note's path in the root, slash-separated
+	Revision     int       `json:"rev"`
+	Blob         string    `json:"blob"`
+	Lost         string    `json:"lost"`
+	LostRevision int       `json:"lostRev"`
+	Base         string    `json:"base,omitempty"` // what the overwriting version was based on, when the history holds it
+	By           string    `json:"by"`             // "disk": seen on disk; "write": a write without the content hash
+	Time         time.Time `json:"t"`
+}
+
+// Policy bounds a root's history: versions older than MaxAge go, then the
+// oldest go until the objects take at most MaxBytes. The newest version of
+// every note, and every version an open overwrite names, stay.
+type Policy struct {
+	MaxAge   time.Duration
+	MaxBytes int64
+}
+
+// DefaultPolicy keeps 90 days and at most 256 MiB per memory root.
+var DefaultPolicy = Policy{MaxAge: 90 * 24 * time.Hour, MaxBytes: 256 << 20}
+
+// PruneEvery is how often recording prunes a root's history by its policy.
+const PruneEvery = 24 * time.Hour
+
+// Store is the history of one memory root. One per root and process (For).
+type Store struct {
+	root, dir string
+
+	mu     sync.Mutex
+	objMu  sync.Mutex // go-git's storage is not safe for concurrent use
+	st     *filesystem.Storage
+	policy Policy
+	ow     cachedOverwrites
+}
+
+type cachedOverwrites struct {
+	size int64
+	mod  time.Time
+	m    map[string]Overwrite
+}
+
+var stores = struct {
+	sync.Mutex
+	m map[string]*Store
+}{m: map[string]*Store{}}
+
+// DirOf is the history folder of a memory root.
+func DirOf(root string) string { return filepath.Join(root, store.LockDir, "history") }
+
+// For is the history of the memory root (<data>/memory or a project's
+// .magicfrog/memory), created on the first record.
+func For(root string) *Store {
+	root = filepath.Clean(root)
+	stores.Lock()
+	defer stores.Unlock()
+	s, ok := stores.m[root]
+	if !ok {
+		s = &Store{root: root, dir: DirOf(root), policy: DefaultPolicy}
+		stores.m[root] = s
+	}
+	return s
+}
+
+// SetPolicy sets the bounds prune uses; zero fields keep the default's.
+func (s *Store) SetPolicy(p Policy) {
+	if p.MaxAge <= 0 {
+		p.MaxAge = DefaultPolicy.MaxAge
+	}
+	if p.MaxBytes <= 0 {
+		p.MaxBytes = DefaultPolicy.MaxBytes
+	}
+	s.mu.Lock()
+	s.policy = p
+	s.mu.Unlock()
+}
+
+// Dir is the store's folder.
+func (s *Store) Dir() string { return s.dir }
+
+// storage opens (and on the first call with create, makes) the object store.
+func (s *Store) storage(create bool) (*filesystem.Storage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st != nil {
+		return s.st, nil
+	}
+	if _, err := s.stat("HEAD"); err != nil {
+		if !create {
+			return nil, fs.ErrNotExist
+		}
+		if err := s.makeDir(); err != nil {
+			return nil, err
+		}
+	}
+	// Bound: a link inside the folder never leads a write out of it.
+	st := filesystem.NewStorageWithOptions(osfs.New(s.dir, osfs.WithBoundOS()), cache.NewObjectLRU(1<<20), filesystem.Options{ExclusiveAccess: false})
+	if _, err := s.stat("HEAD"); err != nil {
+		if _, err := git.Init(st, nil); err != nil && !errors.Is(err, git.ErrRepositoryAlreadyExists) {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+	}
+	s.st = st
+	return st, nil
+}
+
+// makeDir makes <root>/.mf-lsp/history, with the .mf-lsp folder's
+// .gitignore of "*" when the store's lock has not made it yet: the history
+// is never committed by a repository the root is in.
+func (s *Store) makeDir() error {
+	lockDir := filepath.Join(s.root, store.LockDir)
+	if fi, err := os.Lstat(lockDir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("history: %s is not a folder", lockDir)
+	}
+	if err := os.MkdirAll(lockDir, 0o755); err != nil {
+		return err
+	}
+	if f, err := os.OpenFile(filepath.Join(lockDir, ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+		_, _ = f.WriteString("# mf-lsp's write lock and local history: never committed.\n*\n")
+		f.Close()
+	}
+	if fi, err := os.Lstat(s.dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("history: %s is not a folder", s.dir)
+	}
+	return os.MkdirAll(s.dir, 0o755)
+}
+
+// openRoot opens the history folder as an os.Root, after checking that
+// neither it nor <root>/.mf-lsp is a link: every file of the history is
+// reached through it, so a tree that plants links there (a cloned project)
+// never has a file written or read outside the folder.
+func (s *Store) openRoot() (*os.Root, error) {
+	for _, d := range []string{filepath.Join(s.root, store.LockDir), s.dir} {
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("history: %s is not a folder", d)
+		}
+	}
+	return os.OpenRoot(s.dir)
+}
+
+// stat is the Lstat of a file of the history, by its slash-separated name.
+func (s *Store) stat(name string) (fs.FileInfo, error) {
+	r, err := s.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Lstat(name)
+}
+
+// readFile reads a file of the history by its slash-separated name.
+func (s *Store) readFile(name string) ([]byte, error) {
+	r, err := s.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.ReadFile(name)
+}
+
+// lock takes the history's own lock, shared (appends) or exclusive (the
+// overwrites file, pruning); it is not the store's write lock, so recording
+// never waits for a write and a write never waits for a prune.
+func (s *Store) lock(exclusive bool) (func(), error) {
+	if fi, err := s.stat("lock"); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("history: %s is %s; it must be the history's lock file (remove it)", filepath.Join(s.dir, "lock"), fi.Mode().Type())
+	}
+	fl := flock.New(filepath.Join(s.dir, "lock"))
+	var err error
+	if exclusive {
+		err = fl.Lock()
+	} else {
+		err = fl.RLock()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func() { _ = fl.Unlock() }, nil
+}
+
+// BlobID is the id content has (and would have) in the history.
+func BlobID(content []byte) string {
+	return plumbing.ComputeHash(plumbing.BlobObject, content).String()
+}
+
+// put stores content as a blob; its id.
+func (s *Store) put(content []byte) (string, error) {
+	st, err := s.storage(true)
+	if err != nil {
+		return "", err
+	}
+	h := plumbing.ComputeHash(plumbing.BlobObject, content)
+	s.objMu.Lock()
+	defer s.objMu.Unlock()
+	if st.HasEncodedObject(h) == nil {
+		return h.String(), nil
+	}
+	obj := st.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	w, err := obj.Writer()
+	if err != nil {
+		return "", err
+	}
+	if _, err := w.Write(content); err != nil {
+		return "", err
+	}
+	if err := w.Close(); err != nil {
+		return "", err
+	}
+	if _, err := st.SetEncodedObject(obj); err != nil {
+		return "", fmt.Errorf("history: store a version: %w", err)
+	}
+	return h.String(), nil
+}
+
+// Get is the version with the blob id.
+func (s *Store) Get(id string) ([]byte, error) {
+	st, err := s.storage(false)
+	if err != nil {
+		return nil, fmt.Errorf("history: no version %s: %w", id, err)
+	}
+	s.objMu.Lock()
+	defer s.objMu.Unlock()
+	obj, err := st.EncodedObject(plumbing.BlobObject, plumbing.NewHash(id))
+	if err != nil {
+		return nil, fmt.Errorf("history: version %s: %w", id, err)
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+func logName(rel string) string { return "log/" + rel + ".log" }
+
+// Log is the note's log, oldest first; none when the history never saw it.
+func (s *Store) Log(rel string) ([]Entry, error) {
+	b, err := s.readFile(logName(rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return parseLog(b), nil
+}
+
+func parseLog(b []byte) []Entry {
+	var out []Entry
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		var e Entry
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.How != "" {
+			out = append(out, e) // a torn last line (a crash) is skipped
+		}
+	}
+	return out
+}
+
+// appendEntry adds one line to the note's log (O_APPEND, one write: lines of
+// two processes never interleave).
+func (s *Store) appendEntry(rel string, e Entry) error {
+	if err := s.makeDir(); err != nil {
+		return err
+	}
+	unlock, err := s.lock(false)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	r, err := s.openRoot()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := r.MkdirAll(path.Dir(logName(rel)), 0o755); err != nil {
+		return err
+	}
+	line, _ := json.Marshal(e)
+	fh, err := r.OpenFile(logName(rel), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := fh.Write(append(line, '\n'))
+	if cerr := fh.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
+// current is the part of a log since the note was last deleted.
+func current(log []Entry) []Entry {
+	for i := len(log) - 1; i >= 0; i-- {
+		if log[i].How == Deleted {
+			return log[i+1:]
+		}
+	}
+	return log
+}
+
+// highest is the entry with the highest revision since the last deletion
+// (the latest of equals); ok is false when there is none.
+func highest(log []Entry) (Entry, bool) {
+	var h Entry
+	ok := false
+	for _, e := range current(log) {
+		if e.Blob != "" && (!ok || e.Revision >= h.Revision) {
+			h, ok = e, true
+		}
+	}
+	return h, ok
+}
+
+func has(log []Entry, blob string) bool {
+	for _, e := range current(log) {
+		if e.Blob == blob {
+			return true
+		}
+	}
+	return false
+}
+
+// Record keeps content as a version of the note rel (how: Written or
+// Observed). A version the log already holds since the last deletion is not
+// logged again (its blob is there). It closes an open overwrite of rel when
+// content is the version lost, or a revision above both the version lost and
+// the one that overwrote it (a restore, merge or keep as the next revision).
+func (s *Store) Record(rel string, content []byte, how string, now time.Time) error {
+	log, err := s.Log(rel)
+	if err != nil {
+		return err
+	}
+	_, err = s.record(rel, log, content, how, true, now)
+	return err
+}
+
+// record keeps content; cur says it is what the disk holds now (only that
+// may close an overwrite).
+func (s *Store) record(rel string, log []Entry, content []byte, how string, cur bool, now time.Time) (Entry, error) {
+	id, err := s.put(content)
+	if err != nil {
+		return Entry{}, err
+	}
+	rev, _ := store.RevisionOf(content)
+	e := Entry{Time: now.UTC(), How: how, Revision: rev, Blob: id}
+	if !has(log, id) {
+		if err := s.appendEntry(rel, e); err != nil {
+			return e, err
+		}
+	}
+	if o, ok := s.OverwriteAt(rel); cur && ok && (rev > max(o.LostRevision, o.Revision) || id == o.Lost) {
+		return e, s.setOverwrite(rel, nil) // restored, merged or kept as a newer revision
+	}
+	return e, nil
+}
+
+// RecordDeleted logs that the note rel was removed, after keeping its last
+// content (nil: unknown).
+func (s *Store) RecordDeleted(rel string, last []byte, now time.Time) error {
+	if last != nil {
+		if err := s.Record(rel, last, Observed, now); err != nil {
+			return err
+		}
+	}
+	log, err := s.Log(rel)
+	if err != nil || len(log) == 0 || log[len(log)-1].How == Deleted {
+		return err
+	}
+	if err := s.appendEntry(rel, Entry{Time: now.UTC(), How: Deleted}); err != nil {
+		return err
+	}
+	return s.setOverwrite(rel, nil)
+}
+
+// Seen keeps what a process saw of a note that changed on disk outside it:
+// before (the version it had loaded; nil when none) and now (the disk's
+// content; nil when the note is gone). When now's revision is below the
+// highest revision the history holds of the note since it was last deleted,
+// now did not descend from what was on disk: the overwrite is logged and
+// opened, unless stillThere (a second read of the disk) says the disk moved
+// on meanwhile (a writer that logged a newer version has already written
+// it). The overwrite is returned when one was opened.
+func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, at time.Time) (*Overwrite, error) {
+	log, err := s.Log(rel)
+	if err != nil {
+		return nil, err
+	}
+	if before != nil {
+		e, err := s.record(rel, log, before, Observed, false, at)
+		if err != nil {
+			return nil, err
+		}
+		if !has(log, e.Blob) {
+			log = append(log, e)
+		}
+	}
+	if now == nil {
+		return nil, s.RecordDeleted(rel, nil, at)
+	}
+	id := BlobID(now)
+	rev, _ := store.RevisionOf(now)
+	h, ok := highest(log)
+	overwrite := ok && rev < h.Revision && h.Blob != id
+	if overwrite {
+		if _, open := s.OverwriteAt(rel); open {
+			overwrite = false // one is open already: it names the version lost
+		} else if again := stillThere(); again == nil || BlobID(again) != id {
+			overwrite = false // the disk moved on: judged when seen again
+		}
+	}
+	if !overwrite {
+		_, err := s.record(rel, log, now, Observed, true, at)
+		return nil, err
+	}
+	if _, err := s.put(now); err != nil {
+		return nil, err
+	}
+	o := Overwrite{Path: rel, Revision: rev, Blob: id, Lost: h.Blob, LostRevision: h.Revision, Base: baseOf(log, rev, id), By: "disk", Time: at.UTC()}
+	return &o, s.open(o)
+}
+
+// Replaced judges a write by the engine that replaced old with a newer
+// version. When old's revision is below the highest the history holds, old
+// was itself an overwrite nobody saw (made while no process had the note
+// loaded): it is opened against that version. Otherwise, for a write whose
+// revision was checked but not its content hash (hashChecked false): when
+// old is a version changed in place outside the engine (the history
+// holds another version of the same revision, and the engine never wrote
+// old), the writer cannot have read it: old is kept and the overwrite
+// opened against the written version (id, rev).
+func (s *Store) Replaced(rel string, old []byte, hashChecked bool, id string, rev int, at time.Time) (*Overwrite, error) {
+	log, err := s.Log(rel)
+	if err != nil {
+		return nil, err
+	}
+	oldID := BlobID(old)
+	oldRev, _ := store.RevisionOf(old)
+	blind := false
+	if !hashChecked {
+		for _, e := range current(log) {
+			if e.Revision == oldRev && e.Blob != oldID && e.Blob != "" {
+				blind = true
+			}
+			if e.Blob == oldID && e.How == Written {
+				blind = false
+				break
+			}
+		}
+	}
+	// old itself may be an overwrite nobody saw (made while no process had
+	// the note loaded): a revision below the highest the history holds.
+	if h, ok := highest(log); ok && oldRev < h.Revision && h.Blob != oldID {
+		if _, err := s.put(old); err != nil {
+			return nil, err
+		}
+		o := Overwrite{Path: rel, Revision: oldRev, Blob: oldID, Lost: h.Blob, LostRevision: h.Revision, Base: baseOf(log, oldRev, oldID), By: "disk", Time: at.UTC()}
+		return &o, s.open(o)
+	}
+	if _, err := s.record(rel, log, old, Observed, false, at); err != nil {
+		return nil, err
+	}
+	if !blind {
+		return nil, nil
+	}
+	o := Overwrite{Path: rel, Revision: rev, Blob: id, Lost: oldID, LostRevision: oldRev, Base: baseOf(log, oldRev, oldID), By: "write", Time: at.UTC()}
+	return &o, s.open(o)
+}
+
+// baseOf is the latest version of revision rev other than id the log holds:
+// what a version of that revision was based on.
+func baseOf(log []Entry, rev int, id string) string {
+	for i := len(log) - 1; i >= 0; i-- {
+		if e := log[i]; e.Blob != "" && e.Blob != id && e.Revision == rev && e.How != Overwrote {
+			return e.Blob
+		}
+	}
+	return ""
+}
+
+// open logs the overwrite and opens it in overwrites.json; an overwrite of
+// the note already open stays (it names the first version lost).
+func (s *Store) open(o Overwrite) error {
+	if err := s.appendEntry(o.Path, Entry{Time: o.Time, How: Overwrote, Revision: o.Revision, Blob: o.Blob, Lost: o.Lost, LostRevision: o.LostRevision}); err != nil {
+		return err
+	}
+	if _, ok := s.OverwriteAt(o.Path); ok {
+		return nil
+	}
+	return s.setOverwrite(o.Path, &o)
+}
+
+const overwritesFile = "overwrites.json"
+
+// Overwrites is every open overwrite, by note path (a stat of a file when
+// unchanged).
+func (s *Store) Overwrites() map[string]Overwrite {
+	fi, err := s.stat(overwritesFile)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ow.m != nil && s.ow.size == fi.Size() && s.ow.mod.Equal(fi.ModTime()) {
+		return s.ow.m
+	}
+	m := s.readOverwrites()
+	s.ow = cachedOverwrites{size: fi.Size(), mod: fi.ModTime(), m: m}
+	return m
+}
+
+// OverwriteAt is the open overwrite of the note rel.
+func (s *Store) OverwriteAt(rel string) (Overwrite, bool) {
+	o, ok := s.Overwrites()[rel]
+	return o, ok
+}
+
+func (s *Store) readOverwrites() map[string]Overwrite {
+	b, err := s.readFile(overwritesFile)
+	if err != nil {
+		return map[string]Overwrite{}
+	}
+	var f struct {
+		Notes map[string]Overwrite `json:"notes"`
+	}
+	if json.Unmarshal(b, &f) != nil || f.Notes == nil {
+		return map[string]Overwrite{}
+	}
+	return f.Notes
+}
+
+// setOverwrite opens (o) or closes (nil) the overwrite of rel, rewriting
+// overwrites.json atomically under the history's lock.
+func (s *Store) setOverwrite(rel string, o *Overwrite) error {
+	if o == nil {
+		if _, ok := s.OverwriteAt(rel); !ok {
+			return nil
+		}
+	}
+	if err := s.makeDir(); err != nil {
+		return err
+	}
+	unlock, err := s.lock(true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	m := s.readOverwrites()
+	if o == nil {
+		delete(m, rel)
+	} else {
+		m[rel] = *o
+	}
+	b, _ := json.MarshalIndent(struct {
+		Notes map[string]Overwrite `json:"notes"`
+	}{m}, "", " ")
+	return s.writeFile(overwritesFile, append(b, '\n'))
+}
+
+// writeFile replaces a file of the history atomically (temporary file,
+// rename), by its slash-separated name.
+func (s *Store) writeFile(name string, b []byte) error {
+	r, err := s.openRoot()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	tmp := path.Join(path.Dir(name), fmt.Sprintf(".tmp-%d-%d", os.Getpid(), time.Now().UnixNano()))
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = r.Rename(tmp, name)
+	}
+	if werr != nil {
+		r.Remove(tmp)
+	}
+	return werr
+}
+
+// Version is one version of a note as History lists it.
+type Version struct {
+	Entry
+	// Newest marks the newest version the log holds (never pruned).
+	Newest bool
+}
+
+// Versions lists the versions of the note rel, newest first: every entry
+// with content, and deletions.
+func (s *Store) Versions(rel string) ([]Version, error) {
+	log, err := s.Log(rel)
+	if err != nil {
+		return nil, err
+	}
+	var out []Version
+	for i := len(log) - 1; i >= 0; i-- {
+		out = append(out, Version{Entry: log[i], Newest: i == len(log)-1})
+	}
+	return out, nil
+}
+
+// PruneDue prunes by the store's policy when the last prune is older than
+// PruneEvery; errors are the prune's.
+func (s *Store) PruneDue(now time.Time) error {
+	if fi, err := s.stat("pruned"); err == nil && now.Sub(fi.ModTime()) < PruneEvery {
+		return nil
+	}
+	s.mu.Lock()
+	p := s.policy
+	s.mu.Unlock()
+	if _, err := s.Prune(p, now); err != nil {
+		return err
+	}
+	if err := s.writeFile("pruned", nil); err != nil {
+		return err
+	}
+	r, err := s.openRoot()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return r.Chtimes("pruned", now, now)
+}
+
+// Pruned says what a prune took away.
+type Pruned struct {
+	Entries, Blobs int
+	Bytes          int64 // the size of the objects kept
+}
+
+// Prune applies the policy at now: entries older than MaxAge go, then the
+// oldest entries until the objects kept take at most MaxBytes; the newest
+// entry of every log, and every blob an open overwrite names, stay. Blobs
+// no entry names any more are deleted.
+func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
+	var out Pruned
+	st, err := s.storage(false)
+	if err != nil {
+		return out, nil // nothing recorded yet
+	}
+	unlock, err := s.lock(true)
+	if err != nil {
+		return out, err
+	}
+	defer unlock()
+	r, err := s.openRoot()
+	if err != nil {
+		return out, err
+	}
+	defer r.Close()
+	logs := map[string][]Entry{}
+	err = fs.WalkDir(r.FS(), "log", func(f string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || !strings.HasSuffix(f, ".log") {
+			return nil // a link or anything else that is not a log is not read
+		}
+		b, err := r.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		logs[strings.TrimSuffix(strings.TrimPrefix(f, "log/"), ".log")] = parseLog(b)
+		return nil
+	})
+	if err != nil {
+		return out, err
+	}
+	protected := map[string]bool{}
+	for _, o := range s.readOverwrites() {
+		protected[o.Blob], protected[o.Lost], protected[o.Base] = true, true, true
+	}
+	size := func(id string) int64 {
+		fi, err := r.Lstat("objects/" + id[:2] + "/" + id[2:])
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	// Candidates: every entry but each log's newest, unless protected.
+	type cand struct {
+		rel string
+		i   int
+	}
+	var cands []cand
+	drop := map[string]map[int]bool{}
+	for rel, log := range logs {
+		for i, e := range log {
+			if i == len(log)-1 || protected[e.Blob] || protected[e.Lost] {
+				continue
+			}
+			cands = append(cands, cand{rel, i})
+		}
+		drop[rel] = map[int]bool{}
+	}
+	sort.Slice(cands, func(a, b int) bool {
+		ea, eb := logs[cands[a].rel][cands[a].i], logs[cands[b].rel][cands[b].i]
+		if !ea.Time.Equal(eb.Time) {
+			return ea.Time.Before(eb.Time)
+		}
+		return cands[a].rel < cands[b].rel || (cands[a].rel == cands[b].rel && cands[a].i < cands[b].i)
+	})
+	refs := map[string]int{}
+	for _, log := range logs {
+		for _, e := range log {
+			if e.Blob != "" {
+				refs[e.Blob]++
+			}
+			if e.Lost != "" {
+				refs[e.Lost]++
+			}
+		}
+	}
+	var total int64
+	for id := range refs {
+		total += size(id)
+	}
+	unref := func(id string) {
+		if id == "" {
+			return
+		}
+		if refs[id]--; refs[id] == 0 {
+			total -= size(id)
+		}
+	}
+	for _, c := range cands {
+		e := logs[c.rel][c.i]
+		if now.Sub(e.Time) <= p.MaxAge && total <= p.MaxBytes {
+			continue
+		}
+		drop[c.rel][c.i] = true
+		out.Entries++
+		unref(e.Blob)
+		unref(e.Lost)
+	}
+	for rel, d := range drop {
+		if len(d) == 0 {
+			continue
+		}
+		var buf bytes.Buffer
+		for i, e := range logs[rel] {
+			if !d[i] {
+				line, _ := json.Marshal(e)
+				buf.Write(append(line, '\n'))
+			}
+		}
+		if err := s.writeFile(logName(rel), buf.Bytes()); err != nil {
+			return out, err
+		}
+	}
+	s.objMu.Lock()
+	defer s.objMu.Unlock()
+	var gone []plumbing.Hash
+	_ = st.ForEachObjectHash(func(h plumbing.Hash) error {
+		if refs[h.String()] <= 0 && !protected[h.String()] {
+			gone = append(gone, h)
+		}
+		return nil
+	})
+	for _, h := range gone {
+		if err := st.DeleteLooseObject(h); err == nil {
+			out.Blobs++
+		}
+	}
+	out.Bytes = total
+	return out, nil
+}
+
+// RelOf is path's name in the root (slash-separated); ok is false outside it.
+func RelOf(root, p string) (string, bool) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
+		return "", false
+	}
+	rel = filepath.ToSlash(rel)
+	if strings.HasPrefix(rel, ".") || strings.Contains(rel, "/.") || path.Clean(rel) != rel {
+		return "", false
+	}
+	return rel, true
+}

@@ -1,0 +1,208 @@
+package history
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func note(rev int, body string) []byte {
+	return fmt.Appendf(nil, "---\nrevision: %d\nupdated: 2026-11-30T09:00:00.000Z\n---\n%s\n", rev, body)
+}
+
+func blobs(t *testing.T, s *Store, rel string) map[string]bool {
+	t.Helper()
+	log, err := s.Log(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, e := range log {
+		if e.Blob != "" {
+			out[e.Blob] = true
+		}
+	}
+	return out
+}
+
+// The history's bound (docs/cli.md#the-local-history): versions older than
+// MaxAge go, then the oldest until the objects fit MaxBytes; the newest
+// version of every note never goes, however old, nor a version an open
+// overwrite names. What goes is gone from the object store too.
+func TestPruneByPolicy(t *testing.T) {
+	root := t.TempDir()
+	s := For(root)
+	day := 24 * time.Hour
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// a.md: revisions 1–5, one every 30 days; b.md: one version, 200 days old.
+	for rev := 1; rev <= 5; rev++ {
+		if err := s.Record("a.md", note(rev, fmt.Sprint("a", rev)), Written, t0.Add(time.Duration(rev-1)*30*day)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Record("b.md", note(1, "b only"), Written, t0); err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(200 * day) // a1 200 days old, a2 170, a3 140, a4 110, a5 80
+	got, err := s.Prune(Policy{MaxAge: 115 * day, MaxBytes: 1 << 30}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Entries != 3 {
+		t.Errorf("pruned %d entries, want 3 (a1, a2, a3: older than 115 days)", got.Entries)
+	}
+	a := blobs(t, s, "a.md")
+	for rev := 1; rev <= 5; rev++ {
+		id := BlobID(note(rev, fmt.Sprint("a", rev)))
+		kept := rev >= 4
+		if a[id] != kept {
+			t.Errorf("a.md revision %d kept %v, want %v", rev, a[id], kept)
+		}
+		if _, err := s.Get(id); (err == nil) != kept {
+			t.Errorf("a.md revision %d in the object store: %v, want kept %v", rev, err, kept)
+		}
+	}
+	if b := blobs(t, s, "b.md"); !b[BlobID(note(1, "b only"))] {
+		t.Error("b.md's only (newest) version was pruned for its age")
+	}
+
+	// The size bound: the oldest go until the rest fit; newest versions stay
+	// even when they alone are over it.
+	if _, err := s.Prune(Policy{MaxAge: 1000 * day, MaxBytes: 1}, now); err != nil {
+		t.Fatal(err)
+	}
+	if a := blobs(t, s, "a.md"); len(a) != 1 || !a[BlobID(note(5, "a5"))] {
+		t.Errorf("after the size bound a.md holds %v; want only revision 5 (its newest)", a)
+	}
+	if _, err := s.Get(BlobID(note(5, "a5"))); err != nil {
+		t.Errorf("the newest version of a.md: %v", err)
+	}
+	if _, err := s.Get(BlobID(note(1, "b only"))); err != nil {
+		t.Errorf("the newest version of b.md: %v", err)
+	}
+
+	// A version an open overwrite names stays whatever its age.
+	lost := note(6, "a6")
+	if err := s.Record("a.md", lost, Written, now); err != nil {
+		t.Fatal(err)
+	}
+	over := note(1, "a stale copy")
+	o, err := s.Seen("a.md", nil, over, func() []byte { return over }, now)
+	if err != nil || o == nil || o.LostRevision != 6 {
+		t.Fatalf("overwrite of revision 6: %+v, %v", o, err)
+	}
+	if err := s.Record("a.md", note(1, "a stale copy, edited"), Observed, now.Add(day)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prune(Policy{MaxAge: time.Hour, MaxBytes: 1}, now.Add(400*day)); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := s.Get(BlobID(lost)); err != nil || string(b) != string(lost) {
+		t.Errorf("the version an open overwrite lost was pruned: %v", err)
+	}
+
+	// PruneDue applies the store's policy at most once a day.
+	s.SetPolicy(Policy{MaxAge: time.Hour, MaxBytes: 1})
+	if err := s.PruneDue(now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir(), "pruned")); err != nil {
+		t.Error("PruneDue left no stamp")
+	}
+}
+
+// A disk version below the highest revision the history holds is an
+// overwrite, unless the disk moved on when read again; one at the same
+// revision (an edit in place) is not.
+func TestSeenJudges(t *testing.T) {
+	s := For(t.TempDir())
+	now := time.Now()
+	for rev := 1; rev <= 7; rev++ {
+		if err := s.Record("n.md", note(rev, fmt.Sprint(rev)), Written, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inPlace := note(7, "edited in place")
+	if o, err := s.Seen("n.md", nil, inPlace, func() []byte { return inPlace }, now); o != nil || err != nil {
+		t.Fatalf("an edit in place at revision 7 was judged an overwrite: %+v %v", o, err)
+	}
+	stale := note(3, "stale")
+	if o, _ := s.Seen("n.md", nil, stale, func() []byte { return note(8, "moved on") }, now); o != nil {
+		t.Fatalf("a stale read of a disk that moved on was judged an overwrite: %+v", o)
+	}
+	o, err := s.Seen("n.md", nil, stale, func() []byte { return stale }, now)
+	if err != nil || o == nil || o.LostRevision != 7 || o.Lost != BlobID(inPlace) || o.Base != BlobID(note(3, "3")) {
+		t.Fatalf("overwrite: %+v, %v; want revision 7 (the edit in place) lost, based on revision 3", o, err)
+	}
+	if _, ok := s.OverwriteAt("n.md"); !ok {
+		t.Fatal("the overwrite is not open")
+	}
+	// The lost version back closes it.
+	if err := s.Record("n.md", inPlace, Written, now); err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := s.OverwriteAt("n.md"); ok {
+		t.Fatalf("still open after the lost version came back: %+v", o)
+	}
+}
+
+// A tree that plants links in the history (a cloned project) never has a
+// file written outside it: the links are not followed.
+func TestLinksInTheHistoryLeadNowhere(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	s := For(root)
+	if err := s.Record("a.md", note(1, "first"), Written, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"log", "objects"} {
+		if err := os.RemoveAll(filepath.Join(s.Dir(), name)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, filepath.Join(s.Dir(), name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = s.Record("a.md", note(2, "second"), Written, time.Now())
+	_ = s.Record("b/c.md", note(1, "third"), Written, time.Now())
+	if _, err := s.Prune(Policy{MaxAge: time.Nanosecond, MaxBytes: 1}, time.Now().Add(time.Hour)); err != nil {
+		t.Log(err)
+	}
+	if es, _ := os.ReadDir(outside); len(es) != 0 {
+		t.Fatalf("the history wrote outside itself through a link: %v", es)
+	}
+}
+
+// Recording from many goroutines at once (appends retrying, the watcher)
+// keeps every version.
+func TestRecordConcurrently(t *testing.T) {
+	s := For(t.TempDir())
+	done := make(chan error)
+	for g := range 8 {
+		go func() {
+			var err error
+			for i := range 5 {
+				if e := s.Record("a.md", note(g*10+i, fmt.Sprint(g, i)), Written, time.Now()); e != nil {
+					err = e
+				}
+			}
+			done <- err
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for g := range 8 {
+		for i := range 5 {
+			if _, err := s.Get(BlobID(note(g*10+i, fmt.Sprint(g, i)))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if log, _ := s.Log("a.md"); len(log) != 40 {
+		t.Errorf("%d log entries, want 40", len(log))
+	}
+}

@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"slices"
+
+	"pgregory.net/rapid"
+
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/history"
+)
+
+// TestHistoryLosesNothing: a random sequence of engine writes (with and
+// without the content hash) and foreign overwrites of two notes (a stale
+// copy, an edit in place, anything at any revision), some seen by the
+// watcher (Refresh) and some not, loses no version the engine wrote or
+// observed: each one is in the local history, byte for byte, and restore
+// brings each one back.
+func TestHistoryLosesNothing(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		dir, err := os.MkdirTemp("", "history-property-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		data, project := filepath.Join(dir, "data"), filepath.Join(dir, "project")
+		for _, d := range []string{filepath.Join(data, "memory"), filepath.Join(project, ".magicfrog")} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		os.WriteFile(filepath.Join(data, "machine-id"), []byte("m-here\n"), 0o644)
+		os.WriteFile(filepath.Join(project, ".magicfrog", "config.json"), []byte(`{"task": "T-1"}`), 0o644)
+		m, err := Open(Options{DataDir: data, ProjectDir: project})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type target struct {
+			d   Dimension
+			own string
+			key string
+		}
+		targets := []target{{User, "", "a.md"}, {Task, "T-1", "b.md"}}
+		known := map[string]map[string][]byte{} // path -> blob -> content written or observed
+		pending := map[string][]byte{}          // path -> a foreign version on disk nobody saw yet
+		seen := func(path string, content []byte) {
+			if known[path] == nil {
+				known[path] = map[string][]byte{}
+			}
+			known[path][history.BlobID(content)] = content
+		}
+		now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+		steps := rapid.IntRange(1, 25).Draw(t, "steps")
+		for i := range steps {
+			now = now.Add(time.Second)
+			tg := targets[rapid.IntRange(0, len(targets)-1).Draw(t, "note")]
+			path, err := m.PathOf(tg.d, tg.own, tg.key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch rapid.IntRange(0, 2).Draw(t, "action") {
+			case 0: // an engine write, expecting what the loaded tree holds
+				req := WriteRequest{Dimension: tg.d, Owner: tg.own, Key: tg.key, Body: fmt.Appendf(nil, "engine %d\n", i), Now: now}
+				if n := m.Note(path); n != nil {
+					req.ExpectRevision = n.Revision()
+					if rapid.Bool().Draw(t, "with hash") {
+						req.ExpectHash = n.Hash()
+					}
+				}
+				if _, err := m.Write(req); err != nil {
+					if _, stale := IsStale(err); !stale {
+						t.Fatalf("write: %v", err)
+					}
+					continue
+				}
+				if p := pending[path]; p != nil {
+					seen(path, p) // the write replaced it: kept first
+					delete(pending, path)
+				}
+				b, _ := os.ReadFile(path)
+				seen(path, b)
+			case 1: // another program writes the file
+				var content []byte
+				prev := known[path]
+				if len(prev) > 0 && rapid.Bool().Draw(t, "stale copy") {
+					ids := make([]string, 0, len(prev))
+					for id := range prev {
+						ids = append(ids, id)
+					}
+					sortStrings(ids)
+					content = append([]byte(nil), prev[rapid.SampledFrom(ids).Draw(t, "copy of")]...)
+					if rapid.Bool().Draw(t, "edited") {
+						content = append(content, fmt.Sprintf("foreign edit %d\n", i)...)
+					}
+				} else {
+					content = fmt.Appendf(nil, "---\nrevision: %d\n---\nforeign %d\n", rapid.IntRange(0, 9).Draw(t, "revision"), i)
+				}
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, content, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				pending[path] = content
+			case 2: // the watcher reports the file
+				m.Refresh(path)
+				if p := pending[path]; p != nil {
+					seen(path, p)
+					delete(pending, path)
+				}
+			}
+		}
+		for path, versions := range known {
+			ids := make([]string, 0, len(versions))
+			for id := range versions {
+				ids = append(ids, id)
+			}
+			sortStrings(ids)
+			for _, id := range ids {
+				want := versions[id]
+				got, err := m.HistoryVersion(path, id)
+				if err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("%s: version %s not in the history (%v):\n%s", path, id[:12], err, want)
+				}
+				m.Refresh(path) // the tree holds the disk's version
+				if _, err := m.RestoreLocal(path, 0, id, now); err != nil {
+					t.Fatalf("%s: restore %s: %v", path, id[:12], err)
+				}
+				disk, _ := os.ReadFile(path)
+				if !bytes.Equal(disk, want) && !bytes.Equal(bodyOf(disk), bodyOf(want)) {
+					t.Fatalf("%s: restore of %s gave\n%s\nwant\n%s", path, id[:12], disk, want)
+				}
+			}
+		}
+	})
+}
+
+func bodyOf(src []byte) []byte {
+	doc := frontmatter.Parse(src)
+	if !doc.Present {
+		return src
+	}
+	return src[doc.Body:]
+}
+
+func sortStrings(xs []string) { slices.Sort(xs) }
+
+// The history never holds another machine's device notes: a device note
+// bound to another machine that changes on disk is not kept; this machine's
+// is.
+func TestHistoryKeepsNoOtherMachinesDeviceNotes(t *testing.T) {
+	other := "---\nrevision: 1\nupdated: 2026-11-30T09:00:00.000Z\nmachine: m-other\n---\nTheirs.\n"
+	mine := "---\nrevision: 1\nupdated: 2026-11-30T09:00:00.000Z\nmachine: m-here\n---\nMine.\n"
+	m, dir := newTree(t, map[string]string{
+		"data/machine-id":               "m-here\n",
+		"data/memory/device/other.md":   other,
+		"data/memory/machine/legacy.md": other,
+		"data/memory/device/mine.md":    mine,
+	})
+	for _, rel := range []string{"device/other.md", "machine/legacy.md", "device/mine.md"} {
+		p := filepath.Join(dir, "data", "memory", filepath.FromSlash(rel))
+		b, _ := os.ReadFile(p)
+		if err := os.WriteFile(p, append(b, "Changed.\n"...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m.Refresh(p)
+		vs, err := m.LocalHistory(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if keep := rel == "device/mine.md"; (len(vs) > 0) != keep {
+			t.Errorf("%s: %d versions in the history, want kept %v", rel, len(vs), keep)
+		}
+	}
+}
