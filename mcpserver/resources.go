@@ -26,6 +26,11 @@ func (s *Server) Watch() (stop func(), err error) {
 	return func() { w.Close() }, nil
 }
 
+// Changed is a batch of a watcher the caller started (watch.Open, which
+// loads and watches the tree in one walk): what Watch's watcher does with
+// its batches. The tree is already refreshed.
+func (s *Server) Changed(paths []string, changed bool) { s.changed(paths, changed) }
+
 // changed is the watcher's batch: the tree is already refreshed.
 func (s *Server) changed(paths []string, _ bool) {
 	s.syncResources()

@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -13,7 +15,7 @@ import (
 // checks types and refuses unknown arguments before a handler runs.
 
 type contextArgs struct {
-	Budget   int    `json:"budget,omitempty" jsonschema:"the most o200k tokens the block may take; notes that do not fit become <omitted/> lines (0 or absent: no limit)"`
+	Budget   int    `json:"budget,omitempty" jsonschema:"the most o200k tokens the block may take; notes that do not fit become <omitted/> lines (0 or absent: 8000)"`
 	Previous string `json:"previous,omitempty" jsonschema:"the generation of the block you already hold; the result says replaces when the view changed since"`
 }
 
@@ -53,7 +55,7 @@ func (s *Server) addTools() {
 		Description: "Returns this session's <memory> block: the effective memory (task, agent, user, account, device notes; today's and yesterday's daily notes, the week's summary, MEMORY.md, sticky notes; skills listed by name) and its generation. " +
 			"Call it first in every session. Pass previous (the generation you hold) to learn whether it changed.",
 		Annotations: readOnly,
-	}, handler(func(a contextArgs) (*participant.Context, error) { return s.p.Context(a.Budget, a.Previous) }))
+	}, handler(func(a contextArgs) (*participant.Context, error) { return s.p.Context(a.Budget, a.Previous) }, contextText))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:  "memory_read",
@@ -61,7 +63,7 @@ func (s *Server) addTools() {
 		Description: "Returns a note's body, revision and hash (what memory_write expects), and whether it is effective or shadowed by a more specific note (and by which). " +
 			"The dimension is where the note lives, as memory_view and memory_search name it: agent/ID for an agent's own notes, agent for notes every agent shares.",
 		Annotations: readOnly,
-	}, handler(func(a readArgs) (*participant.ReadResult, error) { return s.p.Read(a.Dimension, a.Key) }))
+	}, handler(func(a readArgs) (*participant.ReadResult, error) { return s.p.Read(a.Dimension, a.Key) }, readText))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:  "memory_write",
@@ -71,7 +73,7 @@ func (s *Server) addTools() {
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 	}, handler(func(a writeArgs) (*participant.WriteResult, error) {
 		return s.p.Write(participant.WriteInput{Place: a.Dimension, Key: a.Key, Body: a.Body, ExpectedRevision: a.ExpectedRevision, ExpectedHash: a.ExpectedHash})
-	}))
+	}, writeText))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:  "memory_append",
@@ -81,34 +83,125 @@ func (s *Server) addTools() {
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, handler(func(a appendArgs) (*participant.AppendResult, error) {
 		return s.p.Append(a.Dimension, a.Text, journal.Day{})
-	}))
+	}, appendText))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:        "memory_search",
 		Title:       "Search notes",
 		Description: "Finds notes in scope (every journal day included, and notes shadowed by more specific ones) by words, best first: dimension, key, revision, whether it is effective, and a snippet around the match. Read a hit in full with memory_read.",
 		Annotations: readOnly,
-	}, handler(func(a searchArgs) (*participant.SearchResult, error) { return s.p.Search(a.Query, a.Limit) }))
+	}, handler(func(a searchArgs) (*participant.SearchResult, error) { return s.p.Search(a.Query, a.Limit) }, searchText))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:        "memory_view",
 		Title:       "List the effective view",
 		Description: "Lists every key in scope with the note that wins it and the notes it shadows (most specific first), then this machine's device notes. Use it to find where a note lives before reading or writing it.",
 		Annotations: readOnly,
-	}, handler(func(viewArgs) (*participant.View, error) { return s.p.View(), nil }))
+	}, handler(func(viewArgs) (*participant.View, error) { return s.p.View(), nil }, viewText))
 }
 
 // handler adapts an operation to the SDK: its error becomes a tool error
-// (toolError), its result the structured content.
-func handler[In, Out any](op func(In) (Out, error)) mcp.ToolHandlerFor[In, Out] {
+// (toolError); its result is the structured content (whose type is the
+// tool's output schema), and its text, what the model reads, is text(out):
+// the <memory> block itself, the note, a listing. Left to itself the SDK
+// would put the result's JSON there, every newline and < escaped.
+func handler[In, Out any](op func(In) (Out, error), text func(Out) string) mcp.ToolHandlerFor[In, Out] {
 	return func(_ context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		out, err := op(in)
 		if err != nil {
 			var zero Out
 			return toolError(err), zero, nil
 		}
-		return nil, out, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text(out)}}}, out, nil
 	}
+}
+
+// contextText is the <memory> block, after a line for each notice (an agent
+// that is not registered learns it, and how to register, before the block).
+func contextText(c *participant.Context) string {
+	var b strings.Builder
+	for _, n := range c.Notices {
+		fmt.Fprintf(&b, "Warning: %s.\n", n)
+	}
+	b.WriteString(c.Block)
+	return b.String()
+}
+
+// noteLine names a note as the tools take it, with what a write expects.
+func noteLine(n participant.NoteInfo) string {
+	return fmt.Sprintf("%s %s (revision %d, hash %s)", n.Dimension, n.Key, n.Revision, n.Hash)
+}
+
+// readText is the note: one line naming it (place, key, revision, hash:
+// what memory_write takes) and its standing, then its body.
+func readText(r *participant.ReadResult) string {
+	var b strings.Builder
+	b.WriteString(noteLine(r.NoteInfo))
+	switch {
+	case r.ShadowedBy != nil:
+		fmt.Fprintf(&b, ", shadowed by %s %s", r.ShadowedBy.Dimension, r.ShadowedBy.Key)
+	case r.Effective && len(r.Shadows) > 0:
+		b.WriteString(", effective; shadows")
+		for i, sh := range r.Shadows {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, " %s %s", sh.Dimension, sh.Key)
+		}
+	case r.Effective:
+		b.WriteString(", effective")
+	}
+	b.WriteString(":\n\n")
+	b.WriteString(r.Body)
+	return b.String()
+}
+
+func writeText(r *participant.WriteResult) string {
+	return "wrote " + noteLine(r.NoteInfo)
+}
+
+func appendText(r *participant.AppendResult) string {
+	verb := "appended to "
+	if r.Created {
+		verb = "created "
+	}
+	return verb + noteLine(r.NoteInfo)
+}
+
+// searchText lists the hits, best first: place, key, revision, standing,
+// and the snippet.
+func searchText(r *participant.SearchResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d matching notes, best first:\n", len(r.Hits), r.Total)
+	for _, h := range r.Hits {
+		state := "effective"
+		if !h.Effective {
+			state = "shadowed"
+		}
+		fmt.Fprintf(&b, "- %s %s (revision %d, %s): %s\n", h.Dimension, h.Key, h.Revision, state, strings.Join(strings.Fields(h.Snippet), " "))
+	}
+	return b.String()
+}
+
+// viewText lists the effective view: each key with the place of its winner
+// and of the notes it shadows, then the device notes.
+func viewText(v *participant.View) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "effective view of agent %q, task %q, machine %q: %d keys\n", v.Agent, v.Task, v.Machine, len(v.Keys))
+	for _, k := range v.Keys {
+		fmt.Fprintf(&b, "- %s: %s (revision %d)", k.Key, k.Winner.Dimension, k.Winner.Revision)
+		for _, sh := range k.Shadowed {
+			fmt.Fprintf(&b, ", shadows %s", sh.Dimension)
+		}
+		b.WriteString("\n")
+	}
+	if len(v.Device) > 0 {
+		fmt.Fprintf(&b, "device notes (machine %s):\n", v.Machine)
+		for _, d := range v.Device {
+			fmt.Fprintf(&b, "- %s (revision %d)\n", d.Key, d.Revision)
+		}
+	}
+	return b.String()
 }
 
 func ptr[T any](v T) *T { return &v }
