@@ -78,11 +78,10 @@ func (s *Server) syncResources() {
 			added = append(added, r)
 		}
 	}
-	if s.generation == "" {
-		if c, err := s.p.Context(0, ""); err == nil {
-			s.generation = c.Generation
-		}
-	}
+	// The block's generation is not rendered here: at start that was a
+	// second render before the first answer. Until the first change it is
+	// unknown, and the first change is told to memory://context's
+	// subscribers.
 	s.mu.Unlock()
 	if len(gone) > 0 {
 		s.mcp.RemoveResources(gone...)

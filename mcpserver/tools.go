@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/engine/journal"
 	"github.com/magicfrog/mf-lsp/engine/participant"
 )
@@ -50,24 +52,27 @@ var ToolNames = []string{"memory_append", "memory_context", "memory_read", "memo
 func (s *Server) addTools() {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
 	mcp.AddTool(s.mcp, &mcp.Tool{
-		Name:  "memory_context",
-		Title: "Read the <memory> block",
+		Name:         "memory_context",
+		OutputSchema: outputSchema[participant.Context](),
+		Title:        "Read the <memory> block",
 		Description: "Returns this session's <memory> block: the effective memory (task, agent, user, account, device notes; today's and yesterday's daily notes, the week's summary, MEMORY.md, sticky notes; skills listed by name) and its generation. " +
 			"Call it first in every session. Pass previous (the generation you hold) to learn whether it changed.",
 		Annotations: readOnly,
 	}, handler(func(a contextArgs) (*participant.Context, error) { return s.p.Context(a.Budget, a.Previous) }, contextText))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
-		Name:  "memory_read",
-		Title: "Read a note",
+		Name:         "memory_read",
+		OutputSchema: outputSchema[participant.ReadResult](),
+		Title:        "Read a note",
 		Description: "Returns a note's body, revision and hash (what memory_write expects), and whether it is effective or shadowed by a more specific note (and by which). " +
 			"The dimension is where the note lives, as memory_view and memory_search name it: agent/ID for an agent's own notes, agent for notes every agent shares.",
 		Annotations: readOnly,
 	}, handler(func(a readArgs) (*participant.ReadResult, error) { return s.p.Read(a.Dimension, a.Key) }, readText))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
-		Name:  "memory_write",
-		Title: "Write a note (revision-checked)",
+		Name:         "memory_write",
+		OutputSchema: outputSchema[participant.WriteResult](),
+		Title:        "Write a note (revision-checked)",
 		Description: "Replaces a note's body, or creates the note with expected_revision 0. The write lands only if the note is still at expected_revision (and expected_hash, when given); it returns the new revision. " +
 			"If someone else changed the note since you read it, the call fails with the current revision, hash and body and nothing is written: merge your change into that body and call memory_write again with the new revision.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
@@ -76,8 +81,9 @@ func (s *Server) addTools() {
 	}, writeText))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
-		Name:  "memory_append",
-		Title: "Append to today's daily note",
+		Name:         "memory_append",
+		OutputSchema: outputSchema[participant.AppendResult](),
+		Title:        "Append to today's daily note",
 		Description: "Adds a block of Markdown at the end of today's daily note in a journal (made, with frontmatter and a dated title, when missing): what you built, what broke, decisions and why, files and commands. " +
 			"Safe with other agents appending at the same time: every append lands once. Returns the note's new revision.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
@@ -86,17 +92,19 @@ func (s *Server) addTools() {
 	}, appendText))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
-		Name:        "memory_search",
-		Title:       "Search notes",
-		Description: "Finds notes in scope (every journal day included, and notes shadowed by more specific ones) by words, best first: dimension, key, revision, whether it is effective, and a snippet around the match. Read a hit in full with memory_read.",
-		Annotations: readOnly,
+		Name:         "memory_search",
+		OutputSchema: outputSchema[participant.SearchResult](),
+		Title:        "Search notes",
+		Description:  "Finds notes in scope (every journal day included, and notes shadowed by more specific ones) by words, best first: dimension, key, revision, whether it is effective, and a snippet around the match. Read a hit in full with memory_read.",
+		Annotations:  readOnly,
 	}, handler(func(a searchArgs) (*participant.SearchResult, error) { return s.p.Search(a.Query, a.Limit) }, searchText))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
-		Name:        "memory_view",
-		Title:       "List the effective view",
-		Description: "Lists every key in scope with the note that wins it and the notes it shadows (most specific first), then this machine's device notes. Use it to find where a note lives before reading or writing it.",
-		Annotations: readOnly,
+		Name:         "memory_view",
+		OutputSchema: outputSchema[participant.View](),
+		Title:        "List the effective view",
+		Description:  "Lists every key in scope with the note that wins it and the notes it shadows (most specific first), then this machine's device notes. Use it to find where a note lives before reading or writing it.",
+		Annotations:  readOnly,
 	}, handler(func(viewArgs) (*participant.View, error) { return s.p.View(), nil }, viewText))
 }
 
@@ -205,3 +213,22 @@ func viewText(v *participant.View) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// outputSchema is a tool's output schema: its result (Out's schema, as the
+// SDK would infer it) or, for a tool error, the error's data (errcode.Data,
+// the result's structured content then). Clients check a tool error's
+// structured content against the output schema too (the TypeScript SDK's
+// Client.callTool does, as agent hosts built on it), and refused the
+// result's schema alone for a stale write's data.
+func outputSchema[Out any]() *jsonschema.Schema {
+	out, err := jsonschema.For[Out](nil)
+	if err != nil {
+		panic(err) // a result type the schema inference cannot read: a bug here
+	}
+	data, err := jsonschema.For[errcode.Data](nil)
+	if err != nil {
+		panic(err)
+	}
+	data.Description = "a tool error's data (isError): its code, and for a stale write the current revision and hash"
+	return &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{out, data}}
+}
