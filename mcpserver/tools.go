@@ -56,7 +56,7 @@ func (s *Server) addTools() {
 		OutputSchema: outputSchema[participant.Context](),
 		Title:        "Read the <memory> block",
 		Description: "Returns this session's <memory> block: the effective memory (task, agent, user, account, device notes; today's and yesterday's daily notes, the week's summary, MEMORY.md, sticky notes; skills listed by name) and its generation. " +
-			"Call it first in every session. Pass previous (the generation you hold) to learn whether it changed.",
+			"Call it first in every session. Without a budget it takes at most 8000 tokens; notes left out are <omitted/> lines (read them with memory_read, or pass a larger budget). Pass previous (the generation you hold) to learn whether it changed.",
 		Annotations: readOnly,
 	}, handler(func(a contextArgs) (*participant.Context, error) { return s.p.Context(a.Budget, a.Previous) }, contextText))
 

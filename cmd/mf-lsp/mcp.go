@@ -71,12 +71,15 @@ default: the agent host starts the command), or with --http as the streamable
 HTTP transport at http://ADDR/mcp. One server process is one participant: its
 scope (data directory, project, task, one agent, machine) is fixed at start from
 the flags, $`+participant.AgentEnv+` and the project binding, and no tool reads
-or writes outside it.
+or writes outside it. Like render, it reads and watches only what that scope
+can show: another registered agent's or task's folder is not read.
 
 Tools: memory_context, memory_read, memory_write (revision-checked),
 memory_append (today's daily note), memory_search, memory_view. Resources: every
 note in scope as memory://DIMENSION[/ID]/KEY and the <memory> block as
-memory://context, with resources/subscribe. See docs/cli.md#mcp.`, stdout, stderr)
+memory://context, with resources/subscribe. Each tool's text is what the
+model reads (memory_context's: the <memory> block, with 8000 tokens when no
+budget is given); its JSON is the structured content. See docs/cli.md#mcp.`, stdout, stderr)
 	var pf participantFlags
 	pf.register(c)
 	addr := c.fs.String("http", "", "serve the streamable HTTP transport on `ADDR` (127.0.0.1:PORT; port 0 picks one) instead of stdio")
