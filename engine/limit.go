@@ -20,8 +20,8 @@ import (
 // scopeLimit is what a scope-only load keeps of the owner folders: the
 // agents and tasks whose folders it walks into. It is decided when the
 // configuration has been read (readConfig), as render decides its scope: the
-// agents Options.Named names, else the binding's; the task Named names, else
-// the binding's. Every scope render prints is inside it (--each-agent prints
+// agents Options.Within names, else Named's, else the binding's; the task
+// Within names, else Named's, else the binding's. Every scope render prints is inside it (--each-agent prints
 // one block per agent of it; --agent "" and --task "" name none, and the
 // binding's are read for nothing), and the views filter the rest exactly as
 // on a full load.
@@ -32,7 +32,13 @@ type scopeLimit struct {
 // newScopeLimit is the limit of a scope-only load. The binding's earlier
 // tasks (`tasks`) are left out: no scope of the binding looks at them.
 func (m *Memory) newScopeLimit() *scopeLimit {
-	agents, task := m.named.Agents, m.named.Task
+	agents, task := m.within.Agents, m.within.Task
+	if len(agents) == 0 {
+		agents = m.named.Agents
+	}
+	if task == "" {
+		task = m.named.Task
+	}
 	if len(agents) == 0 {
 		agents = m.binding.Agents
 	}
@@ -77,19 +83,40 @@ func (m *Memory) skips(r Root, p string, d fs.DirEntry) bool {
 // Such a memory answers Render and View for those scopes exactly as a full
 // load does, and nothing else: Notes, Len, Versions and Problems hold only what it read, a
 // view of another agent or task lacks that owner's notes (Render refuses
-// one), and every write is refused (ErrScopeOnly).
+// one). It writes and deletes notes only inside the folders it read (Write
+// and Delete, revision-checked as always: what such a write checks against,
+// the note and a legacy predecessor of the same owner, is in those folders);
+// a note in a folder it skipped, and every other write (Register, Bind,
+// Promote, Export, Import: they need the whole tree), is refused
+// (ErrScopeOnly).
 func (m *Memory) ScopeOnly() bool { return m.scopeOnly }
 
 // ErrScopeOnly refuses a write through a memory loaded for one scope only:
 // the notes a write checks against (a legacy predecessor, the destination's
 // revision, an export's whole tree) may be in a folder it did not read.
-var ErrScopeOnly = errors.New("this memory was loaded for one scope's view only (Options.ScopeOnly): it cannot write; open it without ScopeOnly")
+var ErrScopeOnly = errors.New("this memory was loaded for one scope's view only (Options.ScopeOnly): it cannot write there; open it without ScopeOnly")
 
 // refuseScopeOnly is ErrScopeOnly, wrapped with what was refused, for a
 // scope-only memory; nil otherwise.
 func (m *Memory) refuseScopeOnly(op string) error {
 	if m.ScopeOnly() {
 		return fmt.Errorf("%s: %w", op, ErrScopeOnly)
+	}
+	return nil
+}
+
+// refuseUnloaded is ErrScopeOnly for a write or delete of path through a
+// scope-only memory when path is in a folder its load skipped (another
+// registered agent's or task's); nil otherwise.
+func (m *Memory) refuseUnloaded(op, path string) error {
+	if !m.ScopeOnly() {
+		return nil
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	path = filepath.Clean(path)
+	if loc, ok := m.locateLocked(path); ok && m.skips(loc.Root, path, nil) {
+		return fmt.Errorf("%s %s: %w", op, path, ErrScopeOnly)
 	}
 	return nil
 }

@@ -40,6 +40,13 @@ type Options struct {
 	// (Memory.ScopeOnly), refuses to write, and is wrong for anything but
 	// those views: Notes, Len, Versions and Problems hold what it read.
 	ScopeOnly bool
+	// Within, with ScopeOnly, names the agents and the task whose folders a
+	// scope-only load reads in place of Named's, without making them IDs:
+	// for a session whose scope is decided as the roster has it, where an
+	// unregistered agent stays unregistered (mf-lsp mcp). Its Agents, when
+	// empty, and its Task, when "", fall back to Named's and then the
+	// binding's, as ScopeOnly says.
+	Within Scope
 }
 
 // ResolveDataDir finds the data directory: the flag or client setting, else

@@ -69,6 +69,7 @@ type Memory struct {
 	named      Scope // IDs the session's scope names (Options.Named)
 	ids        ownerIDs
 	scopeOnly  bool             // Options.ScopeOnly
+	within     Scope            // Options.Within
 	limit      *scopeLimit      // the owner folders a scope-only load reads; nil: every folder
 	config     []Problem        // configuration files that did not parse
 	entries    map[string]*Note // by absolute path
@@ -104,6 +105,7 @@ func Open(opts Options) (*Memory, error) {
 	m.named = Scope{Task: opts.Named.Task, Agents: append([]string(nil), opts.Named.Agents...)}
 	m.onDir = opts.OnDir
 	m.scopeOnly = opts.ScopeOnly
+	m.within = Scope{Task: opts.Within.Task, Agents: append([]string(nil), opts.Within.Agents...)}
 	m.reload()
 	return m, nil
 }

@@ -380,12 +380,17 @@ func TestScopeOnlySkipsOtherOwners(t *testing.T) {
 	if own == nil {
 		t.Fatal("larry's note is not loaded")
 	}
+	theirs := filepath.Join(dir, "data", "memory", "agent", "moe", "theirs.md")
 	writes := map[string]error{
 		"Write": func() error {
-			_, err := m.Write(engine.WriteRequest{Dimension: engine.Agent, Owner: "larry", Key: "new.md", Body: []byte("x\n")})
+			_, err := m.Write(engine.WriteRequest{Dimension: engine.Agent, Owner: "moe", Key: "new.md", Body: []byte("x\n")})
 			return err
 		}(),
-		"Delete": m.Delete(own.Path, own.Revision(), own.Hash()),
+		"Write T-2": func() error {
+			_, err := m.Write(engine.WriteRequest{Dimension: engine.Task, Owner: "T-2", Key: "new.md", Body: []byte("x\n")})
+			return err
+		}(),
+		"Delete": m.Delete(theirs, 1, ""),
 		"Register": func() error {
 			_, _, err := m.Register(engine.Agent, "curly", false)
 			return err
@@ -412,8 +417,33 @@ func TestScopeOnlySkipsOtherOwners(t *testing.T) {
 			t.Errorf("%s through a scope-only memory: %v, want ErrScopeOnly", op, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "data", "memory", "agent", "larry", "new.md")); err == nil {
-		t.Error("a scope-only memory wrote a note")
+	for _, rel := range []string{"data/memory/agent/moe/new.md", "project/.magicfrog/memory/T-2/new.md"} {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel))); err == nil {
+			t.Errorf("a scope-only memory wrote %s, in a folder it did not read", rel)
+		}
+	}
+	if _, err := os.Stat(theirs); err != nil {
+		t.Error("a scope-only memory deleted a note in a folder it did not read")
+	}
+	// Inside the folders it read, a scope-only memory writes as any memory
+	// does: revision-checked (mf-lsp mcp writes through one).
+	for _, req := range []engine.WriteRequest{
+		{Dimension: engine.Agent, Owner: "larry", Key: "new.md", Body: []byte("x\n")},
+		{Dimension: engine.Task, Owner: "T-1", Key: "new.md", Body: []byte("x\n")},
+		{Dimension: engine.Agent, Key: "new.md", Body: []byte("x\n")},
+	} {
+		res, err := m.Write(req)
+		if err != nil {
+			t.Fatalf("write %s/%s inside the scope: %v", req.Dimension, req.Owner, err)
+		}
+		if _, err := m.Write(req); err == nil {
+			t.Errorf("a second create of %s through a scope-only memory was not stale", res.Path)
+		} else if _, stale := engine.IsStale(err); !stale {
+			t.Errorf("a second create of %s: %v, want stale", res.Path, err)
+		}
+		if err := m.Delete(res.Path, res.Revision, res.Hash); err != nil {
+			t.Errorf("delete %s inside the scope: %v", res.Path, err)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
 		t.Error("a scope-only memory exported")

@@ -157,15 +157,15 @@ func badName(name string) bool {
 // to this machine, keeping every other frontmatter key. A stale write returns a
 // *StaleError and changes nothing.
 func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
-	if err := m.refuseScopeOnly("write"); err != nil {
-		return nil, err
-	}
 	p, err := m.PathOf(req.Dimension, req.Owner, req.Key)
 	if err != nil {
 		return nil, err
 	}
 	if err := CheckBody(req.Body); err != nil {
 		return nil, notANoteAt(err, p)
+	}
+	if err := m.refuseUnloaded("write", p); err != nil {
+		return nil, err
 	}
 	out := &WriteResult{Path: p}
 	if out.Registered, err = m.checkScope(p, req); err != nil {
@@ -339,10 +339,10 @@ func FormatTime(t time.Time) string {
 
 // Delete removes a note if the disk still holds the expected revision and hash.
 func (m *Memory) Delete(path string, expectRevision int, expectHash string) error {
-	if err := m.refuseScopeOnly("delete"); err != nil {
+	path = filepath.Clean(path)
+	if err := m.refuseUnloaded("delete", path); err != nil {
 		return err
 	}
-	path = filepath.Clean(path)
 	if _, ok := m.Locate(path); !ok {
 		return fmt.Errorf("%s is not in a memory tree", path)
 	}

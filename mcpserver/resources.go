@@ -26,6 +26,11 @@ func (s *Server) Watch() (stop func(), err error) {
 	return func() { w.Close() }, nil
 }
 
+// Changed is a batch of a watcher the caller started (watch.Open, which
+// loads and watches the tree in one walk): what Watch's watcher does with
+// its batches. The tree is already refreshed.
+func (s *Server) Changed(paths []string, changed bool) { s.changed(paths, changed) }
+
 // changed is the watcher's batch: the tree is already refreshed.
 func (s *Server) changed(paths []string, _ bool) {
 	s.syncResources()
@@ -73,11 +78,10 @@ func (s *Server) syncResources() {
 			added = append(added, r)
 		}
 	}
-	if s.generation == "" {
-		if c, err := s.p.Context(0, ""); err == nil {
-			s.generation = c.Generation
-		}
-	}
+	// The block's generation is not rendered here: at start that was a
+	// second render before the first answer. Until the first change it is
+	// unknown, and the first change is told to memory://context's
+	// subscribers.
 	s.mu.Unlock()
 	if len(gone) > 0 {
 		s.mcp.RemoveResources(gone...)

@@ -29,6 +29,12 @@ type cli struct {
 	// binding's) can hold (engine.Options.ScopeOnly): render, which reads
 	// nothing else.
 	scopeOnly bool
+	// within names, with scopeOnly, the IDs whose folders are read without
+	// making them IDs (engine.Options.Within): mcp.
+	within engine.Scope
+	// load opens the memory; nil is engine.Open (mcp loads and watches in
+	// one walk: watch.Open).
+	load func(engine.Options) (*engine.Memory, error)
 }
 
 func newCLI(name, usage, about string, stdout, stderr io.Writer) *cli {
@@ -145,8 +151,12 @@ func (c *cli) open(warn bool) (*engine.Memory, error) {
 			opts.Named.Agents = []string{a} // the agent participant.Resolve will pick
 		}
 	}
-	opts.ScopeOnly = c.scopeOnly
-	m, err := engine.Open(opts)
+	opts.ScopeOnly, opts.Within = c.scopeOnly, c.within
+	load := engine.Open
+	if c.load != nil {
+		load = c.load
+	}
+	m, err := load(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -10,11 +10,13 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/participant"
+	"github.com/magicfrog/mf-lsp/engine/watch"
 	"github.com/magicfrog/mf-lsp/mcpserver"
 )
 
@@ -28,6 +30,22 @@ func (f *participantFlags) register(c *cli) {
 	c.fs.StringVar(&f.task, "task", "", "the task `ID` (default: the project binding's task; \"\" for none)")
 	c.fs.StringVar(&f.agent, "agent", "", "the agent `ID` this participant is (default: $"+participant.AgentEnv+", else the project binding's one agent)")
 	c.fs.StringVar(&f.machine, "machine", "", "the machine `ID` whose device notes are in scope (default: this machine's)")
+}
+
+// within is the scope whose folders the participant's load reads
+// (engine.Options.Within): the agent --agent or $MAGICFROG_AGENT names and
+// the task --task names, as Resolve picks them; what they leave unnamed is
+// the binding's.
+func (f *participantFlags) within(getenv func(string) string) engine.Scope {
+	var s engine.Scope
+	s.Task = f.task
+	switch {
+	case f.agent != "":
+		s.Agents = []string{f.agent}
+	case getenv(participant.AgentEnv) != "":
+		s.Agents = []string{getenv(participant.AgentEnv)}
+	}
+	return s
 }
 
 // participant opens memory and makes the participant the flags, the
@@ -53,12 +71,15 @@ default: the agent host starts the command), or with --http as the streamable
 HTTP transport at http://ADDR/mcp. One server process is one participant: its
 scope (data directory, project, task, one agent, machine) is fixed at start from
 the flags, $`+participant.AgentEnv+` and the project binding, and no tool reads
-or writes outside it.
+or writes outside it. Like render, it reads and watches only what that scope
+can show: another registered agent's or task's folder is not read.
 
 Tools: memory_context, memory_read, memory_write (revision-checked),
 memory_append (today's daily note), memory_search, memory_view. Resources: every
 note in scope as memory://DIMENSION[/ID]/KEY and the <memory> block as
-memory://context, with resources/subscribe. See docs/cli.md#mcp.`, stdout, stderr)
+memory://context, with resources/subscribe. Each tool's text is what the
+model reads (memory_context's: the <memory> block, with 8000 tokens when no
+budget is given); its JSON is the structured content. See docs/cli.md#mcp.`, stdout, stderr)
 	var pf participantFlags
 	pf.register(c)
 	addr := c.fs.String("http", "", "serve the streamable HTTP transport on `ADDR` (127.0.0.1:PORT; port 0 picks one) instead of stdio")
@@ -74,18 +95,41 @@ memory://context, with resources/subscribe. See docs/cli.md#mcp.`, stdout, stder
 			return c.usageError("--http %s: %v", *addr, err)
 		}
 	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "mf-lsp mcp: "+format+"\n", a...) }
+	// One participant's server reads, and watches, only what its scope can
+	// show, as render does (engine.Options.ScopeOnly): another registered
+	// agent's or task's folder is neither walked nor watched. The load and
+	// the watch are one walk (watch.Open). Its writes land only inside the
+	// folders it read, the participant's own.
+	c.scopeOnly, c.within = true, pf.within(os.Getenv)
+	var (
+		served  atomic.Pointer[mcpserver.Server]
+		watcher *watch.Watcher
+	)
+	c.load = func(o engine.Options) (*engine.Memory, error) {
+		m, w, err := watch.Open(o, func(_ *engine.Memory, paths []string, changed bool) {
+			if s := served.Load(); s != nil {
+				s.Changed(paths, changed)
+			}
+		}, logf)
+		watcher = w
+		return m, err
+	}
 	p, err := pf.participant(c, "")
 	if err != nil {
+		if watcher != nil {
+			watcher.Close()
+		}
 		return refusedScope(c, err, "")
 	}
 	v, _ := version()
-	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "mf-lsp mcp: "+format+"\n", a...) }
 	srv := mcpserver.New(p, mcpserver.Options{Version: v, Logf: logf})
-	stop, err := srv.Watch()
-	if err != nil {
-		logf("warning: not watching the disk (%v): changes by other writers are seen only on the next read of a note", err)
+	served.Store(srv)
+	if watcher == nil {
+		logf("warning: not watching the disk: changes by other writers are seen only on the next read of a note")
+	} else {
+		defer watcher.Close()
 	}
-	defer stop()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	logf("serving %s", describeParticipant(p))

@@ -35,24 +35,34 @@ func URIOf(e *engine.Note) string { return URIScheme + "://" + e.Ref() }
 
 // Context is the rendered <memory> block.
 type Context struct {
-	Block      string `json:"block" jsonschema:"the <memory> block: read it before working"`
-	Generation string `json:"generation" jsonschema:"the block's generation: pass it as previous next time to learn whether the block changed"`
-	Replaces   string `json:"replaces,omitempty" jsonschema:"the previous generation this block replaces (the view changed)"`
-	Tokens     int    `json:"tokens" jsonschema:"the block's size in o200k tokens (without a budget an upper bound)"`
-	Omitted    int    `json:"omitted" jsonschema:"notes left out for the budget, each an <omitted/> line in the block"`
+	Block      string   `json:"block" jsonschema:"the <memory> block: read it before working"`
+	Generation string   `json:"generation" jsonschema:"the block's generation: pass it as previous next time to learn whether the block changed"`
+	Replaces   string   `json:"replaces,omitempty" jsonschema:"the previous generation this block replaces (the view changed)"`
+	Tokens     int      `json:"tokens" jsonschema:"the block's size in o200k tokens (without a budget an upper bound)"`
+	Omitted    int      `json:"omitted" jsonschema:"notes left out for the budget, each an <omitted/> line in the block"`
+	Budget     int      `json:"budget" jsonschema:"the budget the block was rendered with, in o200k tokens (the default when none was given)"`
+	Notices    []string `json:"notices,omitempty" jsonschema:"what about this participant's scope makes requests fail (an agent or task that is not registered), and how to fix it"`
 }
 
+// DefaultBudget is the budget of a <memory> block asked for without one, in
+// o200k tokens: an agent's boot fits a model's context whatever the size of
+// the memory, and what does not fit is listed as <omitted/> lines.
+const DefaultBudget = 8000
+
 // Context renders the participant's <memory> block. previous is the generation
-// the agent holds; budget 0 is no limit.
+// the agent holds; budget 0 is DefaultBudget. Notices are Warnings.
 func (p *Participant) Context(budget int, previous string) (*Context, error) {
 	if budget < 0 {
-		return nil, refuse("budget %d: want 0 (no limit) or more tokens", budget)
+		return nil, refuse("budget %d: want 0 (the default, %d tokens) or more tokens", budget, DefaultBudget)
+	}
+	if budget == 0 {
+		budget = DefaultBudget
 	}
 	blk, err := p.m.Render(engine.RenderOptions{Scope: p.Scope(), Budget: budget, Previous: previous, Today: p.today})
 	if err != nil {
 		return nil, err
 	}
-	c := &Context{Block: blk.Text, Generation: blk.Generation, Tokens: blk.Tokens, Omitted: len(blk.Omitted)}
+	c := &Context{Block: blk.Text, Generation: blk.Generation, Tokens: blk.Tokens, Omitted: len(blk.Omitted), Budget: budget, Notices: p.Warnings()}
 	if previous != "" && previous != blk.Generation {
 		c.Replaces = previous
 	}
@@ -80,6 +90,9 @@ func (p *Participant) Read(place, key string) (*ReadResult, error) {
 		return nil, err
 	}
 	if e == nil {
+		if err := p.checkRegistered(pl); err != nil {
+			return nil, err
+		}
 		return nil, p.notFound(pl, key)
 	}
 	st := p.m.StatusOf(e, p.scope)

@@ -287,6 +287,23 @@ func (p *Participant) target(pl Place, key string) (string, error) {
 	return path, nil
 }
 
+// checkRegistered refuses a place whose ID the tree does not read as one
+// (unregistered): its notes are in no one's view, so they can be neither
+// read nor written here.
+func (p *Participant) checkRegistered(pl Place) error {
+	if pl.ID == "" {
+		return nil
+	}
+	path, err := p.m.PathOf(pl.Dimension, pl.ID, "x.md")
+	if err != nil {
+		return nil
+	}
+	if loc, ok := p.m.Locate(path); ok && loc.Unregistered {
+		return refuseAs(errcode.Unregistered, "%s %q is not registered, so its notes are in no one's view: %s", pl.Dimension, pl.ID, p.registerHint(pl))
+	}
+	return nil
+}
+
 // registerHint says how an ID gets registered.
 func (p *Participant) registerHint(pl Place) string {
 	if pl.Dimension == engine.Agent {

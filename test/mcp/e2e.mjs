@@ -80,6 +80,7 @@ await test('tools/list names the six tools, each described', async () => {
   const names = tools.map((t) => t.name).sort();
   assert(JSON.stringify(names) === JSON.stringify(['memory_append', 'memory_context', 'memory_read', 'memory_search', 'memory_view', 'memory_write']), `tools: ${names}`);
   for (const t of tools) assert(t.description && t.inputSchema?.type === 'object', `${t.name}: no description or schema`);
+  for (const t of tools) assert(t.outputSchema?.type === 'object', `${t.name}: no output schema`);
   const write = tools.find((t) => t.name === 'memory_write');
   assert(write.inputSchema.required.includes('expected_revision'), 'memory_write must require expected_revision');
 });
@@ -89,6 +90,9 @@ await test('memory_context and memory://context return the <memory> block', asyn
   assert(!r.isError, text(r));
   const c = r.structuredContent;
   assert(c.block.startsWith(`<memory generation="${c.generation}"`) && c.block.includes('<task id="T-7">'), c.block.slice(0, 200));
+  // What the model reads is the block itself, not its JSON (issue 23).
+  assert(r.content.length === 1 && text(r) === c.block, `the text content is not the block: ${text(r).slice(0, 200)}`);
+  assert(c.budget === 8000, `no budget: rendered with ${c.budget}, want the default 8000`);
   const again = await client.callTool({ name: 'memory_context', arguments: { previous: 'deadbeef' } });
   assert(again.structuredContent.replaces === 'deadbeef', 'previous generation not replaced');
   const res = await client.readResource({ uri: 'memory://context' });
