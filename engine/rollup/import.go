@@ -71,8 +71,8 @@ func (r Report) Count(s ImportStatus) int {
 // layer, misnamed journal files included (the report and the editor's
 // diagnostics say what is wrong). A file without frontmatter gets one
 // (revision 1, updated = the file's modification time in UTC) in front of its
-// bytes; a frontmatter without revision gets those two keys; every other byte
-// is kept. Links, names that could leave the tree and frontmatter that does
+// bytes; a frontmatter without revision gets those two keys; a machine key is
+// dropped (no journal note is a device note); every other byte is kept. Links, names that could leave the tree and frontmatter that does
 // not parse are refused (Skipped); hidden names, files that are not .md and
 // the workspace root's other notes are reported as Ignored, not read. As in
 // engine.Import, a note never replaces a newer one: an existing destination at
@@ -235,6 +235,14 @@ func importOne(m *engine.Memory, j Journal, from, rel, path string) ImportedFile
 	if !readable {
 		out.Why = "its frontmatter does not parse; fix it and import again"
 		return out
+	}
+	if d := frontmatter.Parse(src); d.Field("machine") != nil {
+		// A journal note is no device note: machine is the engine's to write,
+		// and on any other note check flags it (machine-forbidden).
+		if edits, ok := frontmatter.SetFields(src, d, []frontmatter.Set{{Key: "machine"}}); ok {
+			src = frontmatter.Apply(src, edits)
+			notes = append(notes, "machine dropped from its frontmatter (only device notes are bound to a machine)")
+		}
 	}
 	if rev == 0 {
 		d := frontmatter.Parse(src)

@@ -153,3 +153,23 @@ func TestImportJournalBareFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestImportJournalDropsMachine is issue 22's importer case for import
+// --journal: a source's machine: evil never reaches the note (a journal note
+// is no device note; check flags machine-forbidden), while its revision and
+// updated, which this command keeps by design, and every other key stay.
+func TestImportJournalDropsMachine(t *testing.T) {
+	f := newFixture(t)
+	ws := t.TempDir()
+	src := "---\nrevision: 99\nupdated: 2030-01-01T00:00:00.000Z\nmachine: evil\ntags: [a]\n---\n# day\n"
+	must(t, os.WriteFile(filepath.Join(ws, "2026-02-16.md"), []byte(src), 0o644))
+	rep, err := ImportJournal(f.m, ws, engine.Agent, "")
+	if err != nil || rep.Count(Imported) != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	got, err := os.ReadFile(filepath.Join(f.data, "memory", "agent", "journal", "2026-02-16.md"))
+	must(t, err)
+	if want := "---\nrevision: 99\nupdated: 2030-01-01T00:00:00.000Z\ntags: [a]\n---\n# day\n"; string(got) != want {
+		t.Errorf("imported:\n%s\nwant:\n%s", got, want)
+	}
+}
