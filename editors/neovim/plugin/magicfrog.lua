@@ -9,6 +9,12 @@ vim.g.loaded_magicfrog = true
 
 local function mf() return require("magicfrog") end
 
+-- The code-action menu's promotions run through the plugin (the buffer follows
+-- the moved note; an unsaved buffer is saved first): lua/magicfrog/commands.lua.
+vim.lsp.commands["magicfrog.promote"] = function(command, ctx)
+  return require("magicfrog.commands").promote_action(command, ctx)
+end
+
 -- Code lenses on every buffer mf-lsp attaches to, however it was started
 -- (setup(), or vim.lsp.enable("mf_lsp") alone on 0.11+): Neovim shows none
 -- unless asked. 0.7 has no LspAttach: the plugin's on_attach does it there.
