@@ -11,6 +11,12 @@ func (s *Server) supportsDocumentChanges() bool {
 		caps.Workspace.WorkspaceEdit.DocumentChanges != nil && *caps.Workspace.WorkspaceEdit.DocumentChanges
 }
 
+// supportsShowDocument reports whether the client handles window/showDocument.
+func (s *Server) supportsShowDocument() bool {
+	caps := s.ClientCapabilities()
+	return caps.Window != nil && caps.Window.ShowDocument != nil && caps.Window.ShowDocument.Support
+}
+
 // supportsResourceOp reports whether the client applies documentChanges with the
 // resource operation op ("create", "rename", "delete").
 func (s *Server) supportsResourceOp(op string) bool {

@@ -80,11 +80,18 @@ func (s *Server) describeCommand(_ *glsp.Context, a session.NoteArgs) (any, erro
 }
 
 // showEntryCommand: magicfrog.showEntry {uri} asks the client to open the note
-// (window/showDocument, takeFocus). Returns {"success": bool}.
+// (window/showDocument, takeFocus). Returns {"success": bool}. A client
+// without window/showDocument gets the note's Location instead ({"success":
+// false, "uri", "range"}) and a message naming its path: what every client can
+// show (docs/protocol.md).
 func (s *Server) showEntryCommand(_ *glsp.Context, a session.NoteArgs) (any, error) {
 	cmd := session.ShowEntryCmd.Name
 	if _, err := argURI(cmd, a.URI); err != nil {
 		return nil, err
+	}
+	if !s.supportsShowDocument() {
+		s.ShowMessage(protocol.MessageTypeInfo, "mf-lsp: the note is %s (this editor does not open documents for the server)", pathOf(a.URI))
+		return session.ShowEntryResult{URI: a.URI, Range: &session.LineRange{}}, nil
 	}
 	return Async(func(ctx context.Context) (any, error) {
 		ok, err := s.showDocument(ctx, a.URI)
@@ -97,8 +104,7 @@ func (s *Server) showEntryCommand(_ *glsp.Context, a session.NoteArgs) (any, err
 
 // showDocument sends window/showDocument. Never call it on the read loop.
 func (s *Server) showDocument(ctx context.Context, uri string) (bool, error) {
-	caps := s.ClientCapabilities()
-	if caps.Window == nil || caps.Window.ShowDocument == nil || !caps.Window.ShowDocument.Support {
+	if !s.supportsShowDocument() {
 		return false, Errorf(CodeRequestFailed, "the editor does not support window/showDocument; open %s yourself", uri)
 	}
 	yes := true

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
-	"github.com/magicfrog/mf-lsp/session"
 )
 
 type caTextEdit struct {
@@ -37,19 +36,10 @@ type codeAction struct {
 // file operations (rename, create), as VS Code and Neovim do.
 func startDemoRich(t *testing.T) (c *lsptest.Client, data, project string) {
 	t.Helper()
-	data, project = demo(t)
-	c = start(t)
-	p := lsptest.InitializeParams(string(session.PathToURI(project)), map[string]any{"dataDir": data, "today": "2026-11-30"})
-	p["capabilities"].(map[string]any)["workspace"].(map[string]any)["workspaceEdit"] = map[string]any{
-		"documentChanges": true, "resourceOperations": []string{"create", "rename", "delete"}}
-	if _, err := c.CallRaw("initialize", p); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Notify("initialized", map[string]any{}); err != nil {
-		t.Fatal(err)
-	}
-	waitIndexed(t, c)
-	return c, data, project
+	return startDemoCaps(t, func(caps map[string]any) {
+		caps["workspace"].(map[string]any)["workspaceEdit"] = map[string]any{
+			"documentChanges": true, "resourceOperations": []string{"create", "rename", "delete"}}
+	})
 }
 
 // actionsFor opens path (if not open yet: opened is false), waits for its first

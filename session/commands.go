@@ -136,6 +136,23 @@ type SyncResolveArgs struct {
 // ShowEntryResult is magicfrog.showEntry's result.
 type ShowEntryResult struct {
 	Success bool `json:"success"`
+	// A client without window/showDocument is answered the note's Location
+	// instead (uri and range: line 1), for it to open itself.
+	URI   string     `json:"uri,omitempty"`
+	Range *LineRange `json:"range,omitempty"`
+}
+
+// LineRange is an LSP-shaped range ({start, end} of {line, character}), here the
+// start of a note.
+type LineRange struct {
+	Start LinePos `json:"start"`
+	End   LinePos `json:"end"`
+}
+
+// LinePos is an LSP-shaped position.
+type LinePos struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
 }
 
 // The commands.

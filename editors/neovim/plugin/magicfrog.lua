@@ -9,6 +9,27 @@ vim.g.loaded_magicfrog = true
 
 local function mf() return require("magicfrog") end
 
+-- The code-action menu's promotions run through the plugin (the buffer follows
+-- the moved note; an unsaved buffer is saved first): lua/magicfrog/commands.lua.
+vim.lsp.commands["magicfrog.promote"] = function(command, ctx)
+  return require("magicfrog.commands").promote_action(command, ctx)
+end
+
+-- Code lenses on every buffer mf-lsp attaches to, however it was started
+-- (setup(), or vim.lsp.enable("mf_lsp") alone on 0.11+): Neovim shows none
+-- unless asked. 0.7 has no LspAttach: the plugin's on_attach does it there.
+if vim.fn.has("nvim-0.8") == 1 then
+  vim.api.nvim_create_autocmd("LspAttach", {
+    group = vim.api.nvim_create_augroup("magicfrog_lspattach", { clear = true }),
+    callback = function(a)
+      local c = a.data and a.data.client_id and vim.lsp.get_client_by_id(a.data.client_id)
+      if c and c.name == require("magicfrog.config").name then
+        require("magicfrog.client").enable_codelens(c, a.buf)
+      end
+    end,
+  })
+end
+
 local function completer(list_name)
   return function(arglead, cmdline)
     -- Complete the first argument only.

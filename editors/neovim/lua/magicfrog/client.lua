@@ -154,6 +154,15 @@ local function apply_late_choice(client_id, title, uri)
   end, bufnr)
 end
 
+-- "mf-lsp: " before a server message, unless the server already put it there
+-- (its questions and warnings start with it): said once, never twice.
+local function from_server(message)
+  message = tostring(message)
+  if message:find("^mf%-lsp[: ]") then return message end
+  return "mf-lsp: " .. message
+end
+M.from_server = from_server
+
 local severity_levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.INFO }
 
 -- window/showMessageRequest through vim.ui.select, so that choice UIs work and
@@ -163,14 +172,14 @@ function M.show_message_request(_, params, ctx)
   params = params or {}
   local actions = params.actions or {}
   if #actions == 0 then
-    vim.notify("mf-lsp: " .. tostring(params.message), severity_levels[params.type or 4])
+    vim.notify(from_server(params.message), severity_levels[params.type or 4])
     return vim.NIL
   end
   local uri = saving[ctx.client_id] or vim.uri_from_bufnr(vim.api.nvim_get_current_buf())
   local answered, choice, replied = false, nil, false
   local function ask()
     vim.ui.select(actions, {
-      prompt = "mf-lsp: " .. tostring(params.message),
+      prompt = from_server(params.message),
       kind = "magicfrog.showMessageRequest",
       format_item = function(a) return a.title end,
     }, function(item)
@@ -246,7 +255,7 @@ end
 -- it): the server warns there, e.g. when a save re-created a note deleted on disk.
 function M.show_message(_, params)
   params = params or {}
-  vim.notify("mf-lsp: " .. tostring(params.message), severity_levels[params.type or 4])
+  vim.notify(from_server(params.message), severity_levels[params.type or 4])
   return vim.NIL
 end
 
@@ -346,6 +355,29 @@ local function ask_session(client, bufnr)
   end, bufnr)
 end
 
+-- Code lenses on `bufnr`: Neovim shows none unless asked. 0.12 keeps them
+-- fresh once enabled; before, they are refreshed on attach and as the buffer
+-- is entered, left in Insert mode or saved.
+function M.enable_codelens(client, bufnr)
+  if not (client.server_capabilities and client.server_capabilities.codeLensProvider) then return end
+  local lens = vim.lsp.codelens
+  if has("nvim-0.12") and lens.enable then
+    lens.enable(true, { bufnr = bufnr })
+    return
+  end
+  local refresh = function()
+    if has("nvim-0.10") then pcall(lens.refresh, { bufnr = bufnr }) else pcall(lens.refresh) end
+  end
+  refresh()
+  if vim.b[bufnr].magicfrog_codelens then return end
+  vim.b[bufnr].magicfrog_codelens = true
+  vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost" }, {
+    group = vim.api.nvim_create_augroup("magicfrog_codelens_" .. bufnr, { clear = true }),
+    buffer = bufnr,
+    callback = refresh,
+  })
+end
+
 function M.on_attach(client, bufnr)
   if M.needs_will_save_shim() and not vim.b[bufnr].magicfrog_attached then
     vim.api.nvim_create_autocmd("BufWritePre", {
@@ -356,12 +388,34 @@ function M.on_attach(client, bufnr)
   end
   vim.b[bufnr].magicfrog_attached = true
   participant.restore(client, config.options.participant)
+  vim.b[bufnr].magicfrog_starting = nil
+  -- 0.8+ enables code lenses on LspAttach (plugin/magicfrog.lua), whoever
+  -- configured the client; 0.7 has no LspAttach.
+  if not has("nvim-0.8") then M.enable_codelens(client, bufnr) end
   ask_session(client, bufnr)
   if config.options.autoread then
     vim.bo[bufnr].autoread = true
     vim.b[bufnr].magicfrog_autoread = true
   end
   if config.options.on_attach then config.options.on_attach(client, bufnr) end
+end
+
+--- Whether vim.lsp.enable("mf_lsp") is on (0.11+), by setup() or by the user.
+function M.enabled_by_lsp()
+  if not (has("nvim-0.11") and vim.lsp.enable) then return false end
+  if vim.lsp.is_enabled then return vim.lsp.is_enabled(config.name) end
+  local enabled = vim.lsp._enabled_configs
+  return type(enabled) == "table" and enabled[config.name] ~= nil
+end
+
+--- The command that starts the server: the resolved vim.lsp.config's on 0.11+
+--- (the user may have set it there), else the plugin's option.
+function M.server_cmd()
+  if has("nvim-0.11") and vim.lsp.config then
+    local ok, cfg = pcall(function() return vim.lsp.config[config.name] end)
+    if ok and type(cfg) == "table" and type(cfg.cmd) == "table" then return cfg.cmd end
+  end
+  return config.options.cmd
 end
 
 -- Config for one client rooted at `root` (0.7-0.10).
@@ -424,12 +478,31 @@ function M.attach(bufnr)
   if name == "" or name:match("^%a[%w+.-]*://") then return nil end
   local root = config.note_root(config.root_for(name))
   if not root then return nil end
+  local id
   if vim.lsp.start and not has("nvim-0.11") then
-    return vim.lsp.start(M.client_config(root), { bufnr = bufnr })
+    id = vim.lsp.start(M.client_config(root), { bufnr = bufnr })
+  else
+    id = start_07(root)
+    if id then vim.lsp.buf_attach_client(bufnr, id) end
   end
-  local id = start_07(root)
-  if id then vim.lsp.buf_attach_client(bufnr, id) end
+  if id then vim.b[bufnr].magicfrog_starting = id end
   return id
+end
+
+-- The client started for `bufnr` that has not attached yet (vim.lsp.start on
+-- 0.10 attaches only once the server answered initialize; vim.lsp.enable's
+-- client on 0.11+ likewise): a command issued at once waits for it.
+local function starting_for(bufnr)
+  local id = vim.b[bufnr].magicfrog_starting
+  local c = id and vim.lsp.get_client_by_id(id)
+  if c and not is_stopped(c) then return c end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == "" then return nil end
+  local root = config.root_for(name)
+  for _, x in ipairs(M.clients()) do
+    if root and x.config.root_dir == root then return x end
+  end
+  return nil
 end
 
 --- Start a client for `root` without a buffer (commands run from elsewhere).
@@ -452,7 +525,7 @@ end
 --- current directory, else the oldest; started for the cwd if none is running.
 function M.client_for(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
-  local c = M.buf_clients(bufnr)[1]
+  local c = M.buf_clients(bufnr)[1] or starting_for(bufnr)
   if c then return c end
   local cid = vim.b[bufnr].magicfrog_client
   c = cid and vim.lsp.get_client_by_id(cid)

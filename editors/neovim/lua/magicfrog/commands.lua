@@ -112,18 +112,25 @@ function K.promote(to, scope, copy, cb, dest_revision)
   -- A compare-and-swap on both ends: dest_revision is the destination revision
   -- the user agreed to replace (0 or nil: it must not exist).
   if type(dest_revision) == "number" and dest_revision > 0 then args.destRevision = dest_revision end
+  K.run_promote(args, bufnr, cb)
+end
+
+--- Run magicfrog.promote with `args` for the note in `bufnr`, then follow a
+--- moved note with the buffer. A destination that exists and was not agreed
+--- to (args.destRevision) is offered for replacement at the revision it has.
+function K.run_promote(args, bufnr, cb)
   client.execute("magicfrog.promote", args, function(err, result)
     -- Decided on the error's code, never its message (docs/protocol.md,
     -- "Errors"): a stale destination says its revision.
     local data = contract.error_data(err)
     local existing = data and data.code == "stale" and data["end"] == "destination"
       and type(data.revision) == "number" and data.revision or nil
-    if existing and not dest_revision then
+    if existing and not args.destRevision then
       vim.ui.select({ "Replace revision " .. existing, "Cancel" },
         { prompt = "The destination already has this note at revision " .. existing .. ":" },
         function(choice)
           if choice and choice:find("^Replace") then
-            K.promote(to, scope, copy, cb, tonumber(existing))
+            K.run_promote(vim.tbl_extend("force", args, { destRevision = tonumber(existing) }), bufnr, cb)
           elseif cb then
             cb(err, result)
           end
@@ -145,6 +152,28 @@ function K.promote(to, scope, copy, cb, dest_revision)
     end
     if cb then cb(err, result) end
   end, bufnr)
+end
+
+--- The code-action menu's magicfrog.promote (vim.lsp.commands): run in the
+--- editor, not sent as is, so that the buffer is never left on a moved file.
+--- An unsaved buffer is saved first and the note promoted as saved (the save
+--- gave it a new revision: the action's sourceRevision is dropped, the engine
+--- still checks that the disk holds what was saved); then the buffer follows.
+function K.promote_action(command)
+  local args = vim.deepcopy(type(command.arguments) == "table" and command.arguments[1] or {})
+  if type(args) ~= "table" or type(args.uri) ~= "string" then
+    return notify("magicfrog.promote: the action has no note", vim.log.levels.ERROR)
+  end
+  local bufnr = vim.fn.bufnr(vim.uri_to_fname(args.uri))
+  if bufnr > 0 and vim.api.nvim_buf_is_loaded(bufnr) and vim.bo[bufnr].modified then
+    local ok, e = pcall(vim.api.nvim_buf_call, bufnr, function() vim.cmd("write") end)
+    if not ok or vim.bo[bufnr].modified then
+      return notify("save the note first: " .. tostring(e or "it is still modified"), vim.log.levels.ERROR)
+    end
+    args.sourceRevision = nil
+  end
+  if bufnr <= 0 then bufnr = vim.api.nvim_get_current_buf() end
+  K.run_promote(args, bufnr)
 end
 
 --- :MagicFrogToday [dimension] [scope]: open today's daily note.

@@ -39,7 +39,6 @@ function M.check()
   local r = reporter()
   local config = require("magicfrog.config")
   local client = require("magicfrog.client")
-  local cfg = config.options
 
   r.start("magicfrog: Neovim")
   local v = vim.version()
@@ -53,14 +52,22 @@ function M.check()
   else
     r.error("Neovim " .. vs .. " is too old", { "magicfrog needs Neovim 0.7 or newer" })
   end
+  local running = #client.clients()
   if config.setup_done then
     r.ok("require('magicfrog').setup() has run")
+  elseif client.enabled_by_lsp() then
+    r.ok("vim.lsp.enable('" .. config.name .. "') is on: mf-lsp starts on Markdown notes (setup() is optional)")
+  elseif running > 0 then
+    r.ok(string.format("require('magicfrog').setup() has not run, but %d mf-lsp client%s running", running,
+      running == 1 and " is" or "s are"))
   else
-    r.info("require('magicfrog').setup() has not run: the server is not started automatically")
+    r.info("require('magicfrog').setup() has not run and vim.lsp.enable('" .. config.name
+      .. "') is off: the server is not started automatically")
   end
 
   r.start("magicfrog: mf-lsp binary")
-  local bin = cfg.cmd and cfg.cmd[1]
+  local server_cmd = client.server_cmd()
+  local bin = server_cmd and server_cmd[1]
   local path = bin and vim.fn.exepath(bin) or ""
   if path == "" then
     r.error("mf-lsp binary not found: " .. tostring(bin), {

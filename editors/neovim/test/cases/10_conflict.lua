@@ -52,6 +52,8 @@ T.run(function()
     and q.items[1].title == "Take disk version" and q.items[2].title == "Keep mine as next revision" and q.items[3].title == "Compare",
     vim.inspect(q.items))
   T.check("the question names the revision on disk", q.prompt:find("revision 5", 1, true) ~= nil, q.prompt)
+  T.check("the question says mf-lsp once (the server already prefixed it)",
+    q.prompt:find("mf-lsp:", 1, true) == 1 and q.prompt:find("mf-lsp: mf-lsp:", 1, true) == nil, q.prompt)
 
   local r = T.wait(5000, function() return revision(T.text(b)) == 6 end)
   T.check("'Keep mine as next revision' makes the buffer revision 6", r ~= nil,
