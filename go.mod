@@ -10,7 +10,6 @@ require (
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/rogpeppe/go-internal v1.16.0
-	github.com/sourcegraph/jsonrpc2 v0.2.3
 	github.com/tiktoken-go/tokenizer v0.10.0
 	github.com/tliron/glsp v0.2.2
 	github.com/yuin/goldmark v1.8.7

@@ -147,6 +147,9 @@ type Input struct {
 	WithFixes bool
 	// Now is the time fixes write as updated; zero means the clock.
 	Now time.Time
+	// SyncState, when set, remembers the sync state between checks (the
+	// language server's session holds one); nil reads the state file each time.
+	SyncState *roam.StateCache
 
 	// conflicts is the sync state as CheckNotes read it once for every note;
 	// nil: each Check reads it (a stat when unchanged).

@@ -20,7 +20,7 @@ func (c *checker) syncConflict() {
 	if c.in.conflicts != nil {
 		lc, ok = c.in.conflicts.At(c.e.Path) // CheckNotes read the state once
 	} else {
-		lc, ok = roam.ConflictAt(c.in.Memory, c.e.Path)
+		lc, ok = c.in.SyncState.Conflicts(c.in.Memory).At(c.e.Path)
 	}
 	if !ok {
 		return

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/roam"
 )
 
 // CheckTree checks every loaded note and reports every file the engine could
@@ -28,7 +27,7 @@ func CheckTree(m *engine.Memory, in Input) []Finding {
 // in gives the scope, today and the open-loop age (its Memory, Entry and Base
 // are not used). The sync state is read once for all of them.
 func CheckNotes(m *engine.Memory, notes []*engine.Note, in Input) []Finding {
-	conflicts := roam.ReadConflicts(m)
+	conflicts := in.SyncState.Conflicts(m)
 	in.Memory, in.Note, in.Base, in.conflicts = m, nil, nil, &conflicts
 	in.overwrites = m.Overwrites()
 	if in.overwrites == nil {

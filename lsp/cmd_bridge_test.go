@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/magicfrog/mf-lsp/lsp/internal/jsonrpc"
 
 	"github.com/magicfrog/mf-lsp/session"
 )
@@ -121,12 +121,12 @@ func TestCommandRenderIntoRefuses(t *testing.T) {
 			before, _ = os.ReadFile(tc.check)
 		}
 		_, err := execCommand(c, "magicfrog.renderInto", map[string]any{"file": tc.file})
-		var e *jsonrpc2.Error
-		if !errors.As(err, &e) || e.Code != jsonrpc2.CodeInvalidParams || !strings.Contains(e.Message, tc.want) {
+		var e *jsonrpc.Error
+		if !errors.As(err, &e) || e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, tc.want) {
 			t.Errorf("renderInto %s: %v; want InvalidParams containing %q", tc.file, err, tc.want)
 			continue
 		}
-		if e.Data == nil || !strings.Contains(string(*e.Data), `"code":"forbidden"`) {
+		if e.Data == nil || !strings.Contains(string(e.Data), `"code":"forbidden"`) {
 			t.Errorf("renderInto %s: error data %s; want code forbidden", tc.file, rawOrNil(e.Data))
 		}
 		if tc.check != "" {
@@ -138,9 +138,9 @@ func TestCommandRenderIntoRefuses(t *testing.T) {
 	alive(t, c)
 }
 
-func rawOrNil(r *json.RawMessage) string {
+func rawOrNil(r json.RawMessage) string {
 	if r == nil {
 		return "(none)"
 	}
-	return string(*r)
+	return string(r)
 }

@@ -52,8 +52,8 @@ type codeActionParams struct {
 // diagnostics' codes, so the raw params are read.
 func (s *Server) codeAction(ctx *glsp.Context, _ *protocol.CodeActionParams) (any, error) {
 	var p codeActionParams
-	if err := json.Unmarshal(ctx.Params, &p); err != nil {
-		return nil, Errorf(CodeInvalidParams, "invalid params for textDocument/codeAction: %v", err)
+	if err := decodeParams(ctx, &p); err != nil {
+		return nil, err
 	}
 	none := func() (any, error) { return []protocol.CodeAction{}, nil }
 	return s.whenLoaded(pathOf(p.TextDocument.URI), loadGrace, func() (any, error) { return s.noteActions(&p), nil }, none)

@@ -113,8 +113,8 @@ func (s *Server) executeCommand(ctx *glsp.Context) (any, error) {
 		Command   string            `json:"command"`
 		Arguments []json.RawMessage `json:"arguments"`
 	}
-	if err := json.Unmarshal(ctx.Params, &params); err != nil {
-		return nil, commandError(Errorf(CodeInvalidParams, "invalid params for workspace/executeCommand: %v", err))
+	if err := decodeParams(ctx, &params); err != nil {
+		return nil, commandError(err)
 	}
 	fn, known := s.commands[params.Command]
 	if !known {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/magicfrog/mf-lsp/lsp/internal/jsonrpc"
 
 	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/lsp"
@@ -44,7 +44,7 @@ func mustExec(t *testing.T, c *lsptest.Client, command string, arg any, v any) {
 func wantInvalidParams(t *testing.T, c *lsptest.Client, command string, arg any, want string) {
 	t.Helper()
 	_, err := execCommand(c, command, arg)
-	if rpcCode(err) != jsonrpc2.CodeInvalidParams || !strings.Contains(err.Error(), want) {
+	if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), want) {
 		t.Errorf("%s %v: %v; want InvalidParams containing %q", command, arg, err, want)
 	}
 	// Every InvalidParams answer is coded: invalid-argument, or not-found

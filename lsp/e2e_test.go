@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/magicfrog/mf-lsp/engine/errcode"
+	"github.com/magicfrog/mf-lsp/lsp/internal/jsonrpc"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
 	"github.com/magicfrog/mf-lsp/session"
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // The end-to-end tests build the real binary once per test binary (lazily, so
@@ -52,7 +52,7 @@ func start(t *testing.T) *lsptest.Client {
 }
 
 func rpcCode(err error) int64 {
-	var e *jsonrpc2.Error
+	var e *jsonrpc.Error
 	if errors.As(err, &e) {
 		return e.Code
 	}
@@ -62,11 +62,11 @@ func rpcCode(err error) int64 {
 // rpcData is the errcode.Data of a JSON-RPC error reply (zero when it has none).
 func rpcData(t *testing.T, err error) errcode.Data {
 	t.Helper()
-	var e *jsonrpc2.Error
+	var e *jsonrpc.Error
 	var d errcode.Data
 	if errors.As(err, &e) && e.Data != nil {
-		if jerr := json.Unmarshal(*e.Data, &d); jerr != nil {
-			t.Errorf("error data %s: %v", *e.Data, jerr)
+		if jerr := json.Unmarshal(e.Data, &d); jerr != nil {
+			t.Errorf("error data %s: %v", e.Data, jerr)
 		}
 	}
 	return d
@@ -111,7 +111,7 @@ func TestInitializeShutdown(t *testing.T) {
 		t.Errorf("textDocumentSync = %s; want incremental, openClose, willSaveWaitUntil, save", res.Capabilities["textDocumentSync"])
 	}
 	alive(t, c)
-	if err := c.Call("initialize", lsptest.InitializeParams("", nil), nil); rpcCode(err) != jsonrpc2.CodeInvalidRequest {
+	if err := c.Call("initialize", lsptest.InitializeParams("", nil), nil); rpcCode(err) != jsonrpc.CodeInvalidRequest {
 		t.Errorf("second initialize: %v; want InvalidRequest", err)
 	}
 	if err := c.Shutdown(); err != nil {
@@ -137,7 +137,7 @@ func TestRequestsAfterShutdown(t *testing.T) {
 	if err := c.Call("shutdown", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call("textDocument/hover", map[string]any{}, nil); rpcCode(err) != jsonrpc2.CodeInvalidRequest {
+	if err := c.Call("textDocument/hover", map[string]any{}, nil); rpcCode(err) != jsonrpc.CodeInvalidRequest {
 		t.Errorf("hover after shutdown: %v; want InvalidRequest", err)
 	}
 	_ = c.Notify("exit", nil)
@@ -185,7 +185,7 @@ func TestCapabilitiesListCommands(t *testing.T) {
 		t.Errorf("executeCommand commands = %v\nwant (session.Commands) %v", got, declared)
 	}
 	err = c.Call("workspace/executeCommand", map[string]any{"command": "magicfrog.nope"}, nil)
-	if rpcCode(err) != jsonrpc2.CodeInvalidParams || !strings.Contains(err.Error(), "unknown command") || rpcData(t, err).Code != errcode.InvalidArgument {
+	if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "unknown command") || rpcData(t, err).Code != errcode.InvalidArgument {
 		t.Errorf("unknown command: %v; want InvalidParams naming it, code invalid-argument", err)
 	}
 }
@@ -209,7 +209,7 @@ func TestUnknownMethod(t *testing.T) {
 	c := start(t)
 	c.Initialize("", nil)
 	err := c.Call("magicfrog/bogus", map[string]any{}, nil)
-	if rpcCode(err) != jsonrpc2.CodeMethodNotFound {
+	if rpcCode(err) != jsonrpc.CodeMethodNotFound {
 		t.Errorf("unknown method: %v; want MethodNotFound", err)
 	}
 	_ = c.Notify("magicfrog/bogusNotification", map[string]any{})
@@ -229,15 +229,15 @@ func TestMalformedInput(t *testing.T) {
 		code int64
 		id   bool // reply carries the request id (else id null)
 	}{
-		{"not JSON", lsptest.Frame(`{"jsonrpc":"2.0","id":1,"method":`), jsonrpc2.CodeParseError, false},
-		{"not an object", lsptest.Frame(`42`), jsonrpc2.CodeInvalidRequest, false},
-		{"batch", lsptest.Frame(`[{"jsonrpc":"2.0","id":1,"method":"shutdown"}]`), jsonrpc2.CodeInvalidRequest, false},
-		{"method not a string", lsptest.Frame(`{"jsonrpc":"2.0","id":"m1","method":7}`), jsonrpc2.CodeInvalidRequest, true},
-		{"fractional id", lsptest.Frame(`{"jsonrpc":"2.0","id":1.5,"method":"shutdown"}`), jsonrpc2.CodeInvalidRequest, false},
-		{"wrong jsonrpc", lsptest.Frame(`{"jsonrpc":"1.0","id":"m2","method":"shutdown"}`), jsonrpc2.CodeInvalidRequest, true},
-		{"neither request nor response", lsptest.Frame(`{"jsonrpc":"2.0","id":"m3"}`), jsonrpc2.CodeInvalidRequest, true},
-		{"no Content-Length", []byte("Content-Type: application/json\r\n\r\n"), jsonrpc2.CodeParseError, false},
-		{"junk before header", append([]byte("garbage!"), lsptest.Frame(`{"jsonrpc":"2.0","id":"m4","method":7}`)...), jsonrpc2.CodeInvalidRequest, true},
+		{"not JSON", lsptest.Frame(`{"jsonrpc":"2.0","id":1,"method":`), jsonrpc.CodeParseError, false},
+		{"not an object", lsptest.Frame(`42`), jsonrpc.CodeInvalidRequest, false},
+		{"batch", lsptest.Frame(`[{"jsonrpc":"2.0","id":1,"method":"shutdown"}]`), jsonrpc.CodeInvalidRequest, false},
+		{"method not a string", lsptest.Frame(`{"jsonrpc":"2.0","id":"m1","method":7}`), jsonrpc.CodeInvalidRequest, true},
+		{"fractional id", lsptest.Frame(`{"jsonrpc":"2.0","id":1.5,"method":"shutdown"}`), jsonrpc.CodeInvalidRequest, false},
+		{"wrong jsonrpc", lsptest.Frame(`{"jsonrpc":"1.0","id":"m2","method":"shutdown"}`), jsonrpc.CodeInvalidRequest, true},
+		{"neither request nor response", lsptest.Frame(`{"jsonrpc":"2.0","id":"m3"}`), jsonrpc.CodeInvalidRequest, true},
+		{"no Content-Length", []byte("Content-Type: application/json\r\n\r\n"), jsonrpc.CodeParseError, false},
+		{"junk before header", append([]byte("garbage!"), lsptest.Frame(`{"jsonrpc":"2.0","id":"m4","method":7}`)...), jsonrpc.CodeInvalidRequest, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -270,7 +270,7 @@ func TestMalformedInput(t *testing.T) {
 	}
 	// Wrong param types: glsp's decoding fails, we answer InvalidParams with why.
 	err := c.Call("textDocument/hover", map[string]any{"position": "top"}, nil)
-	if rpcCode(err) != jsonrpc2.CodeInvalidParams || !strings.Contains(err.Error(), "hover") {
+	if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "hover") {
 		t.Errorf("hover with wrong param types: %v; want InvalidParams", err)
 	}
 	alive(t, c)
@@ -291,7 +291,7 @@ func TestMalformedRequestWithIDIsAnswered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Error == nil || r.Error.Code != jsonrpc2.CodeInvalidParams {
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("reply = %+v; want InvalidParams", r.Error)
 	}
 	alive(t, c)

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -51,8 +50,8 @@ func (s *Server) whenLoaded(path string, wait time.Duration, answer, loading fun
 func rawParams[P any](fn func(*P) (any, error)) RawHandler {
 	return func(ctx *glsp.Context) (any, error) {
 		var p P
-		if err := json.Unmarshal(ctx.Params, &p); err != nil {
-			return nil, Errorf(CodeInvalidParams, "invalid params for %s: %v", ctx.Method, err)
+		if err := decodeParams(ctx, &p); err != nil {
+			return nil, err
 		}
 		return fn(&p)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/magicfrog/mf-lsp/lsp/internal/jsonrpc"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
@@ -86,7 +86,7 @@ func TestRequestsWhileLoadingAreAnsweredAtOnce(t *testing.T) {
 	timed("hover", func() error {
 		err := c.Call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri},
 			"position": map[string]any{"line": 4, "character": 1}}, nil)
-		if e, ok := err.(*jsonrpc2.Error); ok && e.Code == CodeContentModified {
+		if e, ok := err.(*jsonrpc.Error); ok && e.Code == CodeContentModified {
 			return nil
 		}
 		return err

@@ -33,7 +33,7 @@ func WorkDoneToken(ctx *glsp.Context) json.RawMessage {
 	var p struct {
 		Token json.RawMessage `json:"workDoneToken"`
 	}
-	if json.Unmarshal(ctx.Params, &p) != nil || len(p.Token) == 0 || string(p.Token) == "null" {
+	if decodeParams(ctx, &p) != nil || len(p.Token) == 0 || string(p.Token) == "null" {
 		return nil
 	}
 	return p.Token
@@ -138,8 +138,8 @@ func (s *Server) progressCancel(ctx *glsp.Context) (any, error) {
 	var params struct {
 		Token json.RawMessage `json:"token"`
 	}
-	if err := json.Unmarshal(ctx.Params, &params); err != nil {
-		return nil, Errorf(-32602, "invalid params for %s: %v", ctx.Method, err)
+	if err := decodeParams(ctx, &params); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	p := s.progress[string(params.Token)]

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/magicfrog/mf-lsp/lsp/internal/jsonrpc"
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
-	"github.com/sourcegraph/jsonrpc2"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
@@ -70,8 +70,8 @@ func TestPanicInHandlerIsRecovered(t *testing.T) {
 	err := c.Call("textDocument/documentSymbol", map[string]any{
 		"textDocument": map[string]any{"uri": "file:///x.md"},
 	}, nil)
-	var rpcErr *jsonrpc2.Error
-	if !errorsAs(err, &rpcErr) || rpcErr.Code != jsonrpc2.CodeInternalError || !strings.Contains(rpcErr.Message, "textDocument/documentSymbol") {
+	var rpcErr *jsonrpc.Error
+	if !errorsAs(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInternalError || !strings.Contains(rpcErr.Message, "textDocument/documentSymbol") {
 		t.Fatalf("panicking documentSymbol: %v; want InternalError naming the method", err)
 	}
 	if _, err := c.WaitNotification("window/logMessage", func(p json.RawMessage) bool {
@@ -98,7 +98,7 @@ func TestOversizedMessageIsDrained(t *testing.T) {
 	if err := c.WaitFor("null-id error", func(r lsptest.Recorded) bool { return len(r.NullIDErrors) > 0 }); err != nil {
 		t.Fatal(err)
 	}
-	if e := c.NullIDErrors()[0]; e.Code != jsonrpc2.CodeInvalidRequest || !strings.Contains(e.Message, "exceeds the limit") {
+	if e := c.NullIDErrors()[0]; e.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(e.Message, "exceeds the limit") {
 		t.Errorf("reply = %+v", e)
 	}
 	if err := c.Call("workspace/symbol", map[string]any{"query": ""}, nil); err != nil {
@@ -278,8 +278,8 @@ func TestSettingsReachTheServer(t *testing.T) {
 	}
 }
 
-func errorsAs(err error, target **jsonrpc2.Error) bool {
-	e, ok := err.(*jsonrpc2.Error)
+func errorsAs(err error, target **jsonrpc.Error) bool {
+	e, ok := err.(*jsonrpc.Error)
 	if ok {
 		*target = e
 	}

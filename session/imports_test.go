@@ -17,7 +17,7 @@ func TestNoProtocolImports(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list -deps: %v\n%s", err, out)
 	}
-	forbidden := []string{"github.com/tliron/glsp", "github.com/sourcegraph/jsonrpc2", "github.com/magicfrog/mf-lsp/lsp", "jsonrpc"}
+	forbidden := []string{"github.com/tliron/glsp", "github.com/magicfrog/mf-lsp/lsp", "jsonrpc"}
 	for _, dep := range strings.Fields(string(out)) {
 		for _, f := range forbidden {
 			if strings.HasPrefix(dep, f) || (f == "jsonrpc" && strings.Contains(dep, f)) {

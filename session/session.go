@@ -11,6 +11,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/errcode"
+	"github.com/magicfrog/mf-lsp/engine/roam"
 	"github.com/magicfrog/mf-lsp/engine/watch"
 )
 
@@ -23,6 +24,9 @@ type Options struct {
 	Now func() time.Time
 	// MaxDocumentBytes bounds one open document. Default DefaultMaxDocumentBytes.
 	MaxDocumentBytes int
+	// SyncState remembers the sync state between diagnostics (they read it on
+	// every keystroke). Default: one of the session's own.
+	SyncState *roam.StateCache
 	// BeforeLoad, when set, runs before each tree is loaded, on the goroutine
 	// that loads it. Tests use it to hold a load and see that nobody waits on it.
 	BeforeLoad func(engine.Options)
@@ -68,6 +72,9 @@ func New(opts Options) *Session {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.SyncState == nil {
+		opts.SyncState = roam.NewStateCache()
 	}
 	maxDoc := opts.MaxDocumentBytes
 	if maxDoc <= 0 {

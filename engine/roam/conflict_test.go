@@ -171,12 +171,14 @@ func TestRejectedPushRetries(t *testing.T) {
 	syncUntilQuiet(t, remote, a, b)
 	a.write(engine.User, "", "a.md", "from a\n")
 	b.write(engine.User, "", "b.md", "from b\n")
-	beforePush = func() {
-		beforePush = nil
-		b.sync(remote) // b pushes first
+	once := false
+	beforePush := func() {
+		if !once {
+			once = true
+			b.sync(remote) // b pushes first
+		}
 	}
-	defer func() { beforePush = nil }()
-	rep := a.sync(remote)
+	rep := a.syncWith(Options{Remote: remote, BeforePush: beforePush})
 	if rep.Retries != 1 {
 		t.Fatalf("retries = %d", rep.Retries)
 	}

@@ -18,12 +18,17 @@ type LocalConflict struct {
 	Since  time.Time
 }
 
-// stateCache keeps the last state read per data directory, keyed by the
-// file's size and time: diagnostics ask on every keystroke.
-var stateCache = struct {
-	sync.Mutex
-	m map[string]cachedState
-}{m: map[string]cachedState{}}
+// StateCache keeps the last sync state read per data directory, keyed by the
+// file's size and time: diagnostics ask on every keystroke. The language
+// server's session holds one (session.Options.SyncState); the nil *StateCache
+// reads the file each time. Safe for concurrent use.
+type StateCache struct {
+	mu sync.Mutex
+	m  map[string]cachedState
+}
+
+// NewStateCache makes an empty sync-state cache.
+func NewStateCache() *StateCache { return &StateCache{m: map[string]cachedState{}} }
 
 type cachedState struct {
 	size int64
@@ -31,22 +36,32 @@ type cachedState struct {
 	st   *State
 }
 
-func cachedLoad(data string) *State {
+func (c *StateCache) load(data string) *State {
 	fi, err := os.Stat(stateFile(data))
 	if err != nil {
 		return nil
 	}
-	stateCache.Lock()
-	defer stateCache.Unlock()
-	if c, ok := stateCache.m[data]; ok && c.size == fi.Size() && c.mod.Equal(fi.ModTime()) {
-		return c.st
+	if c != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if e, ok := c.m[data]; ok && e.size == fi.Size() && e.mod.Equal(fi.ModTime()) {
+			return e.st
+		}
 	}
 	st, err := LoadState(data)
 	if err != nil {
 		st = nil
 	}
-	stateCache.m[data] = cachedState{size: fi.Size(), mod: fi.ModTime(), st: st}
+	if c != nil {
+		c.m[data] = cachedState{size: fi.Size(), mod: fi.ModTime(), st: st}
+	}
 	return st
+}
+
+// Conflicts reads the sync state of m's data directory (or takes the last
+// read, when the file has not changed since): ReadConflicts through c.
+func (c *StateCache) Conflicts(m *engine.Memory) Conflicts {
+	return Conflicts{m: m, st: c.load(m.Paths.DataDir)}
 }
 
 // ConflictAt reports whether the note at path (a file in the memory tree) is
@@ -63,10 +78,10 @@ type Conflicts struct {
 	st *State
 }
 
-// ReadConflicts reads the sync state of m's data directory once (or takes
-// the last read, when the file has not changed since).
+// ReadConflicts reads the sync state of m's data directory once (a stat
+// when there is none); StateCache.Conflicts remembers it between reads.
 func ReadConflicts(m *engine.Memory) Conflicts {
-	return Conflicts{m: m, st: cachedLoad(m.Paths.DataDir)}
+	return (*StateCache)(nil).Conflicts(m)
 }
 
 // At reports whether the note at path (a file in the memory tree) was in

@@ -18,14 +18,14 @@ import (
 // itself at a chosen step.
 func TestMain(m *testing.M) {
 	if at := os.Getenv("MF_ROAM_KILL_AT"); at != "" {
-		stepHook = func(s string) {
+		kill := func(s string) {
 			if s == at {
 				syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			}
 		}
 		mem, err := engine.Open(engine.Options{DataDir: os.Getenv("MF_ROAM_DATA"), ProjectDir: os.Getenv("MF_ROAM_PROJECT")})
 		if err == nil {
-			_, err = Sync(context.Background(), Options{Memory: mem, Remote: os.Getenv("MF_ROAM_REMOTE")})
+			_, err = Sync(context.Background(), Options{Memory: mem, Remote: os.Getenv("MF_ROAM_REMOTE"), OnStep: kill})
 		}
 		if err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")

@@ -86,7 +86,14 @@ func (mc *machine) remove(d engine.Dimension, scope, key string) {
 
 func (mc *machine) sync(remote string) *Report {
 	mc.t.Helper()
-	rep, err := Sync(context.Background(), Options{Memory: mc.m, Remote: remote})
+	return mc.syncWith(Options{Remote: remote})
+}
+
+// syncWith syncs with o (its Memory set to the machine's), or fails the test.
+func (mc *machine) syncWith(o Options) *Report {
+	mc.t.Helper()
+	o.Memory = mc.m
+	rep, err := Sync(context.Background(), o)
 	if err != nil {
 		mc.t.Fatalf("%s: sync: %v", mc.name, err)
 	}

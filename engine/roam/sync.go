@@ -41,6 +41,14 @@ type Options struct {
 	// Retries is how often a rejected push (another machine pushed first) is
 	// fetched, merged and pushed again; 0 means 10.
 	Retries int
+	// BeforePush, when set (by tests), runs between the local writes and the
+	// push, on every attempt: where another machine's push makes this one's
+	// rejected.
+	BeforePush func()
+	// OnStep, when set (by tests), is called at each step of a sync: "fetched",
+	// "local-written", "pushed" (before the state is saved). The kill test ends
+	// the process there.
+	OnStep func(step string)
 }
 
 // Scanner returns the secrets in a note about to leave the machine.
@@ -185,7 +193,7 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		step("fetched")
+		o.step("fetched")
 		s := &syncer{o: o, g: g, mp: mp, st: st, rep: rep, data: data, machine: machine}
 		if err := s.plan(head); err != nil {
 			return nil, err
@@ -194,9 +202,9 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 			return rep, nil
 		}
 		s.applyLocal()
-		step("local-written")
-		if beforePush != nil {
-			beforePush()
+		o.step("local-written")
+		if o.BeforePush != nil {
+			o.BeforePush()
 		}
 		pushed, err := s.commitAndPush(ctx, head)
 		if errors.Is(err, ErrRejected) || (err != nil && s.remoteMoved(ctx, head)) {
@@ -216,7 +224,7 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		step("pushed")
+		o.step("pushed")
 		st.Remote, st.Branch, st.Commit = url, branch, pushed.String()
 		if pushed.IsZero() {
 			st.Commit = ""
@@ -240,18 +248,9 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 	}
 }
 
-// beforePush, when set (by tests only), runs between the local writes and
-// the push: where another machine's push makes this one's rejected.
-var beforePush func()
-
-// stepHook, when set (by tests only), is called at each step of a sync:
-// "fetched", "local-written", "pushed" (before the state is saved). The kill
-// test ends the process there.
-var stepHook func(step string)
-
-func step(name string) {
-	if stepHook != nil {
-		stepHook(name)
+func (o *Options) step(name string) {
+	if o.OnStep != nil {
+		o.OnStep(name)
 	}
 }
 

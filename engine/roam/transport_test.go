@@ -62,12 +62,14 @@ func TestGitDaemon(t *testing.T) {
 	b.write(engine.User, "", "style.md", "one\ntwo\nTHREE\n")
 	// b pushes while a is between its merge and its push: a's push is
 	// rejected by the real server and retried.
-	beforePush = func() {
-		beforePush = nil
-		b.sync(remote)
+	once := false
+	beforePush := func() {
+		if !once {
+			once = true
+			b.sync(remote)
+		}
 	}
-	defer func() { beforePush = nil }()
-	if rep := a.sync(remote); rep.Retries != 1 {
+	if rep := a.syncWith(Options{Remote: remote, BeforePush: beforePush}); rep.Retries != 1 {
 		t.Errorf("retries = %d", rep.Retries)
 	}
 	syncUntilQuiet(t, remote, a, b)

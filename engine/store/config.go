@@ -6,6 +6,6 @@ package store
 // the current bytes under the lock, so two registrations at once both land.
 // fn returning nil bytes leaves the file as it is. root must exist.
 func UpdateConfig(root, path string, fn func(current []byte, exists bool) ([]byte, error)) error {
-	_, err := update(root, path, nil, fn)
+	_, err := update(root, path, nil, fn, nil)
 	return err
 }

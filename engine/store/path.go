@@ -32,13 +32,14 @@ var (
 // precise messages; every operation then goes through root (an os.Root), so a
 // folder swapped for a link after the checks still cannot lead out.
 type target struct {
-	root     *os.Root // the memory root, opened
-	rootReal string   // root, absolute, symbolic links resolved
-	rel      string   // path relative to root, cleaned
-	display  string   // root joined with rel, for messages
-	dir      string   // deepest existing parent directory, symbolic links resolved
-	missing  []string // parent directories still to create below dir, in order
-	base     string   // the note's file name
+	root     *os.Root           // the memory root, opened
+	rootReal string             // root, absolute, symbolic links resolved
+	rel      string             // path relative to root, cleaned
+	display  string             // root joined with rel, for messages
+	dir      string             // deepest existing parent directory, symbolic links resolved
+	missing  []string           // parent directories still to create below dir, in order
+	base     string             // the note's file name
+	crash    func(point string) // the write's crash hook (tests), if any
 }
 
 // file is the path the note is read from and written to.

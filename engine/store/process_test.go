@@ -45,13 +45,14 @@ func runWorker(role string) int {
 		err = bigWorker(root)
 	case "crashat":
 		point := os.Getenv("MF_STORE_CRASH")
-		crashHook = func(p string) {
+		crash := func(p string) {
 			if p == point {
 				os.Exit(crashExit)
 			}
 		}
-		err = Write(root, os.Getenv("MF_STORE_PATH"), []byte(os.Getenv("MF_STORE_CONTENT")),
-			Expect{Revision: atoi(os.Getenv("MF_STORE_REV")), Hash: os.Getenv("MF_STORE_HASH")})
+		content := []byte(os.Getenv("MF_STORE_CONTENT"))
+		_, err = update(root, os.Getenv("MF_STORE_PATH"), &Expect{Revision: atoi(os.Getenv("MF_STORE_REV")), Hash: os.Getenv("MF_STORE_HASH")},
+			func([]byte, bool) ([]byte, error) { return content, nil }, crash)
 		if err == nil {
 			err = errors.New("the crash point was never reached")
 		}

@@ -21,13 +21,10 @@ const tempMarker = ".tmp-"
 // tempMaxAge is the age after which a leftover temporary file is removed.
 var tempMaxAge = time.Minute
 
-// crashHook, when set (by tests only), is called at each step of an atomic
-// write: "after-write", "after-sync", "after-rename".
-var crashHook func(point string)
-
-func hook(point string) {
-	if crashHook != nil {
-		crashHook(point)
+// hook calls the write's crash hook (see update), if it has one.
+func (t *target) hook(point string) {
+	if t.crash != nil {
+		t.crash(point)
 	}
 }
 
@@ -43,12 +40,15 @@ func hook(point string) {
 // An error from fn is returned as is and nothing is written. Update returns
 // the bytes written.
 func Update(root, path string, expect Expect, fn func(current []byte, exists bool) ([]byte, error)) ([]byte, error) {
-	return update(root, path, &expect, fn)
+	return update(root, path, &expect, fn, nil)
 }
 
 // update is Update, and with a nil expect UpdateConfig: no revision check,
 // and nil bytes from fn leave the file as it is.
-func update(root, path string, expect *Expect, fn func(current []byte, exists bool) ([]byte, error)) ([]byte, error) {
+//
+// crash, when set (by this package's tests), is called at each step of the
+// atomic write: "after-write", "after-sync", "after-rename".
+func update(root, path string, expect *Expect, fn func(current []byte, exists bool) ([]byte, error), crash func(point string)) ([]byte, error) {
 	unlock, err := Lock(root)
 	if err != nil {
 		return nil, err
@@ -71,6 +71,7 @@ func update(root, path string, expect *Expect, fn func(current []byte, exists bo
 			return nil, err
 		}
 	}
+	t.crash = crash
 	next, err := fn(current, exists)
 	if err != nil {
 		return nil, err
@@ -180,11 +181,11 @@ func writeAtomic(t *target, data []byte, mode fs.FileMode) (err error) {
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("store: write temporary file: %w", err)
 	}
-	hook("after-write")
+	t.hook("after-write")
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("store: fsync temporary file: %w", err)
 	}
-	hook("after-sync")
+	t.hook("after-sync")
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("store: close temporary file: %w", err)
 	}
@@ -192,7 +193,7 @@ func writeAtomic(t *target, data []byte, mode fs.FileMode) (err error) {
 		return fmt.Errorf("store: replace %s: %w", t.display, err)
 	}
 	renamed = true
-	hook("after-rename")
+	t.hook("after-rename")
 	return t.syncDir(dir)
 }
 

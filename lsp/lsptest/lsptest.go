@@ -5,17 +5,18 @@
 // configurable replies, and can write raw bytes to test malformed input.
 //
 // It deliberately does not import package lsp: it sees the server only from the
-// wire, as an editor does.
+// wire, as an editor does. It speaks through the server's own JSON-RPC package
+// (lsp/internal/jsonrpc), the module's only JSON-RPC implementation.
 package lsptest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/magicfrog/mf-lsp/lsp/internal/jsonrpc"
 )
 
 // DefaultTimeout bounds every Call and Wait unless Client.Timeout says otherwise.
@@ -51,8 +52,8 @@ type Message struct {
 	Params json.RawMessage
 }
 
-// Reply answers a server→client request: its result, or an error (a *jsonrpc2.Error
-// is sent as is).
+// Reply answers a server→client request: its result, or an error (a *jsonrpc.Error
+// is sent as is, any other as InternalError with its message).
 type Reply func(params json.RawMessage) (any, error)
 
 // Client is one LSP session from the client's side.
@@ -60,9 +61,8 @@ type Client struct {
 	// Timeout bounds each Call and Wait; DefaultTimeout if zero.
 	Timeout time.Duration
 
-	t      testing.TB
-	conn   *jsonrpc2.Conn
-	stream *clientStream
+	t    testing.TB
+	conn *jsonrpc.Conn
 
 	proc   *exec.Cmd // nil for in-process servers
 	stderr *lockedBuffer
@@ -72,7 +72,7 @@ type Client struct {
 	mu         sync.Mutex
 	notes      []Message
 	requests   []Message
-	nullErrors []jsonrpc2.Error
+	nullErrors []jsonrpc.Error
 	rawReplies []RawReply
 	replies    map[string]Reply
 	changed    chan struct{} // closed and replaced whenever something arrives
@@ -124,21 +124,31 @@ func New(t testing.TB, rwc io.ReadWriteCloser) *Client {
 func newClient(t testing.TB, rwc io.ReadWriteCloser) *Client {
 	c := &Client{
 		t:       t,
-		stream:  &clientStream{rwc: rwc, r: bufio.NewReaderSize(rwc, 1<<20)},
 		exited:  make(chan struct{}),
 		replies: defaultReplies(),
 		changed: make(chan struct{}),
 	}
-	c.stream.onNullID = func(e jsonrpc2.Error) {
-		c.record(func() { c.nullErrors = append(c.nullErrors, e) })
-	}
-	c.stream.onRawReply = func(r RawReply) {
-		c.record(func() { c.rawReplies = append(c.rawReplies, r) })
-	}
-	c.conn = jsonrpc2.NewConn(context.Background(), c.stream, c,
-		jsonrpc2.SetLogger(testLogger{t}))
-	t.Cleanup(func() { c.conn.Close() })
+	c.conn = jsonrpc.NewConn(context.Background(), rwc, jsonrpc.Options{
+		Log:       log.New(testLogWriter{t}, "lsptest: ", 0),
+		Unmatched: c.unmatched,
+	})
+	go func() { _ = c.conn.Run(c.handle) }()
+	t.Cleanup(func() { _ = c.conn.Close() })
 	return c
+}
+
+// unmatched records the responses that answer none of the client's calls: error
+// responses with id null (the server's answer to unreadable input) and replies to
+// string ids (requests sent with SendRaw; the client's own calls use numbers).
+func (c *Client) unmatched(id *jsonrpc.ID, result json.RawMessage, err *jsonrpc.Error) {
+	switch {
+	case id == nil && err != nil:
+		c.record(func() { c.nullErrors = append(c.nullErrors, *err) })
+	case id != nil && id.IsString:
+		c.record(func() { c.rawReplies = append(c.rawReplies, RawReply{ID: id.Str, Result: result, Error: err}) })
+	default:
+		c.t.Logf("lsptest: ignoring response %v with no corresponding request", id)
+	}
 }
 
 func defaultReplies() map[string]Reply {
@@ -170,39 +180,34 @@ func (c *Client) Reply(method string, fn Reply) {
 	c.mu.Unlock()
 }
 
-// Handle implements jsonrpc2.Handler: it records what the server sent, in order, on
-// the read loop, and answers requests from a goroutine, so the client keeps reading
-// while it writes (a client that stops reading to write can deadlock with a server
-// doing the same).
-func (c *Client) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	m := Message{Method: req.Method}
-	if req.Params != nil {
-		m.Params = *req.Params
-	}
-	if req.Notif {
+// handle records what the server sent, in order, on the read loop, and answers
+// requests from a goroutine (jsonrpc.Async), so the client keeps reading while it
+// writes (a client that stops reading to write can deadlock with a server doing the
+// same).
+func (c *Client) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	m := Message{Method: req.Method, Params: req.Params}
+	if req.ID == nil {
 		c.record(func() { c.notes = append(c.notes, m) })
-		return
+		return nil, nil
 	}
 	c.record(func() { c.requests = append(c.requests, m) })
 	c.mu.Lock()
 	fn := c.replies[req.Method]
 	c.mu.Unlock()
-	go func() {
-		if fn == nil {
-			_ = conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "lsptest: no reply configured for " + req.Method})
-			return
-		}
+	if fn == nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "lsptest: no reply configured for %s", req.Method)
+	}
+	return jsonrpc.Async(func(context.Context) (any, error) {
 		result, err := fn(m.Params)
 		if err != nil {
-			e, ok := err.(*jsonrpc2.Error)
-			if !ok {
-				e = &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
+			var e *jsonrpc.Error
+			if !errors.As(err, &e) {
+				e = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 			}
-			_ = conn.ReplyWithError(ctx, req.ID, e)
-			return
+			return nil, e
 		}
-		_ = conn.Reply(ctx, req.ID, result)
-	}()
+		return result, nil
+	}), nil
 }
 
 func (c *Client) record(f func()) {
@@ -221,7 +226,7 @@ func (c *Client) timeout() time.Duration {
 }
 
 // Call sends a request and decodes its result into result (unless nil). A JSON-RPC
-// error reply is returned as *jsonrpc2.Error; no reply within Timeout is an error
+// error reply is returned as *jsonrpc.Error; no reply within Timeout is an error
 // that includes the server's stderr.
 func (c *Client) Call(method string, params, result any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout())
@@ -242,17 +247,14 @@ func (c *Client) CallRaw(method string, params any) (json.RawMessage, error) {
 
 // Notify sends a notification.
 func (c *Client) Notify(method string, params any) error {
-	return c.conn.Notify(context.Background(), method, params)
+	return c.conn.Notify(method, params)
 }
 
 // SendRaw writes bytes as they are, between whole messages: for malformed input.
 // Give requests sent this way a string id: replies to string ids are kept for
-// WaitRawReply (jsonrpc2's own calls use numeric ids).
+// WaitRawReply (the client's own calls use numeric ids).
 func (c *Client) SendRaw(b []byte) error {
-	c.stream.wmu.Lock()
-	defer c.stream.wmu.Unlock()
-	_, err := c.stream.rwc.Write(b)
-	return err
+	return c.conn.WriteRaw(b)
 }
 
 // Frame wraps body in a Content-Length header.
@@ -322,7 +324,7 @@ func (c *Client) Shutdown() error {
 
 // WaitExit waits for the server to go away (see Shutdown) without sending anything.
 func (c *Client) WaitExit() error {
-	done := c.conn.DisconnectNotify()
+	done := c.conn.Done()
 	if c.proc != nil {
 		done = c.exited
 	}
@@ -382,10 +384,10 @@ func (c *Client) Requests(method string) []Message {
 
 // NullIDErrors returns the error responses with id null received so far: what the
 // server answers to input it could not read an id from.
-func (c *Client) NullIDErrors() []jsonrpc2.Error {
+func (c *Client) NullIDErrors() []jsonrpc.Error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]jsonrpc2.Error(nil), c.nullErrors...)
+	return append([]jsonrpc.Error(nil), c.nullErrors...)
 }
 
 func filter(ms []Message, method string) []Message {
@@ -402,7 +404,7 @@ func filter(ms []Message, method string) []Message {
 type RawReply struct {
 	ID     string
 	Result json.RawMessage
-	Error  *jsonrpc2.Error
+	Error  *jsonrpc.Error
 }
 
 // WaitRawReply waits for the reply to the SendRaw request with string id id.
@@ -444,7 +446,7 @@ func (c *Client) WaitFor(what string, cond func(r Recorded) bool) error {
 type Recorded struct {
 	Notifications []Message
 	Requests      []Message
-	NullIDErrors  []jsonrpc2.Error
+	NullIDErrors  []jsonrpc.Error
 	RawReplies    []RawReply
 }
 
@@ -501,77 +503,6 @@ func (c *Client) WaitDiagnostics(uri string, match func(PublishedDiagnostics) bo
 	return found, err
 }
 
-// clientStream is a strict LSP framing stream for the client side. Error responses
-// with id null (the server's answer to unreadable input) are recorded instead of
-// being handed to jsonrpc2, which would read the null id as 0 and misroute them; so
-// are responses to string ids (SendRaw requests), which jsonrpc2 would drop.
-type clientStream struct {
-	rwc        io.ReadWriteCloser
-	r          *bufio.Reader
-	wmu        sync.Mutex
-	onNullID   func(jsonrpc2.Error)
-	onRawReply func(RawReply)
-}
-
-func (s *clientStream) WriteObject(obj any) error {
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	_, err = s.rwc.Write(append([]byte("Content-Length: "+strconv.Itoa(len(data))+"\r\n\r\n"), data...))
-	return err
-}
-
-func (s *clientStream) ReadObject(v any) error {
-	for {
-		length := -1
-		for {
-			line, err := s.r.ReadString('\n')
-			if err != nil {
-				return err
-			}
-			line = strings.TrimRight(line, "\r\n")
-			if line == "" {
-				break
-			}
-			if name, value, ok := strings.Cut(line, ":"); ok && strings.EqualFold(name, "Content-Length") {
-				if length, err = strconv.Atoi(strings.TrimSpace(value)); err != nil {
-					return fmt.Errorf("lsptest: bad Content-Length from server: %q", line)
-				}
-			}
-		}
-		if length < 0 {
-			return fmt.Errorf("lsptest: server sent a frame without Content-Length")
-		}
-		body := make([]byte, length)
-		if _, err := io.ReadFull(s.r, body); err != nil {
-			return err
-		}
-		var probe struct {
-			ID     json.RawMessage `json:"id"`
-			Method *string         `json:"method"`
-			Result json.RawMessage `json:"result"`
-			Error  *jsonrpc2.Error `json:"error"`
-		}
-		if json.Unmarshal(body, &probe) == nil && probe.Method == nil {
-			if probe.Error != nil && (probe.ID == nil || string(probe.ID) == "null") {
-				s.onNullID(*probe.Error)
-				continue
-			}
-			var id string
-			if json.Unmarshal(probe.ID, &id) == nil {
-				s.onRawReply(RawReply{ID: id, Result: probe.Result, Error: probe.Error})
-				continue
-			}
-		}
-		return json.Unmarshal(body, v)
-	}
-}
-
-func (s *clientStream) Close() error { return s.rwc.Close() }
-
 // pipeRWC joins a process's stdout (read) and stdin (write).
 type pipeRWC struct {
 	io.ReadCloser
@@ -603,13 +534,14 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// testLogger routes jsonrpc2's client-side log to the test log.
-type testLogger struct{ t testing.TB }
+// testLogWriter routes the client connection's log to the test log.
+type testLogWriter struct{ t testing.TB }
 
-func (l testLogger) Printf(format string, v ...any) {
-	if msg := fmt.Sprintf(format, v...); strings.Contains(msg, "closed pipe") || strings.Contains(msg, "file already closed") {
-		return // the connection closing at cleanup
+func (w testLogWriter) Write(p []byte) (int, error) {
+	if msg := string(p); strings.Contains(msg, "closed pipe") || strings.Contains(msg, "file already closed") {
+		return len(p), nil // the connection closing at cleanup
 	}
 	defer func() { _ = recover() }() // t.Logf panics after the test ended
-	l.t.Logf("lsptest: "+format, v...)
+	w.t.Logf("%s", strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
 }

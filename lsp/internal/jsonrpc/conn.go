@@ -41,6 +41,11 @@ type Options struct {
 	// notification handler's error, a handler's panic with its stack. A language
 	// server shows them in the client's log (window/logMessage).
 	Report func(msg string)
+	// Unmatched, when set, is handed each response that answers no Call of ours
+	// (id null, a string id, an id not waiting) instead of it being logged and
+	// dropped. A client uses it to see the errors a server answers unreadable input
+	// with, and replies to requests it wrote with WriteRaw.
+	Unmatched func(id *ID, result json.RawMessage, err *Error)
 }
 
 // Handler answers one request or notification from the peer; it runs on the read
@@ -55,11 +60,12 @@ type Async func(ctx context.Context) (any, error)
 
 // Conn is one JSON-RPC connection. Notify and Call are safe from any goroutine.
 type Conn struct {
-	rwc    io.ReadWriteCloser
-	in     *reader
-	out    *outbox
-	log    *log.Logger
-	report func(msg string)
+	rwc       io.ReadWriteCloser
+	in        *reader
+	out       *outbox
+	log       *log.Logger
+	report    func(msg string)
+	unmatched func(id *ID, result json.RawMessage, err *Error)
 
 	ctx       context.Context // handed to handlers; cancelled on close
 	cancel    context.CancelFunc
@@ -91,15 +97,16 @@ func NewConn(ctx context.Context, rwc io.ReadWriteCloser, opts Options) *Conn {
 		opts.Report = func(string) {}
 	}
 	c := &Conn{
-		rwc:      rwc,
-		in:       newReader(rwc, opts.MaxMessageBytes, opts.Log),
-		out:      newOutbox(rwc, opts.MaxQueueBytes, opts.Log),
-		log:      opts.Log,
-		report:   opts.Report,
-		done:     make(chan struct{}),
-		finished: make(chan struct{}),
-		calls:    map[int64]chan *message{},
-		inflight: map[ID]context.CancelFunc{},
+		rwc:       rwc,
+		in:        newReader(rwc, opts.MaxMessageBytes, opts.Log),
+		out:       newOutbox(rwc, opts.MaxQueueBytes, opts.Log),
+		log:       opts.Log,
+		report:    opts.Report,
+		unmatched: opts.Unmatched,
+		done:      make(chan struct{}),
+		finished:  make(chan struct{}),
+		calls:     map[int64]chan *message{},
+		inflight:  map[ID]context.CancelFunc{},
 	}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	c.stopAfter = context.AfterFunc(ctx, func() { c.Close() })
@@ -227,6 +234,11 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	}
 }
 
+// WriteRaw queues b to be written to the peer as it is, between whole messages,
+// unframed: for a test client that sends malformed input. Replies to requests sent
+// this way go to Options.Unmatched.
+func (c *Conn) WriteRaw(b []byte) error { return c.queued(c.out.putRaw(b)) }
+
 // send encodes one message and queues it.
 func (c *Conn) send(msg any) error {
 	body, err := json.Marshal(msg)
@@ -237,8 +249,11 @@ func (c *Conn) send(msg any) error {
 }
 
 // put queues one encoded message. A full queue closes the connection.
-func (c *Conn) put(body []byte) error {
-	if err := c.out.put(body); err != nil {
+func (c *Conn) put(body []byte) error { return c.queued(c.out.put(body)) }
+
+// queued passes on the error of queueing a write; a full queue closes the connection.
+func (c *Conn) queued(err error) error {
+	if err != nil {
 		if errors.Is(err, ErrPeerNotReading) {
 			c.shutdown(err)
 		}
@@ -331,6 +346,10 @@ func (c *Conn) deliver(m *message) {
 		reply = c.calls[m.ID.Num]
 		delete(c.calls, m.ID.Num)
 		c.mu.Unlock()
+	}
+	if reply == nil && c.unmatched != nil {
+		c.unmatched(m.ID, m.result, m.err)
+		return
 	}
 	if reply == nil {
 		c.log.Printf("ignoring response %s with no corresponding request", idString(m.ID))

@@ -430,3 +430,52 @@ func FuzzConn(f *testing.F) {
 		})
 	})
 }
+
+// A client sees the responses that answer none of its calls through
+// Options.Unmatched, and writes malformed input with WriteRaw, in order with
+// what else it sends.
+func TestUnmatchedResponsesAndRawWrites(t *testing.T) {
+	type got struct {
+		id     string
+		result string
+		code   int64
+	}
+	seen := make(chan got, 3)
+	opts := Options{Unmatched: func(id *ID, result json.RawMessage, err *Error) {
+		g := got{id: idString(id), result: string(result)}
+		if err != nil {
+			g.code = err.Code
+		}
+		seen <- g
+	}}
+	c, p := serve(t, opts, echo)
+	p.send(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}`)
+	p.send(`{"jsonrpc":"2.0","id":"r1","result":[2]}`)
+	p.send(`{"jsonrpc":"2.0","id":99,"result":3}`)
+	want := []got{{"null", "", -32700}, {`"r1"`, "[2]", 0}, {"99", "3", 0}}
+	for _, w := range want {
+		select {
+		case g := <-seen:
+			if g != w {
+				t.Errorf("unmatched response %+v; want %+v", g, w)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no unmatched response %+v", w)
+		}
+	}
+	if err := c.Notify("one", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WriteRaw([]byte(frame(`{"jsonrpc":"2.0","method":"raw"}`))); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Notify("two", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"one", "raw", "two"} {
+		if r := p.next(); r.Method != m {
+			t.Errorf("sent %+v; want method %s", r, m)
+		}
+	}
+	p.alive()
+}

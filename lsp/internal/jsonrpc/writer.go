@@ -29,7 +29,7 @@ type outbox struct {
 
 	mu      sync.Mutex
 	wake    *sync.Cond
-	queue   [][]byte
+	queue   []outFrame
 	size    int64 // bytes queued or being written
 	err     error // why sends fail now: the first write error or ErrPeerNotReading
 	closing bool
@@ -43,10 +43,23 @@ func newOutbox(w io.Writer, limit int64, logger *log.Logger) *outbox {
 	return o
 }
 
+// outFrame is one queued write: a message body, framed when written, or raw bytes
+// written as they are.
+type outFrame struct {
+	b   []byte
+	raw bool
+}
+
 // put queues one message body. One message is taken whatever its size when nothing
 // is waiting, so a large reply always goes out to a peer that keeps up; beyond that
 // the queue holds at most limit bytes.
-func (o *outbox) put(body []byte) error {
+func (o *outbox) put(body []byte) error { return o.putFrame(outFrame{b: body}) }
+
+// putRaw queues bytes to be written as they are, between whole messages.
+func (o *outbox) putRaw(b []byte) error { return o.putFrame(outFrame{b: b, raw: true}) }
+
+func (o *outbox) putFrame(f outFrame) error {
+	body := f.b
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.err != nil {
@@ -60,7 +73,7 @@ func (o *outbox) put(body []byte) error {
 		o.fail(fmt.Errorf("%w: %d bytes of outgoing messages are waiting and %d more would exceed the limit of %d bytes; closing the connection", ErrPeerNotReading, o.size, n, o.limit))
 		return o.err
 	}
-	o.queue = append(o.queue, body)
+	o.queue = append(o.queue, f)
 	o.size += n
 	o.wake.Signal()
 	return nil
@@ -70,8 +83,8 @@ func (o *outbox) put(body []byte) error {
 func (o *outbox) fail(err error) {
 	o.err = err
 	o.log.Print(err)
-	for _, body := range o.queue {
-		o.size -= int64(len(body))
+	for _, f := range o.queue {
+		o.size -= int64(len(f.b))
 	}
 	o.queue = nil
 	o.wake.Signal()
@@ -118,8 +131,8 @@ func (o *outbox) writeLoop() {
 		}
 		err := o.write(batch)
 		o.mu.Lock()
-		for _, body := range batch {
-			o.size -= int64(len(body))
+		for _, f := range batch {
+			o.size -= int64(len(f.b))
 		}
 		if err != nil && o.err == nil {
 			o.fail(fmt.Errorf("jsonrpc: writing to the peer: %w", err))
@@ -131,8 +144,15 @@ func (o *outbox) writeLoop() {
 	}
 }
 
-func (o *outbox) write(batch [][]byte) error {
-	for _, body := range batch {
+func (o *outbox) write(batch []outFrame) error {
+	for _, f := range batch {
+		body := f.b
+		if f.raw {
+			if _, err := o.w.Write(body); err != nil {
+				return err
+			}
+			continue
+		}
 		if _, err := o.w.WriteString("Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"); err != nil {
 			return err
 		}
