@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/lsp"
+	"github.com/magicfrog/mf-lsp/lsp/lsptest"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -159,16 +158,16 @@ func TestSeveralAgentsAsked(t *testing.T) {
 
 	for _, cmd := range []string{"magicfrog.render", "magicfrog.effectiveView"} {
 		_, err := execCommand(c, cmd, nil)
-		var e *jsonrpc2.Error
-		if !errors.As(err, &e) || e.Code != lsp.CodeRequestFailed || e.Data == nil {
+		var e *lsptest.Error
+		if !errors.As(err, &e) || e.Code != lsp.CodeRequestFailed || len(e.Data) == 0 {
 			t.Fatalf("%s with two agents bound: %v; want RequestFailed with data", cmd, err)
 		}
 		var d struct {
 			Code    string   `json:"code"`
 			Choices []string `json:"choices"`
 		}
-		if err := json.Unmarshal(*e.Data, &d); err != nil || d.Code != "several-agents" || strings.Join(d.Choices, ",") != "larry,moe" {
-			t.Errorf("%s: data %s (%v)", cmd, *e.Data, err)
+		if err := json.Unmarshal(e.Data, &d); err != nil || d.Code != "several-agents" || strings.Join(d.Choices, ",") != "larry,moe" {
+			t.Errorf("%s: data %s (%v)", cmd, e.Data, err)
 		}
 		if !strings.Contains(e.Message, "names 2 agents (larry, moe)") {
 			t.Errorf("%s: message %q", cmd, e.Message)

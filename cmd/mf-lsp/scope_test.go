@@ -14,8 +14,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
 	"github.com/magicfrog/mf-lsp/session"
 )
@@ -156,16 +154,16 @@ func lspAnswer(t *testing.T, bin, project string, options map[string]any, env []
 		}
 		return answer{block: block}
 	}
-	var e *jsonrpc2.Error
-	if !errors.As(err, &e) || e.Data == nil {
+	var e *lsptest.Error
+	if !errors.As(err, &e) || len(e.Data) == 0 {
 		t.Fatalf("render: %v, want a JSON-RPC error with data", err)
 	}
 	var d struct {
 		Code    string   `json:"code"`
 		Choices []string `json:"choices"`
 	}
-	if err := json.Unmarshal(*e.Data, &d); err != nil {
-		t.Fatalf("render's error data %s: %v", *e.Data, err)
+	if err := json.Unmarshal(e.Data, &d); err != nil {
+		t.Fatalf("render's error data %s: %v", e.Data, err)
 	}
 	if e.Code != -32803 {
 		t.Errorf("render refused with JSON-RPC code %d, want RequestFailed (-32803)", e.Code)

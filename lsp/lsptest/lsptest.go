@@ -52,6 +52,10 @@ type Message struct {
 	Params json.RawMessage
 }
 
+// Error is a JSON-RPC error reply, as Call returns it (errors.As with *Error):
+// the code, the message and the machine-readable data.
+type Error = jsonrpc.Error
+
 // Reply answers a server→client request: its result, or an error (a *jsonrpc.Error
 // is sent as is, any other as InternalError with its message).
 type Reply func(params json.RawMessage) (any, error)
