@@ -33,6 +33,8 @@ func (s *Server) registerHandlers() {
 	s.extra[string(protocol.MethodTextDocumentHover)] = rawParams(s.hover)                         // hover.go
 	s.extra[string(protocol.MethodTextDocumentCodeLens)] = rawParams(s.codeLens)                   // codelens.go
 	s.extra[string(protocol.MethodWorkspaceSymbol)] = rawParams(s.workspaceSymbol)                 // symbols.go
+	s.extra[string(protocol.MethodTextDocumentDefinition)] = rawParams(s.definition)               // definition.go
+	s.extra[string(protocol.MethodTextDocumentDocumentLink)] = rawParams(s.documentLink)           // definition.go
 	h.TextDocumentCodeAction = s.codeAction                                                        // codeaction.go
 	h.TextDocumentDocumentSymbol = s.documentSymbol                                                // symbols.go
 
@@ -64,6 +66,8 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 		ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: s.commandNames()},
 		DocumentSymbolProvider:  true,
 		WorkspaceSymbolProvider: true,
+		DefinitionProvider:      true,
+		DocumentLinkProvider:    &protocol.DocumentLinkOptions{ResolveProvider: ptr(false)},
 	}
 }
 

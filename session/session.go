@@ -86,6 +86,7 @@ type tree struct {
 	watcher *watch.Watcher
 
 	index symbolIndexCache
+	links linkIndexCache // links.go
 }
 
 func newTree(key string) *tree { return &tree{key: key, ready: make(chan struct{})} }

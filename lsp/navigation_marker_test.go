@@ -1,0 +1,96 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/magicfrog/mf-lsp/lsp/lsptest"
+)
+
+// navigation answers the marker questions of navigation: definition,
+// references, completion at a marker, the note's document links and folding
+// ranges, one line each.
+func (mc *markerCase) navigation(t *testing.T, c *lsptest.Client, question, marker string) string {
+	doc := map[string]any{"uri": mc.uri}
+	var out []string
+	switch question {
+	case "definition", "references":
+		params := map[string]any{"textDocument": doc, "position": wirePos(mc.at(t, marker))}
+		if question == "references" {
+			params["context"] = map[string]any{"includeDeclaration": true}
+		}
+		var locs []struct {
+			URI   string
+			Range lspRange
+		}
+		if err := c.Call("textDocument/"+question, params, &locs); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range locs {
+			out = append(out, mc.place(l.URI, l.Range))
+		}
+	case "links":
+		var links []struct {
+			Range   lspRange
+			Target  string
+			Tooltip string
+		}
+		if err := c.Call("textDocument/documentLink", map[string]any{"textDocument": doc}, &links); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range links {
+			out = append(out, mc.span(l.Range)+" → "+mc.clean(l.Target)+" ("+l.Tooltip+")")
+		}
+	case "folding":
+		var folds []struct {
+			StartLine, EndLine int
+			Kind               string
+		}
+		if err := c.Call("textDocument/foldingRange", map[string]any{"textDocument": doc}, &folds); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range folds {
+			out = append(out, fmt.Sprintf("%d-%d %s", f.StartLine, f.EndLine, f.Kind))
+		}
+	case "completion":
+		var list struct {
+			IsIncomplete bool
+			Items        []struct {
+				Label    string
+				Kind     int
+				Detail   string
+				TextEdit *struct {
+					Range   lspRange
+					NewText string
+				}
+				InsertText string
+			}
+		}
+		params := map[string]any{"textDocument": doc, "position": wirePos(mc.at(t, marker))}
+		if err := c.Call("textDocument/completion", params, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range list.Items {
+			line := it.Label
+			if it.Detail != "" {
+				line += " · " + mc.clean(it.Detail)
+			}
+			if it.TextEdit != nil {
+				b, _ := json.Marshal(it.TextEdit.NewText)
+				line += " → " + mc.span(it.TextEdit.Range) + " " + string(b)
+			}
+			out = append(out, line)
+		}
+	}
+	return lines(out)
+}
+
+// place prints a location: the file (as $ROOT/…), then the range, a marker's
+// name only in the marked note.
+func (mc *markerCase) place(uri string, r lspRange) string {
+	if uri == mc.uri {
+		return "this note " + mc.span(r)
+	}
+	return fmt.Sprintf("%s %d:%d-%d:%d", mc.clean(uri), r.Start.Line, r.Start.Character, r.End.Line, r.End.Character)
+}
