@@ -10,6 +10,13 @@ import (
 // note a link leads to, or the note that shadows this one (on its first
 // line). Nothing while the tree loads after loadGrace.
 func (s *Server) definition(p *protocol.DefinitionParams) (any, error) {
+	return s.placesAt(p.TextDocumentPositionParams, session.Definition)
+}
+
+// placesAt answers a request at a position of a note with places (find), as
+// locations; none for a file that is no note, and none while its tree loads
+// after loadGrace.
+func (s *Server) placesAt(p protocol.TextDocumentPositionParams, find func(*session.Snapshot, int) []session.Place) (any, error) {
 	none := func() (any, error) { return []protocol.Location{}, nil }
 	return s.whenLoaded(pathOf(p.TextDocument.URI), loadGrace, func() (any, error) {
 		n, err := s.note(p.TextDocument.URI)
@@ -20,7 +27,7 @@ func (s *Server) definition(p *protocol.DefinitionParams) (any, error) {
 		if err != nil {
 			return none()
 		}
-		return locations(session.Definition(n.Snapshot, off)), nil
+		return locations(find(n.Snapshot, off)), nil
 	}, none)
 }
 
@@ -62,4 +69,12 @@ func locations(ps []session.Place) []protocol.Location {
 		out = append(out, protocol.Location{URI: session.PathToURI(p.Path), Range: r})
 	}
 	return out
+}
+
+// references answers textDocument/references with session.References: the
+// chain of the note's key, most specific first, then its backlinks.
+func (s *Server) references(p *protocol.ReferenceParams) (any, error) {
+	return s.placesAt(p.TextDocumentPositionParams, func(snap *session.Snapshot, off int) []session.Place {
+		return session.References(snap, off, p.Context.IncludeDeclaration)
+	})
 }

@@ -35,6 +35,7 @@ func (s *Server) registerHandlers() {
 	s.extra[string(protocol.MethodWorkspaceSymbol)] = rawParams(s.workspaceSymbol)                 // symbols.go
 	s.extra[string(protocol.MethodTextDocumentDefinition)] = rawParams(s.definition)               // definition.go
 	s.extra[string(protocol.MethodTextDocumentDocumentLink)] = rawParams(s.documentLink)           // definition.go
+	s.extra[string(protocol.MethodTextDocumentReferences)] = rawParams(s.references)               // definition.go
 	h.TextDocumentCodeAction = s.codeAction                                                        // codeaction.go
 	h.TextDocumentDocumentSymbol = s.documentSymbol                                                // symbols.go
 
@@ -67,6 +68,7 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 		DocumentSymbolProvider:  true,
 		WorkspaceSymbolProvider: true,
 		DefinitionProvider:      true,
+		ReferencesProvider:      true,
 		DocumentLinkProvider:    &protocol.DocumentLinkOptions{ResolveProvider: ptr(false)},
 	}
 }
