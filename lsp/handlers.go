@@ -37,6 +37,7 @@ func (s *Server) registerHandlers() {
 	s.extra[string(protocol.MethodTextDocumentDocumentLink)] = rawParams(s.documentLink)           // definition.go
 	s.extra[string(protocol.MethodTextDocumentReferences)] = rawParams(s.references)               // definition.go
 	h.TextDocumentCodeAction = s.codeAction                                                        // codeaction.go
+	h.TextDocumentFoldingRange = s.foldingRange                                                    // folding.go
 	h.TextDocumentDocumentSymbol = s.documentSymbol                                                // symbols.go
 
 	// Methods that need raw params (glsp mis-decodes IntegerOrString fields such as
@@ -69,6 +70,7 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 		WorkspaceSymbolProvider: true,
 		DefinitionProvider:      true,
 		ReferencesProvider:      true,
+		FoldingRangeProvider:    true,
 		DocumentLinkProvider:    &protocol.DocumentLinkOptions{ResolveProvider: ptr(false)},
 	}
 }
