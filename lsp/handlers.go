@@ -36,6 +36,7 @@ func (s *Server) registerHandlers() {
 	s.extra[string(protocol.MethodTextDocumentDefinition)] = rawParams(s.definition)               // definition.go
 	s.extra[string(protocol.MethodTextDocumentDocumentLink)] = rawParams(s.documentLink)           // definition.go
 	s.extra[string(protocol.MethodTextDocumentReferences)] = rawParams(s.references)               // definition.go
+	s.extra[string(protocol.MethodTextDocumentCompletion)] = rawParams(s.completion)               // completion.go
 	h.TextDocumentCodeAction = s.codeAction                                                        // codeaction.go
 	h.TextDocumentFoldingRange = s.foldingRange                                                    // folding.go
 	h.TextDocumentDocumentSymbol = s.documentSymbol                                                // symbols.go
@@ -71,6 +72,7 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 		DefinitionProvider:      true,
 		ReferencesProvider:      true,
 		FoldingRangeProvider:    true,
+		CompletionProvider:      &protocol.CompletionOptions{TriggerCharacters: completionTriggers},
 		DocumentLinkProvider:    &protocol.DocumentLinkOptions{ResolveProvider: ptr(false)},
 	}
 }
