@@ -37,6 +37,10 @@ func (s *Server) registerHandlers() {
 	s.extra[string(protocol.MethodTextDocumentDocumentLink)] = rawParams(s.documentLink)           // definition.go
 	s.extra[string(protocol.MethodTextDocumentReferences)] = rawParams(s.references)               // definition.go
 	s.extra[string(protocol.MethodTextDocumentCompletion)] = rawParams(s.completion)               // completion.go
+	s.extra[string(protocol.MethodTextDocumentPrepareRename)] = rawParams(s.prepareRename)         // rename.go
+	s.extra[string(protocol.MethodTextDocumentRename)] = rawParams(s.rename)                       // rename.go
+	s.extra[string(protocol.MethodWorkspaceWillRenameFiles)] = rawParams(s.willRenameFiles)        // rename.go
+	h.WorkspaceDidRenameFiles = s.didRenameFiles                                                   // rename.go
 	h.TextDocumentCodeAction = s.codeAction                                                        // codeaction.go
 	h.TextDocumentFoldingRange = s.foldingRange                                                    // folding.go
 	h.TextDocumentDocumentSymbol = s.documentSymbol                                                // symbols.go
@@ -72,9 +76,16 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 		DefinitionProvider:      true,
 		ReferencesProvider:      true,
 		FoldingRangeProvider:    true,
-		CompletionProvider:      &protocol.CompletionOptions{TriggerCharacters: completionTriggers},
-		DocumentLinkProvider:    &protocol.DocumentLinkOptions{ResolveProvider: ptr(false)},
+		RenameProvider:          protocol.RenameOptions{PrepareProvider: ptr(true)},
+		Workspace: &protocol.ServerCapabilitiesWorkspace{FileOperations: &protocol.ServerCapabilitiesWorkspaceFileOperations{
+			WillRename: &notesFilter, DidRename: &notesFilter,
+		}},
+		CompletionProvider:   &protocol.CompletionOptions{TriggerCharacters: completionTriggers},
+		DocumentLinkProvider: &protocol.DocumentLinkOptions{ResolveProvider: ptr(false)},
 	}
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// notesFilter is the file operations the server follows: Markdown files.
+var notesFilter = protocol.FileOperationRegistrationOptions{Filters: []protocol.FileOperationFilter{{Pattern: protocol.FileOperationPattern{Glob: "**/*.md"}}}}

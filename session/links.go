@@ -176,10 +176,24 @@ func appendOnce(es []*engine.Note, e *engine.Note) []*engine.Note {
 // Backlinks are the links, in notes of the participant's scope, that resolve
 // to target: each link's span in its note, by note then position.
 func Backlinks(snap *Snapshot, target *engine.Note) []Place {
+	var out []Place
+	for _, b := range backlinks(snap, target) {
+		out = append(out, Place{Path: b.from.Path, Src: b.from.Src, Span: b.link.Span})
+	}
+	return out
+}
+
+// backlink is one link to a note, in the note it stands in.
+type backlink struct {
+	from *engine.Note
+	link mdlinks.Link
+}
+
+func backlinks(snap *Snapshot, target *engine.Note) []backlink {
 	idx := snap.tree.links.of(snap)
 	m, sc := snap.Memory, snap.Participant
 	seen := map[*engine.Note]bool{}
-	var out []Place
+	var out []backlink
 	for _, group := range [][]*engine.Note{idx.byPath[target.Path], idx.byKey[target.Key]} {
 		for _, src := range group {
 			if seen[src] || !inScope(m, sc, src) {
@@ -188,16 +202,16 @@ func Backlinks(snap *Snapshot, target *engine.Note) []Place {
 			seen[src] = true
 			for _, l := range idx.out[src] {
 				if t := resolveLink(m, sc, src.Path, l); t != nil && t.Path == target.Path {
-					out = append(out, Place{Path: src.Path, Src: src.Src, Span: l.Span})
+					out = append(out, backlink{from: src, link: l})
 				}
 			}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Path != out[j].Path {
-			return out[i].Path < out[j].Path
+		if out[i].from.Path != out[j].from.Path {
+			return out[i].from.Path < out[j].from.Path
 		}
-		return out[i].Span.Start < out[j].Span.Start
+		return out[i].link.Span.Start < out[j].link.Span.Start
 	})
 	return out
 }
