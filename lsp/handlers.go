@@ -41,6 +41,7 @@ func (s *Server) registerHandlers() {
 	s.extra[string(protocol.MethodTextDocumentRename)] = rawParams(s.rename)                       // rename.go
 	s.extra[string(protocol.MethodWorkspaceWillRenameFiles)] = rawParams(s.willRenameFiles)        // rename.go
 	h.WorkspaceDidRenameFiles = s.didRenameFiles                                                   // rename.go
+	s.extra["textDocument/inlayHint"] = rawParams(s.inlayHint)                                     // inlay.go (LSP 3.17)
 	h.TextDocumentCodeAction = s.codeAction                                                        // codeaction.go
 	h.TextDocumentFoldingRange = s.foldingRange                                                    // folding.go
 	h.TextDocumentDocumentSymbol = s.documentSymbol                                                // symbols.go

@@ -9,8 +9,8 @@ import (
 )
 
 // navigation answers the marker questions of navigation: definition,
-// references, completion at a marker, the note's document links and folding
-// ranges, one line each.
+// references, completion at a marker, the note's document links, folding
+// ranges and inlay hints, one line each.
 func (mc *markerCase) navigation(t *testing.T, c *lsptest.Client, question, marker string) string {
 	doc := map[string]any{"uri": mc.uri}
 	var out []string
@@ -52,6 +52,18 @@ func (mc *markerCase) navigation(t *testing.T, c *lsptest.Client, question, mark
 		}
 		for _, f := range folds {
 			out = append(out, fmt.Sprintf("%d-%d %s", f.StartLine, f.EndLine, f.Kind))
+		}
+	case "inlay":
+		var hints []struct {
+			Position lspPos
+			Label    string
+		}
+		if err := c.Call("textDocument/inlayHint", map[string]any{"textDocument": doc,
+			"range": map[string]any{"start": wirePos(lspPos{}), "end": wirePos(lspPos{Line: 1 << 20})}}, &hints); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hints {
+			out = append(out, mc.pos(h.Position)+" "+h.Label)
 		}
 	case "completion":
 		var list struct {

@@ -172,7 +172,7 @@ func wikiItems(snap *Snapshot, start int, typed string) Completion {
 	}
 	for _, cand := range snap.tree.candidates.of(snap) {
 		e := cand.note
-		if !cand.winner || e.Path == snap.Path || !strings.Contains(strings.ToLower(e.Key), want) {
+		if !cand.winner || e.Path == snap.Path || !strings.Contains(cand.lower, want) {
 			continue
 		}
 		if len(c.Items) == MaxCompletions {
