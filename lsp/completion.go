@@ -8,26 +8,33 @@ import (
 
 // completionTriggers are the characters after which a client asks for
 // completion unprompted: a link's "(" or "[[", a path's "/", a value's ":".
-var completionTriggers = []string{"(", "[", "/", ":"}
+var completionTriggers = []string{"(", "[", "/", ":", `"`}
 
-// completion answers textDocument/completion with session.Complete: each item
-// a text edit of the typed text. An empty list while the tree loads after
+// completion answers textDocument/completion with session.Complete (a memory
+// note) or session.CompleteConfig (magicfrog.json, the project's config.json,
+// open in the editor): each item a text edit of the typed text. An empty list while the tree loads after
 // loadGrace, marked incomplete so that the client asks again.
 func (s *Server) completion(p *protocol.CompletionParams) (any, error) {
 	none := func() (any, error) { return protocol.CompletionList{IsIncomplete: true, Items: []protocol.CompletionItem{}}, nil }
 	return s.whenLoaded(pathOf(p.TextDocument.URI), loadGrace, func() (any, error) {
-		n, err := s.note(p.TextDocument.URI)
-		if err != nil {
-			return protocol.CompletionList{Items: []protocol.CompletionItem{}}, nil
+		var c session.Completion
+		var m *Mapper
+		if n, err := s.note(p.TextDocument.URI); err == nil {
+			m = n.Mapper
+			if off, err := m.PositionOffset(p.Position); err == nil {
+				c = session.Complete(n.Snapshot, off)
+			}
+		} else if d, ok := s.Docs.Get(p.TextDocument.URI); ok {
+			// A configuration file: agent and task IDs.
+			m = NewMapper(d.Text)
+			snap, err := s.sess.Snapshot("")
+			if off, err2 := m.PositionOffset(p.Position); err == nil && err2 == nil {
+				c = session.CompleteConfig(snap, d.Path, d.Text, off)
+			}
 		}
-		off, err := n.Mapper.PositionOffset(p.Position)
-		if err != nil {
-			return protocol.CompletionList{Items: []protocol.CompletionItem{}}, nil
-		}
-		c := session.Complete(n.Snapshot, off)
 		out := protocol.CompletionList{IsIncomplete: c.Incomplete, Items: make([]protocol.CompletionItem, 0, len(c.Items))}
 		for _, it := range c.Items {
-			r, err := n.Mapper.OffsetRange(it.Edit.Span.Start, it.Edit.Span.End)
+			r, err := m.OffsetRange(it.Edit.Span.Start, it.Edit.Span.End)
 			if err != nil {
 				continue
 			}

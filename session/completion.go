@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -231,4 +232,107 @@ func (c *candidateCache) of(snap *Snapshot) []candidate {
 	sort.SliceStable(list, func(i, j int) bool { return list[i].sort < list[j].sort })
 	c.version, c.scope, c.list = v, key, list
 	return list
+}
+
+// CompleteConfig completes an ID in a configuration file of the snapshot's
+// tree, at byte offset off of its text src: in magicfrog.json's "agents" and
+// "shared", the first folders under agent/ that hold notes; in the project's
+// .magicfrog/config.json, "agents" the roster's agents, "task", "tasks" and
+// "shared" the task root's first folders and the project's tasks. IDs already
+// listed in that array are left out. Nothing for any other file.
+func CompleteConfig(snap *Snapshot, path string, src []byte, off int) Completion {
+	m := snap.Memory
+	if off < 0 || off > len(src) {
+		return Completion{}
+	}
+	var keys []string
+	roster := path == m.Paths.RosterFile()
+	switch {
+	case roster:
+		keys = []string{"agents", "shared"}
+	case m.Paths.ProjectDir != "" && path == m.Paths.ProjectConfigFile():
+		keys = []string{"agents", "tasks", "task", "shared"}
+	default:
+		return Completion{}
+	}
+	key, start, typed, ok := jsonContext(src[:off], keys)
+	if !ok {
+		return Completion{}
+	}
+	var ids []string
+	switch {
+	case key == "agents" && !roster:
+		ids = m.Roster()
+	case roster:
+		ids = owners(snap, engine.Agent)
+	default:
+		b := m.Binding()
+		ids = append(owners(snap, engine.Task), b.Task)
+		ids = append(ids, b.Tasks...)
+	}
+	listed := string(src[start:off])
+	if i := bytes.LastIndexByte(src[:start], '['); key != "task" && i >= 0 {
+		if j := bytes.IndexByte(src[i:], ']'); j >= 0 {
+			listed = string(src[i : i+j])
+		}
+	}
+	seen := map[string]bool{}
+	var c Completion
+	for _, id := range ids {
+		if id == "" || seen[id] || !strings.HasPrefix(id, typed) || strings.Contains(listed, `"`+id+`"`) {
+			continue
+		}
+		seen[id] = true
+		c.Items = append(c.Items, CompletionItem{Label: id, Detail: key, Kind: CompleteValue,
+			Edit: frontmatter.Edit{Span: frontmatter.Span{Start: start, End: off}, Text: id}, Sort: id})
+	}
+	sort.Slice(c.Items, func(i, j int) bool { return c.Items[i].Label < c.Items[j].Label })
+	return c
+}
+
+// jsonContext finds, in the text before the cursor, the key (one of keys)
+// whose value the cursor is in, inside a string: start is where the string's
+// text starts, typed what is typed of it.
+func jsonContext(before []byte, keys []string) (key string, start int, typed string, ok bool) {
+	q := bytes.LastIndexByte(before, '"')
+	if q < 0 || bytes.Count(before, []byte(`"`))%2 == 0 {
+		return "", 0, "", false // not inside a string
+	}
+	start, typed = q+1, string(before[q+1:])
+	at := -1
+	for _, k := range keys {
+		if i := bytes.LastIndex(before[:q], []byte(`"`+k+`"`)); i > at {
+			at, key = i, k
+		}
+	}
+	if at < 0 {
+		return "", 0, "", false
+	}
+	between := before[at+len(key)+2 : q]
+	colon := bytes.IndexByte(between, ':')
+	if colon < 0 {
+		return "", 0, "", false
+	}
+	rest := bytes.TrimSpace(between[colon+1:])
+	switch {
+	case len(rest) == 0: // "task": "…
+	case rest[0] == '[' && !bytes.ContainsAny(rest, "]{}:"): // "agents": ["a", "…
+	default:
+		return "", 0, "", false
+	}
+	return key, start, typed, true
+}
+
+// owners are the first folders of a dimension that hold notes: IDs, and the
+// unregistered folders that a registration would make IDs.
+func owners(snap *Snapshot, d engine.Dimension) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range snap.tree.index.of(snap.Memory).notes {
+		if e.Dimension == d && e.Owner != "" && !seen[e.Owner] {
+			seen[e.Owner] = true
+			out = append(out, e.Owner)
+		}
+	}
+	return out
 }
