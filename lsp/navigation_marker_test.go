@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/magicfrog/mf-lsp/lsp/lsptest"
@@ -105,4 +106,37 @@ func (mc *markerCase) place(uri string, r lspRange) string {
 		return "this note " + mc.span(r)
 	}
 	return fmt.Sprintf("%s %d:%d-%d:%d", mc.clean(uri), r.Start.Line, r.Start.Character, r.End.Line, r.End.Character)
+}
+
+// TestCapabilitiesNavigation: initialize announces every navigation feature
+// docs/protocol.md lists, inlay hints (LSP 3.17) beside glsp's capabilities.
+func TestCapabilitiesNavigation(t *testing.T) {
+	c := start(t)
+	var res struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	if err := json.Unmarshal(c.Initialize("", nil), &res); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"definitionProvider":   "true",
+		"referencesProvider":   "true",
+		"documentLinkProvider": `{"resolveProvider":false}`,
+		"foldingRangeProvider": "true",
+		"renameProvider":       `{"prepareProvider":true}`,
+		"inlayHintProvider":    "true",
+	}
+	for k, v := range want {
+		if got := string(res.Capabilities[k]); got != v {
+			t.Errorf("%s = %s, want %s", k, got, v)
+		}
+	}
+	for _, k := range []string{"completionProvider", "workspace", "hoverProvider", "executeCommandProvider"} {
+		if len(res.Capabilities[k]) == 0 {
+			t.Errorf("no %s", k)
+		}
+	}
+	if !strings.Contains(string(res.Capabilities["workspace"]), `"willRename":{"filters":[{"pattern":{"glob":"**/*.md"}}]}`) {
+		t.Errorf("workspace = %s, want willRename of *.md", res.Capabilities["workspace"])
+	}
 }
