@@ -31,7 +31,7 @@ import (
 
 // MaxCompletions caps a completion answer; a longer list is marked incomplete
 // and the client asks again as the user types.
-const MaxCompletions = 200
+const MaxCompletions = 100
 
 // CompletionKind says what a completion item is.
 type CompletionKind int
@@ -136,26 +136,29 @@ func frontmatterItems(snap *Snapshot, doc *frontmatter.Document, ls int, line st
 // this one, as a path relative to this note's folder.
 func linkItems(snap *Snapshot, start int, typed string) Completion {
 	dir := filepath.Dir(snap.Path)
-	want := strings.ToLower(strings.TrimLeft(typed, "./"))
+	// What is typed is a path from this note ("../../user/no"); its last
+	// segment is matched against keys, and the client filters on the path.
+	want := strings.ToLower(typed[strings.LastIndex(typed, "/")+1:])
 	span := frontmatter.Span{Start: start, End: start + len(typed)}
 	var c Completion
-	for _, cand := range snap.tree.candidates.of(snap) {
+	list, _ := snap.tree.candidates.lists(snap)
+	matching(list, want, func(cand candidate) bool {
 		e := cand.note
-		if e.Path == snap.Path || !strings.Contains(cand.lower, want) {
-			continue
+		if e.Path == snap.Path {
+			return true
 		}
 		if len(c.Items) == MaxCompletions {
 			c.Incomplete = true
-			break
+			return false
 		}
 		rel, err := filepath.Rel(dir, e.Path)
 		if err != nil {
-			continue
+			return true
 		}
-		rel = filepath.ToSlash(rel)
 		c.Items = append(c.Items, CompletionItem{Label: e.Ref(), Detail: cand.standing, Kind: CompleteNote,
-			Edit: frontmatter.Edit{Span: span, Text: rel}, Sort: cand.sort})
-	}
+			Edit: frontmatter.Edit{Span: span, Text: filepath.ToSlash(rel)}, Sort: cand.sort})
+		return true
+	})
 	return c
 }
 
@@ -171,19 +174,21 @@ func wikiItems(snap *Snapshot, start int, typed string) Completion {
 				Edit: frontmatter.Edit{Span: span, Text: l.Prefix}, Sort: "0" + l.Prefix})
 		}
 	}
-	for _, cand := range snap.tree.candidates.of(snap) {
+	_, winners := snap.tree.candidates.lists(snap)
+	matching(winners, want, func(cand candidate) bool {
 		e := cand.note
-		if !cand.winner || e.Path == snap.Path || !strings.Contains(cand.lower, want) {
-			continue
+		if e.Path == snap.Path {
+			return true
 		}
 		if len(c.Items) == MaxCompletions {
 			c.Incomplete = true
-			break
+			return false
 		}
 		key := strings.TrimSuffix(e.Key, ".md")
 		c.Items = append(c.Items, CompletionItem{Label: key, Detail: cand.standing, Kind: CompleteNote,
 			Edit: frontmatter.Edit{Span: span, Text: key}, Sort: cand.sort})
-	}
+		return true
+	})
 	return c
 }
 
@@ -202,36 +207,66 @@ type candidateCache struct {
 	mu      sync.Mutex
 	version uint64
 	scope   string
-	list    []candidate
+	list    []candidate // every note in scope, by lower-case key
+	winners []candidate // the list's winners
 }
 
-func (c *candidateCache) of(snap *Snapshot) []candidate {
+// matching calls yield with the candidates whose key (lower case) holds want,
+// those that start with it first (found by binary search: the list is
+// sorted), until yield returns false.
+func matching(list []candidate, want string, yield func(candidate) bool) {
+	i := sort.Search(len(list), func(i int) bool { return list[i].lower >= want })
+	j := i
+	for ; j < len(list) && strings.HasPrefix(list[j].lower, want); j++ {
+		if !yield(list[j]) {
+			return
+		}
+	}
+	if want == "" {
+		return
+	}
+	for k, cand := range list {
+		if (k < i || k >= j) && strings.Contains(cand.lower, want) && !yield(cand) {
+			return
+		}
+	}
+}
+
+func (c *candidateCache) lists(snap *Snapshot) (list, winners []candidate) {
 	m, sc := snap.Memory, snap.Participant
 	v := m.Version()
 	key := sc.Task + "\x00" + strings.Join(sc.Agents, "\x00") + "\x00" + m.MachineOf(sc)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.list != nil && c.version == v && c.scope == key {
-		return c.list
+		return c.list, c.winners
 	}
 	view := m.View(sc)
-	list := make([]candidate, 0, len(view.Keys)+len(view.Device))
+	list = make([]candidate, 0, len(view.Keys)+len(view.Device))
 	for _, kv := range view.Keys {
 		standing := OwnerLabel(kv.Winner) + " · effective"
 		if len(kv.Shadowed) > 0 {
 			standing += " · shadows " + strings.Join(shadowedDimensions(kv.Shadowed), ", ")
 		}
-		list = append(list, candidate{note: kv.Winner, lower: strings.ToLower(kv.Key), standing: standing, winner: true, sort: kv.Key + "\x000"})
+		lower := strings.ToLower(kv.Key)
+		list = append(list, candidate{note: kv.Winner, lower: lower, standing: standing, winner: true, sort: lower + "\x000"})
 		for _, x := range kv.Shadowed {
-			list = append(list, candidate{note: x, lower: strings.ToLower(kv.Key), standing: OwnerLabel(x) + " · shadowed by " + OwnerLabel(kv.Winner), sort: kv.Key + "\x001" + x.Ref()})
+			list = append(list, candidate{note: x, lower: lower, standing: OwnerLabel(x) + " · shadowed by " + OwnerLabel(kv.Winner), sort: lower + "\x001" + x.Ref()})
 		}
 	}
 	for _, x := range view.Device {
-		list = append(list, candidate{note: x, lower: strings.ToLower(x.Key), standing: "device · this machine", winner: true, sort: x.Key + "\x002" + x.Path})
+		lower := strings.ToLower(x.Key)
+		list = append(list, candidate{note: x, lower: lower, standing: "device · this machine", winner: true, sort: lower + "\x002" + x.Path})
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].sort < list[j].sort })
-	c.version, c.scope, c.list = v, key, list
-	return list
+	winners = make([]candidate, 0, len(view.Keys)+len(view.Device))
+	for _, cand := range list {
+		if cand.winner {
+			winners = append(winners, cand)
+		}
+	}
+	c.version, c.scope, c.list, c.winners = v, key, list, winners
+	return list, winners
 }
 
 // CompleteConfig completes an ID in a configuration file of the snapshot's
