@@ -32,7 +32,17 @@ func (s *Server) registerHandlers() {
 	s.extra[string(protocol.MethodTextDocumentHover)] = rawParams(s.hover)                         // hover.go
 	s.extra[string(protocol.MethodTextDocumentCodeLens)] = rawParams(s.codeLens)                   // codelens.go
 	s.extra[string(protocol.MethodWorkspaceSymbol)] = rawParams(s.workspaceSymbol)                 // symbols.go
+	s.extra[string(protocol.MethodTextDocumentDefinition)] = rawParams(s.definition)               // definition.go
+	s.extra[string(protocol.MethodTextDocumentDocumentLink)] = rawParams(s.documentLink)           // definition.go
+	s.extra[string(protocol.MethodTextDocumentReferences)] = rawParams(s.references)               // definition.go
+	s.extra[string(protocol.MethodTextDocumentCompletion)] = rawParams(s.completion)               // completion.go
+	s.extra[string(protocol.MethodTextDocumentPrepareRename)] = rawParams(s.prepareRename)         // rename.go
+	s.extra[string(protocol.MethodTextDocumentRename)] = rawParams(s.rename)                       // rename.go
+	s.extra[string(protocol.MethodWorkspaceWillRenameFiles)] = rawParams(s.willRenameFiles)        // rename.go
+	h.WorkspaceDidRenameFiles = s.didRenameFiles                                                   // rename.go
+	s.extra["textDocument/inlayHint"] = rawParams(s.inlayHint)                                     // inlay.go (LSP 3.17)
 	h.TextDocumentCodeAction = s.codeAction                                                        // codeaction.go
+	h.TextDocumentFoldingRange = s.foldingRange                                                    // folding.go
 	h.TextDocumentDocumentSymbol = s.documentSymbol                                                // symbols.go
 
 	// Methods that need raw params (glsp mis-decodes IntegerOrString fields such as
@@ -63,7 +73,19 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 		ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: s.commandNames()},
 		DocumentSymbolProvider:  true,
 		WorkspaceSymbolProvider: true,
+		DefinitionProvider:      true,
+		ReferencesProvider:      true,
+		FoldingRangeProvider:    true,
+		RenameProvider:          protocol.RenameOptions{PrepareProvider: ptr(true)},
+		Workspace: &protocol.ServerCapabilitiesWorkspace{FileOperations: &protocol.ServerCapabilitiesWorkspaceFileOperations{
+			WillRename: &notesFilter, DidRename: &notesFilter,
+		}},
+		CompletionProvider:   &protocol.CompletionOptions{TriggerCharacters: completionTriggers},
+		DocumentLinkProvider: &protocol.DocumentLinkOptions{ResolveProvider: ptr(false)},
 	}
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// notesFilter is the file operations the server follows: Markdown files.
+var notesFilter = protocol.FileOperationRegistrationOptions{Filters: []protocol.FileOperationFilter{{Pattern: protocol.FileOperationPattern{Glob: "**/*.md"}}}}

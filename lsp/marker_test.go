@@ -40,6 +40,10 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/l
 //	-- want/lenses --      its code lenses
 //	-- want/hover@NAME --  the hover at marker NAME: its range, then the Markdown
 //	-- want/actions@NAME -- the code actions for the empty range at marker NAME
+//	-- want/definition@NAME, want/references@NAME, want/completion@NAME --
+//	                       what the server answers at marker NAME (navigation_marker_test.go)
+//	-- want/links, want/folding, want/inlay -- the note's document links, folding
+//	                       ranges and inlay hints
 //
 // Exactly one file of the tree holds markers «NAME»: that note is opened (markers
 // removed) and asked. Positions print as a marker's name when one sits there, else
@@ -169,6 +173,8 @@ func runMarkerCase(t *testing.T, file string) {
 			got = mc.hover(t, c, mc.at(t, marker))
 		case "actions":
 			got = mc.actions(t, c, mc.at(t, marker))
+		case "definition", "references", "links", "folding", "completion", "inlay":
+			got = mc.navigation(t, c, question, marker) // navigation_marker_test.go
 		default:
 			t.Fatalf("unknown question %q (want/diagnostics, want/lenses, want/hover@NAME, want/actions@NAME)", f.Name)
 		}

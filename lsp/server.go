@@ -221,8 +221,8 @@ func (s *Server) initialize(ctx *glsp.Context) (any, error) {
 	for _, p := range problems {
 		s.log.Printf("initializationOptions: %v", p)
 	}
-	return protocol.InitializeResult{
-		Capabilities: s.capabilities(),
+	return initializeResult{ // inlay.go
+		Capabilities: capabilities317{ServerCapabilities: s.capabilities(), InlayHintProvider: true},
 		ServerInfo:   &protocol.InitializeResultServerInfo{Name: "mf-lsp", Version: &s.opts.Version},
 	}, nil
 }

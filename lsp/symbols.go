@@ -10,12 +10,8 @@ import (
 // documentSymbol answers textDocument/documentSymbol with
 // session.DocumentSymbols of the open buffer, else of the note on disk.
 func (s *Server) documentSymbol(_ *glsp.Context, p *protocol.DocumentSymbolParams) (any, error) {
-	var src []byte
-	if d, ok := s.Docs.Get(p.TextDocument.URI); ok {
-		src = d.Text
-	} else if n, err := s.note(p.TextDocument.URI); err == nil {
-		src = n.Note.Src
-	} else {
+	src, ok := s.textOf(p.TextDocument.URI) // folding.go
+	if !ok {
 		return []protocol.DocumentSymbol{}, nil
 	}
 	out := toDocumentSymbols(NewMapper(src), session.DocumentSymbols(src))

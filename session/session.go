@@ -93,7 +93,9 @@ type tree struct {
 	err     error
 	watcher *watch.Watcher
 
-	index symbolIndexCache
+	index      symbolIndexCache
+	links      linkIndexCache // links.go
+	candidates candidateCache // completion.go
 }
 
 func newTree(key string) *tree { return &tree{key: key, ready: make(chan struct{})} }

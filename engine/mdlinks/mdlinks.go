@@ -37,6 +37,8 @@ type Link struct {
 	DestSpan  frontmatter.Span
 	Dest      string // as goldmark reads it (for a reference link, the definition's)
 	Reference bool
+	// Wiki is a [[wikilink]] (WikiLinks): Dest is a key, not a path.
+	Wiki bool
 }
 
 // MaxLinkOpeners bounds the "](" a body may hold for its links to be found.
@@ -193,4 +195,97 @@ func NoteTarget(notePath, dest string) (string, bool) {
 		return "", false
 	}
 	return filepath.Join(filepath.Dir(notePath), filepath.FromSlash(u.Path)), true
+}
+
+// WikiLinks finds the [[wikilinks]] of src[body:], in source order: "[[key]]"
+// and "[[key|label]]". Dest is the key as written (before any "|" or "#"),
+// trimmed; DestSpan is where it stands, Span runs from "[[" to "]]", Label is
+// the text after "|" (else the key). Wikilinks in fenced code blocks and code
+// spans are not links, nor is one that spans lines. Resolution is by key
+// (WikiKey), not by path.
+func WikiLinks(src []byte, body int) []Link {
+	b := src[body:]
+	if !bytes.Contains(b, []byte("[[")) {
+		return nil
+	}
+	var out []Link
+	fence := ""
+	for at := 0; at < len(b); {
+		end := at
+		for end < len(b) && b[end] != '\n' {
+			end++
+		}
+		line := b[at:end]
+		t := strings.TrimLeft(string(line), " ")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(t, "```"), strings.HasPrefix(t, "~~~"):
+			fence = t[:3]
+		case len(line)-len(t) >= 4: // an indented code block
+		default:
+			out = append(out, wikiInLine(line, body+at)...)
+		}
+		at = end + 1
+	}
+	return out
+}
+
+// wikiInLine finds the wikilinks of one line starting at offset base.
+func wikiInLine(line []byte, base int) []Link {
+	var out []Link
+	inCode := false
+	for i := 0; i < len(line); i++ {
+		switch {
+		case line[i] == '`':
+			inCode = !inCode
+		case inCode:
+		case line[i] == '[' && i+1 < len(line) && line[i+1] == '[':
+			j := bytes.Index(line[i+2:], []byte("]]"))
+			if j < 0 {
+				return out
+			}
+			inner := line[i+2 : i+2+j]
+			if bytes.ContainsAny(inner, "[]`") {
+				continue
+			}
+			key := inner
+			label := inner
+			labelAt := i + 2
+			if k := bytes.IndexByte(inner, '|'); k >= 0 {
+				key, label, labelAt = inner[:k], inner[k+1:], i+2+k+1
+			}
+			if k := bytes.IndexByte(key, '#'); k >= 0 {
+				key = key[:k]
+			}
+			lead := len(key) - len(bytes.TrimLeft(key, " "))
+			trimmed := bytes.TrimSpace(key)
+			if len(trimmed) == 0 {
+				i += 2 + j + 1
+				continue
+			}
+			ds := base + i + 2 + lead
+			out = append(out, Link{
+				Span:     frontmatter.Span{Start: base + i, End: base + i + 2 + j + 2},
+				Label:    frontmatter.Span{Start: base + labelAt, End: base + labelAt + len(label)},
+				DestSpan: frontmatter.Span{Start: ds, End: ds + len(trimmed)},
+				Dest:     string(trimmed),
+				Wiki:     true,
+			})
+			i += 2 + j + 1
+		}
+	}
+	return out
+}
+
+// WikiKey is the note key a wikilink's destination names: "notes/style" and
+// "notes/style.md" both name "notes/style.md".
+func WikiKey(dest string) string {
+	dest = strings.Trim(strings.ReplaceAll(dest, `\`, "/"), "/ ")
+	if !strings.HasSuffix(strings.ToLower(dest), ".md") {
+		dest += ".md"
+	}
+	return dest
 }

@@ -156,3 +156,37 @@ func TestTooManyLinkOpeners(t *testing.T) {
 		t.Errorf("a pathological body was searched: %d links", len(got))
 	}
 }
+
+func TestWikiLinks(t *testing.T) {
+	src := "---\nrevision: 1\n---\nSee [[notes/style]] and [[ review.md | the review]] and [[a#h]].\n" +
+		"`[[not/code]]` [[]] [[open\n```\n[[fenced]]\n```\n    [[indented]]\nlast [[x/y.md]]"
+	body := strings.Index(src, "See")
+	got := WikiLinks([]byte(src), body)
+	type want struct{ span, dest, label string }
+	wants := []want{
+		{"[[notes/style]]", "notes/style", "notes/style"},
+		{"[[ review.md | the review]]", "review.md", " the review"},
+		{"[[a#h]]", "a", "a#h"},
+		{"[[x/y.md]]", "x/y.md", "x/y.md"},
+	}
+	if len(got) != len(wants) {
+		t.Fatalf("got %d links %+v, want %d", len(got), got, len(wants))
+	}
+	for i, w := range wants {
+		l := got[i]
+		if s := src[l.Span.Start:l.Span.End]; s != w.span {
+			t.Errorf("%d: span %q, want %q", i, s, w.span)
+		}
+		if s := src[l.DestSpan.Start:l.DestSpan.End]; s != w.dest || l.Dest != w.dest || !l.Wiki {
+			t.Errorf("%d: dest %q (%q), want %q", i, s, l.Dest, w.dest)
+		}
+		if s := src[l.Label.Start:l.Label.End]; s != w.label {
+			t.Errorf("%d: label %q, want %q", i, s, w.label)
+		}
+	}
+	for in, want := range map[string]string{"notes/style": "notes/style.md", "a.MD": "a.MD", "/x/": "x.md"} {
+		if got := WikiKey(in); got != want {
+			t.Errorf("WikiKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

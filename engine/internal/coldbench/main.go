@@ -602,7 +602,8 @@ func firstSymbols(c *client) error {
 }
 
 // latency drives one server over stdio on tree t: hover and code lens on a
-// note, didChange → publishDiagnostics, and the server's peak RSS.
+// note, definition, completion and references, didChange →
+// publishDiagnostics, and the server's peak RSS.
 func latency(c config, t *synth.Tree, cache string) error {
 	srv, err := startServer(c.bin, t.ProjectDir, benchEnv(cache))
 	if err != nil {
@@ -655,9 +656,40 @@ func latency(c config, t *synth.Tree, cache string) error {
 	if err != nil {
 		return err
 	}
+	// Navigation: a wikilink to the note's own key and an open "[[" below the
+	// text, then go to definition on the link, completion after the "[[" and
+	// references (the chain and the backlinks) from the first line.
+	key := filepath.ToSlash(strings.TrimSuffix(strings.TrimPrefix(note, filepath.Join(t.ProjectDir, ".magicfrog", "memory", t.Task)+string(filepath.Separator)), ".md"))
+	navText := string(text) + "See [[" + key + "]] and [[topics/"
+	navLine := strings.Count(navText, "\n")
+	if err := srv.notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"text": navText}}}); err != nil {
+		return err
+	}
+	if err := srv.waitDiagnostics(uri, 2, time.Minute); err != nil {
+		return err
+	}
+	at := func(line, char int) map[string]any {
+		return map[string]any{"textDocument": doc, "position": map[string]any{"line": line, "character": char}}
+	}
+	definition, err := timed("textDocument/definition", at(navLine, 7))
+	if err != nil {
+		return err
+	}
+	completion, err := timed("textDocument/completion", at(navLine, len("See [["+key+"]] and [[topics/")))
+	if err != nil {
+		return err
+	}
+	refs := at(0, 0)
+	refs["context"] = map[string]any{"includeDeclaration": true}
+	references, err := timed("textDocument/references", refs)
+	if err != nil {
+		return err
+	}
 	var change []time.Duration
 	for i := range c.requests {
-		version := i + 2
+		version := i + 3
 		t0 := time.Now()
 		if err := srv.notify("textDocument/didChange", map[string]any{
 			"textDocument":   map[string]any{"uri": uri, "version": version},
@@ -680,6 +712,9 @@ func latency(c config, t *synth.Tree, cache string) error {
 	}
 	row("hover", hover, 2*time.Millisecond)
 	row("codeLens", lens, 2*time.Millisecond)
+	row("definition", definition, 5*time.Millisecond)
+	row("completion", completion, 5*time.Millisecond)
+	row("references", references, 5*time.Millisecond)
 	row("didChange → publishDiagnostics", change, 10*time.Millisecond)
 	fmt.Fprintf(c.out, "| peak RSS of the server | %.0f MB | | | < 200 MB | %s |\n\n", rss, yesNo(rss < 200))
 	fmt.Fprintf(c.out, "(peak RSS when the first answer came: %.0f MB; resident at the end: %.0f MB)\n\n", loadRSS, nowRSS)

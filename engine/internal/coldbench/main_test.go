@@ -33,7 +33,7 @@ func TestSmoke(t *testing.T) {
 	for _, want := range []string{
 		"| render |", "| render --budget=8000 |", "| render --budget=8000, empty cache |",
 		"| tree |", "| check |", "| first workspace/symbol over stdio |",
-		"| hover |", "| codeLens |", "| didChange → publishDiagnostics |", "| peak RSS of the server |",
+		"| hover |", "| codeLens |", "| definition |", "| completion |", "| references |", "| didChange → publishDiagnostics |", "| peak RSS of the server |",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %q row in:\n%s", want, out.String())

@@ -1,0 +1,80 @@
+package lsp
+
+import (
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/magicfrog/mf-lsp/session"
+)
+
+// definition answers textDocument/definition with session.Definition: the
+// note a link leads to, or the note that shadows this one (on its first
+// line). Nothing while the tree loads after loadGrace.
+func (s *Server) definition(p *protocol.DefinitionParams) (any, error) {
+	return s.placesAt(p.TextDocumentPositionParams, session.Definition)
+}
+
+// placesAt answers a request at a position of a note with places (find), as
+// locations; none for a file that is no note, and none while its tree loads
+// after loadGrace.
+func (s *Server) placesAt(p protocol.TextDocumentPositionParams, find func(*session.Snapshot, int) []session.Place) (any, error) {
+	none := func() (any, error) { return []protocol.Location{}, nil }
+	return s.whenLoaded(pathOf(p.TextDocument.URI), loadGrace, func() (any, error) {
+		n, err := s.note(p.TextDocument.URI)
+		if err != nil {
+			return none()
+		}
+		off, err := n.Mapper.PositionOffset(p.Position)
+		if err != nil {
+			return none()
+		}
+		return locations(find(n.Snapshot, off)), nil
+	}, none)
+}
+
+// documentLink answers textDocument/documentLink with session.DocumentLinks:
+// each link (its destination; a wikilink whole) to a note in scope.
+func (s *Server) documentLink(p *protocol.DocumentLinkParams) (any, error) {
+	none := func() (any, error) { return []protocol.DocumentLink{}, nil }
+	return s.whenLoaded(pathOf(p.TextDocument.URI), loadGrace, func() (any, error) {
+		n, err := s.note(p.TextDocument.URI)
+		if err != nil {
+			return none()
+		}
+		out := []protocol.DocumentLink{}
+		for _, l := range session.DocumentLinks(n.Snapshot) {
+			span := l.Link.DestSpan
+			if l.Link.Wiki || l.Link.Reference {
+				span = l.Link.Span
+			}
+			r, err := n.Mapper.OffsetRange(span.Start, span.End)
+			if err != nil {
+				continue
+			}
+			target := session.PathToURI(l.Target.Path)
+			tip := l.Target.Ref()
+			out = append(out, protocol.DocumentLink{Range: r, Target: &target, Tooltip: &tip})
+		}
+		return out, nil
+	}, none)
+}
+
+// locations are places as LSP locations, each counted in its own note.
+func locations(ps []session.Place) []protocol.Location {
+	out := []protocol.Location{}
+	for _, p := range ps {
+		r, err := NewMapper(p.Src).OffsetRange(p.Span.Start, p.Span.End)
+		if err != nil {
+			continue
+		}
+		out = append(out, protocol.Location{URI: session.PathToURI(p.Path), Range: r})
+	}
+	return out
+}
+
+// references answers textDocument/references with session.References: the
+// chain of the note's key, most specific first, then its backlinks.
+func (s *Server) references(p *protocol.ReferenceParams) (any, error) {
+	return s.placesAt(p.TextDocumentPositionParams, func(snap *session.Snapshot, off int) []session.Place {
+		return session.References(snap, off, p.Context.IncludeDeclaration)
+	})
+}

@@ -1,0 +1,373 @@
+package session
+
+import (
+	"bytes"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+)
+
+// Completion in a memory note:
+//
+//   - a frontmatter key at the start of a line: the keys the engine reads that
+//     the note lacks: revision and updated; machine on device notes only; name
+//     and description in a skills layer;
+//   - a frontmatter value after "key: ": revision (the note's revision, 1 for a
+//     new note: a save bumps it), updated (now, as the engine writes it),
+//     machine (this machine's ID, device notes only), name (the file's name);
+//   - a Markdown link's destination after "](": every note in the participant's
+//     scope, as a path relative to this note, each version marked effective or
+//     shadowed (by what);
+//   - a wikilink after "[[": every key in the participant's scope, marked with
+//     the note that wins it, and the layer prefixes ("skills/").
+//
+// Nothing outside the participant's scope is ever offered: another agent's or
+// task's notes and other machines' device notes are not candidates.
+
+// MaxCompletions caps a completion answer; a longer list is marked incomplete
+// and the client asks again as the user types.
+const MaxCompletions = 100
+
+// CompletionKind says what a completion item is.
+type CompletionKind int
+
+const (
+	CompleteKey    CompletionKind = iota // a frontmatter key
+	CompleteValue                        // a frontmatter value
+	CompleteNote                         // a note (link target)
+	CompleteFolder                       // a layer prefix
+)
+
+// CompletionItem is one completion: Edit replaces the typed text.
+type CompletionItem struct {
+	Label  string
+	Detail string
+	Kind   CompletionKind
+	Edit   frontmatter.Edit
+	// Sort orders items: the winner of a key before the versions it shadows.
+	Sort string
+}
+
+// Completion is the answer at byte offset off of the snapshot's note.
+type Completion struct {
+	Items      []CompletionItem
+	Incomplete bool
+}
+
+// Complete is the completion at byte offset off of the snapshot's note.
+func Complete(snap *Snapshot, off int) Completion {
+	src := snap.Note.Src
+	if off < 0 || off > len(src) {
+		return Completion{}
+	}
+	doc := frontmatter.Parse(src)
+	ls := lineStart(src, off)
+	line := string(src[ls:off])
+	if doc.Present && off > doc.Open.End && (!doc.Terminated || off <= doc.Close.Start) {
+		return Completion{Items: frontmatterItems(snap, doc, ls, line)}
+	}
+	if off < doc.Body {
+		return Completion{}
+	}
+	if i := strings.LastIndex(line, "[["); i >= 0 && !strings.Contains(line[i:], "]]") {
+		return wikiItems(snap, ls+i+2, line[i+2:])
+	}
+	if i := strings.LastIndex(line, "]("); i >= 0 && !strings.ContainsAny(line[i:], ") ") {
+		return linkItems(snap, ls+i+2, line[i+2:])
+	}
+	return Completion{}
+}
+
+// frontmatterItems completes a key at the start of a line, or the value of
+// the key before the colon.
+func frontmatterItems(snap *Snapshot, doc *frontmatter.Document, ls int, line string) []CompletionItem {
+	e := snap.Note
+	device := e.Dimension == engine.Device
+	skill := e.Layer.IsSkills()
+	if key, typed, ok := strings.Cut(line, ":"); ok {
+		key = strings.TrimSpace(key)
+		start := ls + len(line) - len(strings.TrimLeft(typed, " "))
+		var v string
+		switch {
+		case key == "revision":
+			v = strconv.Itoa(max(1, e.Revision()))
+		case key == "updated":
+			v = snap.Updated()
+		case key == "machine" && device:
+			v = snap.Machine()
+		case key == "name" && skill:
+			v = strings.TrimSuffix(filepath.Base(e.Path), filepath.Ext(e.Path))
+		}
+		if v == "" {
+			return nil
+		}
+		return []CompletionItem{{Label: v, Detail: key, Kind: CompleteValue, Edit: frontmatter.Edit{Span: frontmatter.Span{Start: start, End: ls + len(line)}, Text: v}}}
+	}
+	if strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "-") {
+		return nil
+	}
+	keys := []struct{ key, detail string }{
+		{"revision", "the note's revision: +1 on every write"},
+		{"updated", "the time of the last write, RFC 3339 UTC"},
+	}
+	if device {
+		keys = append(keys, struct{ key, detail string }{"machine", "the machine this device note is bound to"})
+	}
+	if skill {
+		keys = append(keys, struct{ key, detail string }{"name", "the skill's name"}, struct{ key, detail string }{"description", "what the skill is for: the <memory> block lists it"})
+	}
+	var out []CompletionItem
+	for _, k := range keys {
+		if doc.Field(k.key) != nil || !strings.HasPrefix(k.key, line) {
+			continue
+		}
+		out = append(out, CompletionItem{Label: k.key, Detail: k.detail, Kind: CompleteKey,
+			Edit: frontmatter.Edit{Span: frontmatter.Span{Start: ls, End: ls + len(line)}, Text: k.key + ": "}})
+	}
+	return out
+}
+
+// linkItems completes a Markdown link's destination: every note in scope but
+// this one, as a path relative to this note's folder.
+func linkItems(snap *Snapshot, start int, typed string) Completion {
+	dir := filepath.Dir(snap.Path)
+	// What is typed is a path from this note ("../../user/no"); its last
+	// segment is matched against keys, and the client filters on the path.
+	want := strings.ToLower(typed[strings.LastIndex(typed, "/")+1:])
+	span := frontmatter.Span{Start: start, End: start + len(typed)}
+	var c Completion
+	list, _ := snap.tree.candidates.lists(snap)
+	matching(list, want, func(cand candidate) bool {
+		e := cand.note
+		if e.Path == snap.Path {
+			return true
+		}
+		if len(c.Items) == MaxCompletions {
+			c.Incomplete = true
+			return false
+		}
+		rel, err := filepath.Rel(dir, e.Path)
+		if err != nil {
+			return true
+		}
+		c.Items = append(c.Items, CompletionItem{Label: e.Ref(), Detail: cand.standing, Kind: CompleteNote,
+			Edit: frontmatter.Edit{Span: span, Text: filepath.ToSlash(rel)}, Sort: cand.sort})
+		return true
+	})
+	return c
+}
+
+// wikiItems completes a wikilink: every key in scope (once, named by the note
+// that wins it), then the layer prefixes.
+func wikiItems(snap *Snapshot, start int, typed string) Completion {
+	want := strings.ToLower(strings.TrimSpace(typed))
+	span := frontmatter.Span{Start: start, End: start + len(typed)}
+	var c Completion
+	for _, l := range snap.Memory.Layers() {
+		if l.Prefix != "" && strings.HasPrefix(l.Prefix, want) {
+			c.Items = append(c.Items, CompletionItem{Label: l.Prefix, Detail: "layer " + l.Name, Kind: CompleteFolder,
+				Edit: frontmatter.Edit{Span: span, Text: l.Prefix}, Sort: "0" + l.Prefix})
+		}
+	}
+	_, winners := snap.tree.candidates.lists(snap)
+	matching(winners, want, func(cand candidate) bool {
+		e := cand.note
+		if e.Path == snap.Path {
+			return true
+		}
+		if len(c.Items) == MaxCompletions {
+			c.Incomplete = true
+			return false
+		}
+		key := strings.TrimSuffix(e.Key, ".md")
+		c.Items = append(c.Items, CompletionItem{Label: key, Detail: cand.standing, Kind: CompleteNote,
+			Edit: frontmatter.Edit{Span: span, Text: key}, Sort: cand.sort})
+		return true
+	})
+	return c
+}
+
+// candidate is a note in the participant's scope, as completion offers it.
+type candidate struct {
+	note     *engine.Note
+	lower    string // its key, lower case
+	standing string // "task T-7 · effective", "user · shadowed by task T-7"
+	winner   bool   // it wins its key (a device note always does)
+	sort     string
+}
+
+// candidateCache holds a tree's completion candidates for one scope, built
+// once per version of the tree, not per keystroke.
+type candidateCache struct {
+	mu      sync.Mutex
+	version uint64
+	scope   string
+	list    []candidate // every note in scope, by lower-case key
+	winners []candidate // the list's winners
+}
+
+// matching calls yield with the candidates whose key (lower case) holds want,
+// those that start with it first (found by binary search: the list is
+// sorted), until yield returns false.
+func matching(list []candidate, want string, yield func(candidate) bool) {
+	i := sort.Search(len(list), func(i int) bool { return list[i].lower >= want })
+	j := i
+	for ; j < len(list) && strings.HasPrefix(list[j].lower, want); j++ {
+		if !yield(list[j]) {
+			return
+		}
+	}
+	if want == "" {
+		return
+	}
+	for k, cand := range list {
+		if (k < i || k >= j) && strings.Contains(cand.lower, want) && !yield(cand) {
+			return
+		}
+	}
+}
+
+func (c *candidateCache) lists(snap *Snapshot) (list, winners []candidate) {
+	m, sc := snap.Memory, snap.Participant
+	v := m.Version()
+	key := sc.Task + "\x00" + strings.Join(sc.Agents, "\x00") + "\x00" + m.MachineOf(sc)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.list != nil && c.version == v && c.scope == key {
+		return c.list, c.winners
+	}
+	view := m.View(sc)
+	list = make([]candidate, 0, len(view.Keys)+len(view.Device))
+	for _, kv := range view.Keys {
+		standing := OwnerLabel(kv.Winner) + " · effective"
+		if len(kv.Shadowed) > 0 {
+			standing += " · shadows " + strings.Join(shadowedDimensions(kv.Shadowed), ", ")
+		}
+		lower := strings.ToLower(kv.Key)
+		list = append(list, candidate{note: kv.Winner, lower: lower, standing: standing, winner: true, sort: lower + "\x000"})
+		for _, x := range kv.Shadowed {
+			list = append(list, candidate{note: x, lower: lower, standing: OwnerLabel(x) + " · shadowed by " + OwnerLabel(kv.Winner), sort: lower + "\x001" + x.Ref()})
+		}
+	}
+	for _, x := range view.Device {
+		lower := strings.ToLower(x.Key)
+		list = append(list, candidate{note: x, lower: lower, standing: "device · this machine", winner: true, sort: lower + "\x002" + x.Path})
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].sort < list[j].sort })
+	winners = make([]candidate, 0, len(view.Keys)+len(view.Device))
+	for _, cand := range list {
+		if cand.winner {
+			winners = append(winners, cand)
+		}
+	}
+	c.version, c.scope, c.list, c.winners = v, key, list, winners
+	return list, winners
+}
+
+// CompleteConfig completes an ID in a configuration file of the snapshot's
+// tree, at byte offset off of its text src: in magicfrog.json's "agents" and
+// "shared", the first folders under agent/ that hold notes; in the project's
+// .magicfrog/config.json, "agents" the roster's agents, "task", "tasks" and
+// "shared" the task root's first folders and the project's tasks. IDs already
+// listed in that array are left out. Nothing for any other file.
+func CompleteConfig(snap *Snapshot, path string, src []byte, off int) Completion {
+	m := snap.Memory
+	if off < 0 || off > len(src) {
+		return Completion{}
+	}
+	var keys []string
+	roster := path == m.Paths.RosterFile()
+	switch {
+	case roster:
+		keys = []string{"agents", "shared"}
+	case m.Paths.ProjectDir != "" && path == m.Paths.ProjectConfigFile():
+		keys = []string{"agents", "tasks", "task", "shared"}
+	default:
+		return Completion{}
+	}
+	key, start, typed, ok := jsonContext(src[:off], keys)
+	if !ok {
+		return Completion{}
+	}
+	var ids []string
+	switch {
+	case key == "agents" && !roster:
+		ids = m.Roster()
+	case roster:
+		ids = owners(snap, engine.Agent)
+	default:
+		b := m.Binding()
+		ids = append(owners(snap, engine.Task), b.Task)
+		ids = append(ids, b.Tasks...)
+	}
+	listed := string(src[start:off])
+	if i := bytes.LastIndexByte(src[:start], '['); key != "task" && i >= 0 {
+		if j := bytes.IndexByte(src[i:], ']'); j >= 0 {
+			listed = string(src[i : i+j])
+		}
+	}
+	seen := map[string]bool{}
+	var c Completion
+	for _, id := range ids {
+		if id == "" || seen[id] || !strings.HasPrefix(id, typed) || strings.Contains(listed, `"`+id+`"`) {
+			continue
+		}
+		seen[id] = true
+		c.Items = append(c.Items, CompletionItem{Label: id, Detail: key, Kind: CompleteValue,
+			Edit: frontmatter.Edit{Span: frontmatter.Span{Start: start, End: off}, Text: id}, Sort: id})
+	}
+	sort.Slice(c.Items, func(i, j int) bool { return c.Items[i].Label < c.Items[j].Label })
+	return c
+}
+
+// jsonContext finds, in the text before the cursor, the key (one of keys)
+// whose value the cursor is in, inside a string: start is where the string's
+// text starts, typed what is typed of it.
+func jsonContext(before []byte, keys []string) (key string, start int, typed string, ok bool) {
+	q := bytes.LastIndexByte(before, '"')
+	if q < 0 || bytes.Count(before, []byte(`"`))%2 == 0 {
+		return "", 0, "", false // not inside a string
+	}
+	start, typed = q+1, string(before[q+1:])
+	at := -1
+	for _, k := range keys {
+		if i := bytes.LastIndex(before[:q], []byte(`"`+k+`"`)); i > at {
+			at, key = i, k
+		}
+	}
+	if at < 0 {
+		return "", 0, "", false
+	}
+	between := before[at+len(key)+2 : q]
+	colon := bytes.IndexByte(between, ':')
+	if colon < 0 {
+		return "", 0, "", false
+	}
+	rest := bytes.TrimSpace(between[colon+1:])
+	switch {
+	case len(rest) == 0: // "task": "…
+	case rest[0] == '[' && !bytes.ContainsAny(rest, "]{}:"): // "agents": ["a", "…
+	default:
+		return "", 0, "", false
+	}
+	return key, start, typed, true
+}
+
+// owners are the first folders of a dimension that hold notes: IDs, and the
+// unregistered folders that a registration would make IDs.
+func owners(snap *Snapshot, d engine.Dimension) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range snap.tree.index.of(snap.Memory).notes {
+		if e.Dimension == d && e.Owner != "" && !seen[e.Owner] {
+			seen[e.Owner] = true
+			out = append(out, e.Owner)
+		}
+	}
+	return out
+}
