@@ -20,6 +20,8 @@ type contextArgs struct {
 type readArgs struct {
 	Dimension string `json:"dimension" jsonschema:"the note's place: account, user, agent (shared by every agent), agent/ID (your own), task (the project's), task/ID, or device"`
 	Key       string `json:"key" jsonschema:"the note's path inside the dimension, e.g. notes/style.md"`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"read from this line of the body (1 is its first line; a search hit's start_line); absent: the whole note"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"read to this line of the body, included (a search hit's end_line); absent: to the end"`
 }
 
 type writeArgs struct {
@@ -59,9 +61,12 @@ func (s *Server) addTools() {
 		Name:  "memory_read",
 		Title: "Read a note",
 		Description: "Returns a note's body, revision and hash (what memory_write expects), and whether it is effective or shadowed by a more specific note (and by which). " +
+			"Pass start_line and end_line (a memory_search hit's) to read only those lines of a long note. " +
 			"The dimension is where the note lives, as memory_view and memory_search name it: agent/ID for an agent's own notes, agent for notes every agent shares.",
 		Annotations: readOnly,
-	}, handler(func(a readArgs) (*participant.ReadResult, error) { return s.p.Read(a.Dimension, a.Key) }))
+	}, handler(func(a readArgs) (*participant.ReadResult, error) {
+		return s.p.ReadLines(a.Dimension, a.Key, a.StartLine, a.EndLine)
+	}))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:  "memory_write",
@@ -84,9 +89,10 @@ func (s *Server) addTools() {
 	}))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
-		Name:        "memory_search",
-		Title:       "Search notes",
-		Description: "Finds notes in scope (every journal day included, and notes shadowed by more specific ones) by words, best first: dimension, key, revision, whether it is effective, and a snippet around the match. Read a hit in full with memory_read.",
+		Name:  "memory_search",
+		Title: "Search notes",
+		Description: "Finds notes in scope (every journal day included, and notes shadowed by more specific ones) by words, best first: dimension, key, revision, whether it is effective, and the passage that answers best (snippet, with its start_line and end_line in the body). " +
+			"Write questions as you would ask them; dates in them (\"last week\", \"in May\", \"on 8 May 2026\") favour the journal days they name. Read around a hit with memory_read and its lines.",
 		Annotations: readOnly,
 	}, handler(func(a searchArgs) (*participant.SearchResult, error) { return s.p.Search(a.Query, a.Limit) }))
 

@@ -366,3 +366,39 @@ func TestRecall(t *testing.T) {
 		t.Errorf("memory_search (%.2f, %.2f) does not beat plain BM25 (%.2f, %.2f)", ours.hit1, ours.hit5, base.hit1, base.hit5)
 	}
 }
+
+// TestHitLinesRead: a hit's start_line and end_line, given to ReadLines, read
+// back its snippet; a bad range is refused.
+func TestHitLinesRead(t *testing.T) {
+	c := genRecall(1, 10)
+	p := recallTree(t, c)
+	for _, q := range c.questions {
+		res, err := p.Search(q.q, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			r, err := p.ReadLines(h.Dimension, h.Key, h.StartLine, h.EndLine)
+			if err != nil {
+				t.Fatalf("%s %d-%d: %v", h.Key, h.StartLine, h.EndLine, err)
+			}
+			if got := strings.TrimRight(r.Body, "\n"); got != h.Snippet || r.StartLine != h.StartLine || r.EndLine != h.EndLine {
+				t.Fatalf("%s lines %d-%d read %q (%d-%d), snippet %q", h.Key, h.StartLine, h.EndLine, got, r.StartLine, r.EndLine, h.Snippet)
+			}
+			full, _ := p.Read(h.Dimension, h.Key)
+			if full.Hash != r.Hash || full.Lines != r.Lines || full.StartLine != 0 || !strings.Contains(full.Body, r.Body) {
+				t.Fatalf("%s: range read %+v against full read %+v", h.Key, r.NoteInfo, full.NoteInfo)
+			}
+		}
+	}
+	key := c.questions[0].key
+	for _, bad := range [][2]int{{-1, 0}, {5, 3}, {100000, 0}} {
+		if _, err := p.ReadLines("agent/larry", key, bad[0], bad[1]); err == nil {
+			t.Errorf("lines %d-%d read", bad[0], bad[1])
+		}
+	}
+	r, err := p.ReadLines("agent/larry", key, 2, 100000)
+	if err != nil || r.EndLine != r.Lines || r.StartLine != 2 {
+		t.Errorf("lines 2-past the end: %+v %v", r, err)
+	}
+}

@@ -222,7 +222,8 @@ func analyze(e *engine.Note) *analyzed {
 	}
 	words(strings.TrimSuffix(key, ".md"), func(t string) { a.keyTerms[t] = true })
 	pos, head := 0, int32(-1)
-	for at := 0; at <= len(body); {
+	// Lines as ReadLines counts them: a last line end starts no line.
+	for at := 0; at < len(body) || at == 0; {
 		end := strings.IndexByte(body[at:], '\n')
 		if end < 0 {
 			end = len(body)
@@ -300,13 +301,6 @@ func parseQuery(q string, today journal.Day) query {
 	rest, dates := queryDates(strings.Join(plain, " "), today)
 	out.dates = dates
 	words(rest, add)
-	if len(out.terms) == 0 && len(dates) == 0 {
-		// Only stop words: search for them as they are (they are not indexed,
-		// so only a key can match).
-		for _, f := range strings.FieldsFunc(strings.ToLower(rest), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			add(f)
-		}
-	}
 	return out
 }
 
@@ -328,17 +322,6 @@ const (
 // phrase) is counted in Total; a query with a date and no other words lists
 // the journal days it names.
 func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
-	today, err := p.Day()
-	if err != nil {
-		return nil, err
-	}
-	q := parseQuery(query, today)
-	if len(q.terms) == 0 && len(q.dates) == 0 {
-		return nil, refuse("query %q has no words to search for", query)
-	}
-	if len(q.terms) > 32 {
-		return nil, refuse("query has %d terms; use at most 32", len(q.terms))
-	}
 	switch {
 	case limit < 0:
 		return nil, refuse("limit %d: want 1 to %d (0: %d)", limit, MaxSearchLimit, DefaultSearchLimit)
@@ -346,6 +329,17 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 		limit = DefaultSearchLimit
 	case limit > MaxSearchLimit:
 		limit = MaxSearchLimit
+	}
+	today, err := p.Day()
+	if err != nil {
+		return nil, err
+	}
+	q := parseQuery(query, today)
+	if len(q.terms) == 0 && len(q.dates) == 0 {
+		return nil, refuse("query %q has no words to search for (words as common as \"the\" and \"what\" are not searched)", query)
+	}
+	if len(q.terms) > 32 {
+		return nil, refuse("query has %d terms; use at most 32", len(q.terms))
 	}
 	type cand struct {
 		e         *engine.Note
@@ -484,6 +478,12 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 	res := &SearchResult{Total: len(all), Hits: make([]Hit, 0, len(top))}
 	for _, sc := range top {
 		body := string(sc.c.e.Body())
+		for sc.lo < sc.hi && strings.TrimSpace(sc.c.a.text(body, sc.lo, sc.lo)) == "" {
+			sc.lo++ // no blank lines at a passage's edges
+		}
+		for sc.hi > sc.lo && strings.TrimSpace(sc.c.a.text(body, sc.hi, sc.hi)) == "" {
+			sc.hi--
+		}
 		res.Hits = append(res.Hits, Hit{NoteInfo: NoteOf(sc.c.e), Effective: sc.c.effective, Score: sc.score,
 			Snippet: clip(sc.c.a.text(body, sc.lo, sc.hi)), StartLine: sc.lo + 1, EndLine: sc.hi + 1})
 	}
