@@ -3,6 +3,7 @@ package participant
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -60,6 +61,7 @@ type analyzed struct {
 	keyTerms  map[string]bool
 	lineAt    []int32 // byte offset of each body line, and the body's length last
 	lineLen   []int32 // terms on each line
+	terms     int     // terms in the body
 	heading   []int32 // the heading line each line is under, -1 for none
 	post      map[string]*posting
 	day       journal.Day // a journal day's (daily or refined note), else zero
@@ -249,6 +251,7 @@ func analyze(e *engine.Note) *analyzed {
 			pos++
 			n++
 		})
+		a.terms += int(n)
 		a.lineAt = append(a.lineAt, int32(at))
 		a.lineLen = append(a.lineLen, n)
 		a.heading = append(a.heading, head)
@@ -407,9 +410,7 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 	for j := range cands {
 		c := &cands[j]
 		lines += float64(c.a.lines())
-		for _, n := range c.a.lineLen {
-			length += float64(n)
-		}
+		length += float64(c.a.terms)
 		if !c.matched {
 			continue
 		}
@@ -519,24 +520,29 @@ func parallel(n int, f func(int)) {
 func bestPassage(a *analyzed, hits []*posting, idf []float64, avg float64) (best float64, blo, bhi int) {
 	last := a.lines() - 1
 	blo, bhi = 0, min(last, 2*passageReach)
-	centres := map[int]bool{}
+	var centres []int
 	for _, h := range hits {
 		if h != nil {
 			for _, x := range h.at {
-				centres[int(x>>32)] = true
+				if l := int(x >> 32); len(centres) == 0 || centres[len(centres)-1] != l {
+					centres = append(centres, l)
+				}
 			}
 		}
 	}
+	slices.Sort(centres)
+	centres = slices.Compact(centres)
 	if len(centres) == 0 {
 		return 0, blo, bhi
 	}
+	best = -1 // ties go to the earliest passage
 	type occ struct {
 		pos  int
 		term int
 	}
 	var in []occ
 	tf := make([]float64, len(hits))
-	for c := range centres {
+	for _, c := range centres {
 		lo, hi := max(0, c-passageReach), min(last, c+passageReach)
 		in = in[:0]
 		clear(tf)
@@ -583,7 +589,7 @@ func bestPassage(a *analyzed, hits []*posting, idf []float64, avg float64) (best
 			}
 		}
 		// Proximity: different terms next to each other on the centre line.
-		sort.Slice(in, func(x, y int) bool { return in[x].pos < in[y].pos })
+		slices.SortFunc(in, func(x, y occ) int { return x.pos - y.pos })
 		for k := 1; k < len(in); k++ {
 			if in[k].term != in[k-1].term {
 				gap := float64(in[k].pos - in[k-1].pos)
