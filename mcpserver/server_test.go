@@ -182,6 +182,12 @@ func TestTools(t *testing.T) {
 	if s.Total == 0 || s.Hits[0].Key != a.Key {
 		t.Fatalf("search: %+v", s)
 	}
+	// The hit's lines read back its passage.
+	var part participant.ReadResult
+	structured(t, f.call(t, "memory_read", map[string]any{"dimension": s.Hits[0].Dimension, "key": s.Hits[0].Key, "start_line": s.Hits[0].StartLine, "end_line": s.Hits[0].EndLine}), &part)
+	if strings.TrimRight(part.Body, "\n") != s.Hits[0].Snippet || part.StartLine != s.Hits[0].StartLine || !strings.Contains(part.Body, "wrote progress") {
+		t.Fatalf("read lines %d-%d: %+v, hit %+v", s.Hits[0].StartLine, s.Hits[0].EndLine, part, s.Hits[0])
+	}
 	var v participant.View
 	structured(t, f.call(t, "memory_view", map[string]any{}), &v)
 	if v.Agent != "larry" || len(v.Keys) == 0 {

@@ -24,6 +24,8 @@ type contextArgs struct {
 type readArgs struct {
 	Dimension string `json:"dimension" jsonschema:"the note's place: account, user, agent (shared by every agent), agent/ID (your own), task (the project's), task/ID, or device"`
 	Key       string `json:"key" jsonschema:"the note's path inside the dimension, e.g. notes/style.md"`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"read from this line of the body (1 is its first line; a search hit's start_line); absent: the whole note"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"read to this line of the body, included (a search hit's end_line); absent: to the end"`
 }
 
 type writeArgs struct {
@@ -65,9 +67,12 @@ func (s *Server) addTools() {
 		OutputSchema: outputSchema[participant.ReadResult](),
 		Title:        "Read a note",
 		Description: "Returns a note's body, revision and hash (what memory_write expects), and whether it is effective or shadowed by a more specific note (and by which). " +
+			"Pass start_line and end_line (a memory_search hit's) to read only those lines of a long note. " +
 			"The dimension is where the note lives, as memory_view and memory_search name it: agent/ID for an agent's own notes, agent for notes every agent shares.",
 		Annotations: readOnly,
-	}, handler(func(a readArgs) (*participant.ReadResult, error) { return s.p.Read(a.Dimension, a.Key) }, readText))
+	}, handler(func(a readArgs) (*participant.ReadResult, error) {
+		return s.p.ReadLines(a.Dimension, a.Key, a.StartLine, a.EndLine)
+	}, readText))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:         "memory_write",
@@ -95,8 +100,9 @@ func (s *Server) addTools() {
 		Name:         "memory_search",
 		OutputSchema: outputSchema[participant.SearchResult](),
 		Title:        "Search notes",
-		Description:  "Finds notes in scope (every journal day included, and notes shadowed by more specific ones) by words, best first: dimension, key, revision, whether it is effective, and a snippet around the match. Read a hit in full with memory_read.",
-		Annotations:  readOnly,
+		Description: "Finds notes in scope (every journal day included, and notes shadowed by more specific ones) by words, best first: dimension, key, revision, whether it is effective, and the passage that answers best (snippet, with its start_line and end_line in the body). " +
+			"Write questions as you would ask them; dates in them (\"last week\", \"in May\", \"on 8 May 2026\") favour the journal days they name. Read around a hit with memory_read and its lines.",
+		Annotations: readOnly,
 	}, handler(func(a searchArgs) (*participant.SearchResult, error) { return s.p.Search(a.Query, a.Limit) }, searchText))
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
@@ -159,6 +165,9 @@ func readText(r *participant.ReadResult) string {
 	case r.Effective:
 		b.WriteString(", effective")
 	}
+	if r.StartLine > 0 {
+		fmt.Fprintf(&b, "; lines %d-%d of %d", r.StartLine, r.EndLine, r.Lines)
+	}
 	b.WriteString(":\n\n")
 	b.WriteString(r.Body)
 	return b.String()
@@ -186,7 +195,10 @@ func searchText(r *participant.SearchResult) string {
 		if !h.Effective {
 			state = "shadowed"
 		}
-		fmt.Fprintf(&b, "- %s %s (revision %d, %s): %s\n", h.Dimension, h.Key, h.Revision, state, strings.Join(strings.Fields(h.Snippet), " "))
+		fmt.Fprintf(&b, "- %s %s (revision %d, %s), lines %d-%d:\n", h.Dimension, h.Key, h.Revision, state, h.StartLine, h.EndLine)
+		for _, line := range strings.Split(strings.TrimRight(h.Snippet, "\n"), "\n") {
+			b.WriteString("    " + line + "\n")
+		}
 	}
 	return b.String()
 }

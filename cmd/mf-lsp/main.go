@@ -81,6 +81,7 @@ var commands = map[string]command{
 	"sync":     runSync,
 	"history":  runHistory,
 	"restore":  runRestore,
+	"search":   runSearch,
 }
 
 // summaries are the one-line descriptions `mf-lsp help` lists.
@@ -102,6 +103,7 @@ var summaries = map[string]string{
 	"sync":     "roam: merge memory with a git remote, note by note (sync status, sync resolve, sync accept|reject)",
 	"history":  "list the versions of a note: the local history, and the sync remote's",
 	"restore":  "bring back a version from the local or the sync history",
+	"search":   "search the notes in scope, best passage first (memory_search)",
 }
 
 // Exit codes shared by every subcommand.

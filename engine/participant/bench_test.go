@@ -2,7 +2,9 @@
 
 package participant_test
 
-// Search must answer in under 50 ms at 10,000 notes in scope (issue 10):
+// Search must answer in under 50 ms at 10,000 notes in scope (issue 10), p99
+// under 20 ms with the index warm (issue 26; the first search analyzes every
+// note, the cold build):
 //
 //	go test -bench Search -run NONE ./engine/participant
 //
@@ -15,6 +17,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -86,7 +89,8 @@ func cpuTime() time.Duration {
 func BenchmarkSearch(b *testing.B) {
 	p, vocab := searchTree(b, 10_000)
 	// A common word, a common and a rare one, a phrase, and a miss.
-	queries := []string{vocab[1], vocab[3] + " " + vocab[150], `"` + vocab[1] + " " + vocab[2] + `"`, vocab[1999] + " nothing-matches-this"}
+	queries := []string{vocab[1], vocab[3] + " " + vocab[150], `"` + vocab[1] + " " + vocab[2] + `"`, vocab[1999] + " nothing-matches-this",
+		"what did " + vocab[40] + " say about " + vocab[300] + " and " + vocab[900] + " last week"}
 	for _, q := range queries {
 		b.Run(strings.ReplaceAll(strings.ReplaceAll(q, " ", "+"), `"`, "'"), func(b *testing.B) {
 			if _, err := p.Search(q, 10); err != nil { // the first search lowers every note
@@ -94,11 +98,16 @@ func BenchmarkSearch(b *testing.B) {
 			}
 			b.ResetTimer()
 			cpu := cpuTime()
+			took := make([]time.Duration, b.N)
 			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
 				if _, err := p.Search(q, 10); err != nil {
 					b.Fatal(err)
 				}
+				took[i] = time.Since(t0)
 			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[(len(took)*99)/100])/1e6, "p99-ms")
 			// CPU time is reported beside the wall time: on a loaded machine
 			// the wall time measures the neighbours.
 			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")

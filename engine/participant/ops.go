@@ -72,7 +72,10 @@ func (p *Participant) Context(budget int, previous string) (*Context, error) {
 // ReadResult is a note and where it stands in the participant's view.
 type ReadResult struct {
 	NoteInfo
-	Body       string     `json:"body" jsonschema:"the note without its frontmatter"`
+	Body       string     `json:"body" jsonschema:"the note without its frontmatter; with a line range, those lines of it"`
+	StartLine  int        `json:"start_line,omitempty" jsonschema:"with a line range: the first line of body in the note's body (1 is its first line)"`
+	EndLine    int        `json:"end_line,omitempty" jsonschema:"with a line range: the last line of body, included"`
+	Lines      int        `json:"lines" jsonschema:"how many lines the note's body has"`
 	Effective  bool       `json:"effective" jsonschema:"true: this note wins its key in the effective view"`
 	ShadowedBy *NoteInfo  `json:"shadowed_by,omitempty" jsonschema:"when not effective: the note that wins the key instead"`
 	Shadows    []NoteInfo `json:"shadows" jsonschema:"when effective: the less specific notes of the same key it hides"`
@@ -81,6 +84,17 @@ type ReadResult struct {
 // Read returns the note of key at place, with its revision and hash (what a
 // write of it expects) and its standing in the effective view.
 func (p *Participant) Read(place, key string) (*ReadResult, error) {
+	return p.ReadLines(place, key, 0, 0)
+}
+
+// ReadLines is Read of body lines start to end (1-based, end included, as a
+// search hit's start_line and end_line give them); start 0 is the first line,
+// end 0 or past the body the last. Revision and hash are the whole note's: a
+// write replaces the whole body.
+func (p *Participant) ReadLines(place, key string, start, end int) (*ReadResult, error) {
+	if start < 0 || end < 0 || end > 0 && end < start {
+		return nil, refuse("lines %d to %d: want 1 ≤ start_line ≤ end_line (0: the first / the last line)", start, end)
+	}
 	pl, err := p.ParsePlace(place)
 	if err != nil {
 		return nil, err
@@ -96,7 +110,22 @@ func (p *Participant) Read(place, key string) (*ReadResult, error) {
 		return nil, p.notFound(pl, key)
 	}
 	st := p.m.StatusOf(e, p.scope)
-	r := &ReadResult{NoteInfo: NoteOf(e), Body: string(e.Body()), Effective: st.Effective, Shadows: []NoteInfo{}}
+	body := string(e.Body())
+	lines := strings.SplitAfter(body, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1] // the last line's end is not a line
+	}
+	r := &ReadResult{NoteInfo: NoteOf(e), Body: body, Effective: st.Effective, Shadows: []NoteInfo{}, Lines: len(lines)}
+	if start > 0 || end > 0 {
+		start = max(start, 1)
+		if end == 0 || end > len(lines) {
+			end = len(lines)
+		}
+		if start > len(lines) {
+			return nil, refuse("start_line %d: %s %s has %d lines", start, pl, key, len(lines))
+		}
+		r.Body, r.StartLine, r.EndLine = strings.Join(lines[start-1:end], ""), start, end
+	}
 	if st.Winner != nil {
 		w := NoteOf(st.Winner)
 		r.ShadowedBy = &w

@@ -3,21 +3,33 @@ package participant
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kljensen/snowball/english"
+
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/journal"
 )
 
-// Search is a scan: every note in scope is matched against the query's terms
-// on a lower-cased copy kept per note (by content hash, so an edited note is
-// lowered again on the next search and a removed one dropped). At 10,000 notes
-// in scope a query takes a few milliseconds (BenchmarkSearch), well under
-// the 50 ms target, so no index library is used: nothing to build, nothing to
-// keep consistent with the disk, and a smaller binary.
+// Search ranks passages, not whole notes (issue 26). Each note in scope is
+// analyzed once per content hash (cached; an edited note is analyzed again on
+// the next search, a removed one dropped): its body lines tokenized into
+// lower-cased letter and digit runs, English stop words dropped, the rest
+// Snowball-stemmed, with their positions. A query's terms go through the same
+// steps; its date expressions ("on 8 May 2026", "in May", "last week") are
+// taken out and resolved against the participant's today. A note ranks by its
+// best passage (three lines around a line that holds a term): BM25 over
+// passages (line-level document frequencies, so a word that is in every note
+// but on few lines still counts), a bonus for terms close together, a smaller
+// one for terms in the section's heading, terms in the key, and a journal day
+// that a date of the query names. The index is derived: in memory, rebuilt
+// from the notes at any time, never written.
 
 // DefaultSearchLimit is how many hits a search returns when not told.
 const DefaultSearchLimit = 10
@@ -30,7 +42,9 @@ type Hit struct {
 	NoteInfo
 	Effective bool    `json:"effective" jsonschema:"true: this note wins its key; false: it is shadowed by a more specific note"`
 	Score     float64 `json:"score" jsonschema:"relevance: higher is better"`
-	Snippet   string  `json:"snippet" jsonschema:"text around the best match"`
+	Snippet   string  `json:"snippet" jsonschema:"the best passage: the lines of the body that answer best"`
+	StartLine int     `json:"start_line" jsonschema:"the best passage's first line in the body (1 is the body's first line; memory_read's start_line)"`
+	EndLine   int     `json:"end_line" jsonschema:"the best passage's last line in the body, included"`
 }
 
 // SearchResult is a search's hits, best first.
@@ -39,15 +53,31 @@ type SearchResult struct {
 	Total int   `json:"total" jsonschema:"notes that matched, before limit"`
 }
 
-type lowered struct {
-	hash [32]byte
-	key  string
-	body string
+// analyzed is a note as search reads it.
+type analyzed struct {
+	hash      [32]byte
+	lowerKey  string // for quoted phrases
+	lowerBody string
+	keyTerms  map[string]bool
+	lineAt    []int32 // byte offset of each body line, and the body's length last
+	lineLen   []int32 // terms on each line
+	terms     int     // terms in the body
+	heading   []int32 // the heading line each line is under, -1 for none
+	post      map[string]*posting
+	day       journal.Day // a journal day's (daily or refined note), else zero
 }
+
+// posting is where one term is in a note.
+type posting struct {
+	lines int32    // how many lines hold it
+	at    []uint64 // line<<32 | position in the note, in order
+}
+
+func (a *analyzed) lines() int { return len(a.lineLen) }
 
 type searchIndex struct {
 	mu   sync.Mutex
-	docs map[string]*lowered // by path
+	docs map[string]*analyzed // by path
 
 	// The notes in scope, as of the tree's version: the view is computed
 	// once per change of the tree, not once per query.
@@ -80,7 +110,7 @@ func (p *Participant) inScope() []scopedNote {
 		out = append(out, scopedNote{e, true})
 	}
 	ix.version, ix.scope = v, out
-	// Drop the lowered copies of notes that left the scope.
+	// Drop the analyses of notes that left the scope.
 	if len(ix.docs) > len(out) {
 		live := make(map[string]bool, len(out))
 		for _, sn := range out {
@@ -95,48 +125,206 @@ func (p *Participant) inScope() []scopedNote {
 	return out
 }
 
-// lower returns the lower-cased key and body of e, cached by content hash.
-func (ix *searchIndex) lower(e *engine.Note) *lowered {
-	if d := ix.docs[e.Path]; d != nil && d.hash == e.Sum() {
-		return d
+// stopWords are left out of the index and of queries: they are on every line.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been before
+being below between both but by can could did do does doing down during each few for from further had has have having
+he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of
+off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up very was we were what when where which while
+who whom why will with would you your yours yourself yourselves s t d ll m re ve`) {
+		stopWords[w] = true
 	}
-	d := &lowered{hash: e.Sum(), key: strings.ToLower(e.Key), body: strings.ToLower(string(e.Body()))}
-	ix.docs[e.Path] = d
-	return d
 }
 
-// terms splits a query into lower-cased words; "quoted text" is one term.
-func terms(q string) []string {
-	var out []string
-	for i, part := range strings.Split(q, `"`) {
-		if i%2 == 1 {
-			if t := strings.TrimSpace(strings.ToLower(part)); t != "" {
-				out = append(out, t)
+// irregular maps common irregular English verb forms to their base, which
+// a stemmer cannot: "went" finds "go", "ran" finds "run".
+var irregular = map[string]string{}
+
+func init() {
+	for _, f := range strings.Fields(`went:go gone:go ran:run began:begin begun:begin bought:buy brought:bring built:build
+came:come caught:catch chose:choose chosen:choose did:do done:do drew:draw drawn:draw drank:drink drunk:drink drove:drive
+driven:drive ate:eat eaten:eat fell:fall fallen:fall felt:feel fought:fight found:find flew:fly flown:fly forgot:forget
+forgotten:forget gave:give given:give got:get gotten:get grew:grow grown:grow heard:hear held:hold kept:keep knew:know
+known:know left:leave lent:lend lost:lose made:make meant:mean met:meet paid:pay put:put read:read rode:ride ridden:ride
+rang:ring rung:ring rose:rise risen:rise said:say saw:see seen:see sold:sell sent:send sang:sing sung:sing sat:sit
+slept:sleep spoke:speak spoken:speak spent:spend stood:stand stole:steal stolen:steal swam:swim swum:swim took:take
+taken:take taught:teach told:tell thought:think threw:throw thrown:throw understood:understand woke:wake woken:wake
+wore:wear worn:wear won:win wrote:write written:write`) {
+		from, to, _ := strings.Cut(f, ":")
+		irregular[from] = to
+	}
+}
+
+// stems caches the Snowball stem of each word seen, shared by every index.
+var stems sync.Map
+
+const maxStems = 1 << 18
+
+var stemCount atomic.Int64
+
+func stem(w string) string {
+	if s, ok := stems.Load(w); ok {
+		return s.(string)
+	}
+	s := w
+	if base, ok := irregular[w]; ok {
+		s = base
+	}
+	s = english.Stem(s, false)
+	if stemCount.Load() < maxStems {
+		if _, loaded := stems.LoadOrStore(w, s); !loaded {
+			stemCount.Add(1)
+		}
+	}
+	return s
+}
+
+// words calls f with each term of text: a lower-cased run of letters and
+// digits, not a stop word, stemmed.
+func words(text string, f func(term string)) {
+	start := -1
+	emit := func(end int) {
+		w := strings.ToLower(text[start:end])
+		if !stopWords[w] {
+			f(stem(w))
+		}
+		start = -1
+	}
+	for i, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
 			}
 			continue
 		}
-		for _, f := range strings.Fields(strings.ToLower(part)) {
-			f = strings.TrimFunc(f, func(r rune) bool { return unicode.IsPunct(r) && r != '/' && r != '.' && r != '-' && r != '_' })
-			if f != "" {
-				out = append(out, f)
-			}
+		if start >= 0 {
+			emit(i)
 		}
 	}
+	if start >= 0 {
+		emit(len(text))
+	}
+}
+
+func analyze(e *engine.Note) *analyzed {
+	body := string(e.Body())
+	a := &analyzed{hash: e.Sum(), lowerKey: strings.ToLower(e.Key), lowerBody: strings.ToLower(body),
+		keyTerms: map[string]bool{}, post: map[string]*posting{}}
+	if e.Layer.Kind == engine.KindFractal {
+		if f, _ := journal.Classify(e.LayerKey()); f.Kind == journal.Daily || f.Kind == journal.Refined {
+			a.day = f.Day
+		}
+	}
+	key := e.Key
+	if !a.day.IsZero() {
+		key = strings.Replace(key, a.day.String(), " ", 1) // the date is matched as a date
+	}
+	words(strings.TrimSuffix(key, ".md"), func(t string) { a.keyTerms[t] = true })
+	pos, head := 0, int32(-1)
+	// Lines as ReadLines counts them: a last line end starts no line.
+	for at := 0; at < len(body) || at == 0; {
+		end := strings.IndexByte(body[at:], '\n')
+		if end < 0 {
+			end = len(body)
+		} else {
+			end += at
+		}
+		line := int32(len(a.lineLen))
+		text := body[at:end]
+		if strings.HasPrefix(text, "#") {
+			head = line
+		}
+		n := int32(0)
+		words(text, func(t string) {
+			p := a.post[t]
+			if p == nil {
+				p = &posting{}
+				a.post[t] = p
+			}
+			if len(p.at) == 0 || int32(p.at[len(p.at)-1]>>32) != line {
+				p.lines++
+			}
+			p.at = append(p.at, uint64(line)<<32|uint64(pos))
+			pos++
+			n++
+		})
+		a.terms += int(n)
+		a.lineAt = append(a.lineAt, int32(at))
+		a.lineLen = append(a.lineLen, n)
+		a.heading = append(a.heading, head)
+		if end == len(body) {
+			break
+		}
+		at = end + 1
+	}
+	a.lineAt = append(a.lineAt, int32(len(body)))
+	return a
+}
+
+// lineText is body lines lo..hi (0-based, included).
+func (a *analyzed) text(body string, lo, hi int) string {
+	end := int(a.lineAt[hi+1])
+	if hi+1 < a.lines() {
+		end-- // the line end
+	}
+	return strings.TrimRight(body[a.lineAt[lo]:end], "\r\n")
+}
+
+// query is a search's terms and what narrows it.
+type query struct {
+	terms   []string // stems, each once
+	phrases []string // quoted text, lower-cased: every one must be in the note
+	dates   []dayRange
+}
+
+func parseQuery(q string, today journal.Day) query {
+	var out query
+	seen := map[string]bool{}
+	add := func(t string) {
+		if !seen[t] {
+			seen[t] = true
+			out.terms = append(out.terms, t)
+		}
+	}
+	parts := strings.Split(q, `"`)
+	var plain []string
+	for i, part := range parts {
+		if i%2 == 1 {
+			if t := strings.Join(strings.Fields(strings.ToLower(part)), " "); t != "" {
+				out.phrases = append(out.phrases, t)
+				words(t, add)
+			}
+			continue
+		}
+		plain = append(plain, part)
+	}
+	rest, dates := queryDates(strings.Join(plain, " "), today)
+	out.dates = dates
+	words(rest, add)
 	return out
 }
 
-// Search ranks the notes in scope by query: every note holding at least one
-// term, those holding more of the terms first, then by a BM25-like score
-// (rare terms count more, repeated terms saturate, a term in the key counts
-// double), effective notes before shadowed ones.
+// The ranking's weights.
+const (
+	bm25K1       = 0.6 // low: a passage saying a thing twice says it no better
+	bm25B        = 0.5 // mild: a long line says as much as a short one
+	passageReach = 1   // a passage is a line and this many lines either side
+	sideWeight   = 0.5 // a term on a side line of a passage, against one on its centre line
+	keyWeight    = 1.0 // a term in the key, per its idf
+	headWeight   = 0.3 // a term in a heading: in the passage, or over it
+	nearWeight   = 0.5 // two different terms next to each other
+	dateBoost    = 1.0 // a journal day a date of the query names: score × (1 + dateBoost)
+	maxSnippet   = 800 // bytes of a snippet
+)
+
+// Search ranks the notes in scope by query, best first: see the comment at
+// the top of this file. Every note in scope holding a term (and every quoted
+// phrase) is counted in Total; a query with a date and no other words lists
+// the journal days it names.
 func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
-	ts := terms(query)
-	if len(ts) == 0 {
-		return nil, refuse("query %q has no words to search for", query)
-	}
-	if len(ts) > 32 {
-		return nil, refuse("query has %d terms; use at most 32", len(ts))
-	}
 	switch {
 	case limit < 0:
 		return nil, refuse("limit %d: want 1 to %d (0: %d)", limit, MaxSearchLimit, DefaultSearchLimit)
@@ -145,99 +333,127 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 	case limit > MaxSearchLimit:
 		limit = MaxSearchLimit
 	}
+	today, err := p.Day()
+	if err != nil {
+		return nil, err
+	}
+	q := parseQuery(query, today)
+	if len(q.terms) == 0 && len(q.dates) == 0 {
+		return nil, refuse("query %q has no words to search for (words as common as \"the\" and \"what\" are not searched)", query)
+	}
+	if len(q.terms) > 32 {
+		return nil, refuse("query has %d terms; use at most 32", len(q.terms))
+	}
 	type cand struct {
 		e         *engine.Note
-		d         *lowered
+		a         *analyzed
 		effective bool
-		tf        []int
+		hits      []*posting // per term, nil where absent
 		inKey     []bool
+		matched   bool
+		inDate    bool
 	}
 	p.index.mu.Lock()
 	if p.index.docs == nil {
-		p.index.docs = map[string]*lowered{}
+		p.index.docs = map[string]*analyzed{}
 	}
 	notes := p.inScope()
 	cands := make([]cand, len(notes))
+	var missing []int
 	for i, sn := range notes {
-		cands[i] = cand{e: sn.e, d: p.index.lower(sn.e), effective: sn.effective}
+		cands[i] = cand{e: sn.e, effective: sn.effective}
+		if d := p.index.docs[sn.e.Path]; d != nil && d.hash == sn.e.Sum() {
+			cands[i].a = d
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	// Analysis and counting are the cost of a search: both are split over
+	// the CPUs.
+	parallel(len(missing), func(j int) { c := &cands[missing[j]]; c.a = analyze(c.e) })
+	for _, i := range missing {
+		p.index.docs[cands[i].e.Path] = cands[i].a
 	}
 	p.index.mu.Unlock()
 
-	// Counting is the cost of a query: it is split over the CPUs.
-	workers := min(runtime.GOMAXPROCS(0), 1+len(cands)/500)
-	per := (len(cands) + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < len(cands); lo += per {
-		wg.Add(1)
-		go func(part []cand) {
-			defer wg.Done()
-			for j := range part {
-				c := &part[j]
-				for i, t := range ts {
-					n, k := strings.Count(c.d.body, t), strings.Contains(c.d.key, t)
-					if n > 0 || k {
-						if c.tf == nil {
-							c.tf, c.inKey = make([]int, len(ts)), make([]bool, len(ts))
-						}
-						c.tf[i], c.inKey[i] = n, k
-					}
-				}
+	nt := len(q.terms)
+	parallel(len(cands), func(j int) {
+		c := &cands[j]
+		for _, ph := range q.phrases {
+			if !strings.Contains(c.a.lowerBody, ph) && !strings.Contains(c.a.lowerKey, ph) {
+				return
 			}
-		}(cands[lo:min(lo+per, len(cands))])
-	}
-	wg.Wait()
-	df := make([]int, len(ts))
-	var matched []cand
-	for _, c := range cands {
-		if c.tf == nil {
+		}
+		for _, r := range q.dates {
+			if !c.a.day.IsZero() && r.holds(c.a.day) {
+				c.inDate = true
+			}
+		}
+		for i, t := range q.terms {
+			h, k := c.a.post[t], c.a.keyTerms[t]
+			if h != nil || k {
+				if c.hits == nil {
+					c.hits, c.inKey = make([]*posting, nt), make([]bool, nt)
+				}
+				c.hits[i], c.inKey[i] = h, k
+				c.matched = true
+			}
+		}
+		if nt == 0 && c.inDate {
+			c.matched = true
+		}
+	})
+	// Line-level statistics over the whole scope.
+	df := make([]float64, nt)
+	var lines, length float64
+	var matched []*cand
+	for j := range cands {
+		c := &cands[j]
+		lines += float64(c.a.lines())
+		length += float64(c.a.terms)
+		if !c.matched {
 			continue
 		}
-		for i := range ts {
-			if c.tf[i] > 0 || c.inKey[i] {
-				df[i]++
+		for i, h := range c.hits {
+			if h != nil {
+				df[i] += float64(h.lines)
 			}
 		}
 		matched = append(matched, c)
 	}
-
-	// Score every match, then describe only the hits returned: a snippet and
-	// a Note cost more than a score, and a common word matches most notes.
-	type scored struct {
-		c     *cand
-		score float64
-		cover int
-		best  int // the rarest term found in the body, for the snippet
+	idf := make([]float64, nt)
+	for i := range idf {
+		idf[i] = math.Log(1 + (lines-df[i]+0.5)/(df[i]+0.5))
 	}
-	n := float64(len(cands))
+	avgPassage := max(1, (2*passageReach+1)*length/max(1, lines))
+
+	type scored struct {
+		c      *cand
+		score  float64
+		lo, hi int // the best passage's lines, 0-based, included
+	}
 	all := make([]scored, len(matched))
-	for j := range matched {
-		c := &matched[j]
-		sc := scored{c: c, best: -1}
-		bestIDF := -1.0
-		for i := range ts {
-			if c.tf[i] == 0 && !c.inKey[i] {
-				continue
+	parallel(len(matched), func(j int) {
+		c := matched[j]
+		sc := scored{c: c}
+		sc.score, sc.lo, sc.hi = bestPassage(c.a, c.hits, idf, avgPassage)
+		for i, k := range c.inKey {
+			if k {
+				sc.score += keyWeight * idf[i]
 			}
-			sc.cover++
-			idf := math.Log(1 + n/float64(df[i]))
-			tf := float64(c.tf[i])
-			sc.score += idf * (tf * 2.2 / (tf + 1.2))
-			if c.inKey[i] {
-				sc.score += 2 * idf
-			}
-			if c.tf[i] > 0 && idf > bestIDF {
-				sc.best, bestIDF = i, idf
-			}
+		}
+		if nt == 0 {
+			sc.score = 1
+		}
+		if c.inDate {
+			sc.score *= 1 + dateBoost
 		}
 		sc.score = math.Round(sc.score*1000) / 1000
 		all[j] = sc
-	}
+	})
 	// Keep the best limit hits in order; a full sort of every match costs more
 	// than the scan when a common word matches most notes.
 	better := func(x, y *scored) bool {
-		if x.cover != y.cover {
-			return x.cover > y.cover
-		}
 		if x.score != y.score {
 			return x.score > y.score
 		}
@@ -262,42 +478,139 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 	}
 	res := &SearchResult{Total: len(all), Hits: make([]Hit, 0, len(top))}
 	for _, sc := range top {
+		body := string(sc.c.e.Body())
+		for sc.lo < sc.hi && strings.TrimSpace(sc.c.a.text(body, sc.lo, sc.lo)) == "" {
+			sc.lo++ // no blank lines at a passage's edges
+		}
+		for sc.hi > sc.lo && strings.TrimSpace(sc.c.a.text(body, sc.hi, sc.hi)) == "" {
+			sc.hi--
+		}
 		res.Hits = append(res.Hits, Hit{NoteInfo: NoteOf(sc.c.e), Effective: sc.c.effective, Score: sc.score,
-			Snippet: snippet(string(sc.c.e.Body()), sc.c.d.body, ts, sc.best)})
+			Snippet: clip(sc.c.a.text(body, sc.lo, sc.hi)), StartLine: sc.lo + 1, EndLine: sc.hi + 1})
 	}
 	return res, nil
 }
 
-// snippetBefore and snippetAfter are how much text a snippet shows around
-// its match, in bytes.
-const (
-	snippetBefore = 60
-	snippetAfter  = 120
-)
+// parallel runs f(0) … f(n-1) over the CPUs.
+func parallel(n int, f func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), 1+n/500)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	per := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += per {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				f(i)
+			}
+		}(lo, min(lo+per, n))
+	}
+	wg.Wait()
+}
 
-// snippet is the text around the first match of term best in body (lower is
-// body lower-cased), on one line; the body's start when only the key matched.
-func snippet(body, lower string, ts []string, best int) string {
-	at := 0
-	if best >= 0 {
-		at = strings.Index(lower, ts[best])
+// bestPassage scores every passage centred on a line holding a term and
+// returns the best, with its lines (0-based, included). A note matched by its
+// key only has its first lines as passage.
+func bestPassage(a *analyzed, hits []*posting, idf []float64, avg float64) (best float64, blo, bhi int) {
+	last := a.lines() - 1
+	blo, bhi = 0, min(last, 2*passageReach)
+	var centres []int
+	for _, h := range hits {
+		if h != nil {
+			for _, x := range h.at {
+				if l := int(x >> 32); len(centres) == 0 || centres[len(centres)-1] != l {
+					centres = append(centres, l)
+				}
+			}
+		}
 	}
-	if len(lower) != len(body) {
-		body = lower // lower-casing changed byte lengths: offsets only fit the lowered text
+	slices.Sort(centres)
+	centres = slices.Compact(centres)
+	if len(centres) == 0 {
+		return 0, blo, bhi
 	}
-	start, end := max(0, at-snippetBefore), min(len(body), at+snippetAfter)
-	for start > 0 && !utf8.RuneStart(body[start]) {
-		start--
+	best = -1 // ties go to the earliest passage
+	type occ struct {
+		pos  int
+		term int
 	}
-	for end < len(body) && !utf8.RuneStart(body[end]) {
-		end++
+	var in []occ
+	tf := make([]float64, len(hits))
+	for _, c := range centres {
+		lo, hi := max(0, c-passageReach), min(last, c+passageReach)
+		in = in[:0]
+		clear(tf)
+		for i, h := range hits {
+			if h == nil {
+				continue
+			}
+			// A term on the centre line counts in full; one only on the side
+			// lines counts less (context, not the statement).
+			centre, side := 0.0, 0.0
+			for _, x := range h.at {
+				if l := int(x >> 32); l >= lo && l <= hi {
+					w := 1.0
+					if a.heading[l] == int32(l) {
+						w = headWeight // a heading is a field of its own
+					}
+					if l == c {
+						centre += w
+						in = append(in, occ{int(uint32(x)), i})
+					} else {
+						side += w
+					}
+				}
+			}
+			if tf[i] = centre; centre == 0 {
+				tf[i] = sideWeight * min(side, 1)
+			}
+		}
+		n := 0.0
+		for l := lo; l <= hi; l++ {
+			n += float64(a.lineLen[l])
+		}
+		s := 0.0
+		for i, f := range tf {
+			if f > 0 {
+				s += idf[i] * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*n/avg))
+			} else if h := a.heading[c]; h >= 0 && hits[i] != nil {
+				for _, x := range hits[i].at {
+					if int32(x>>32) == h {
+						s += headWeight * idf[i]
+						break
+					}
+				}
+			}
+		}
+		// Proximity: different terms next to each other on the centre line.
+		slices.SortFunc(in, func(x, y occ) int { return x.pos - y.pos })
+		for k := 1; k < len(in); k++ {
+			if in[k].term != in[k-1].term {
+				gap := float64(in[k].pos - in[k-1].pos)
+				s += nearWeight * min(idf[in[k].term], idf[in[k-1].term]) / gap
+			}
+		}
+		if s > best || s == best && lo < blo {
+			best, blo, bhi = s, lo, hi
+		}
 	}
-	s := strings.Join(strings.Fields(body[start:end]), " ")
-	if start > 0 {
-		s = "…" + s
+	return best, blo, bhi
+}
+
+// clip shortens a snippet to maxSnippet bytes, on a rune boundary.
+func clip(s string) string {
+	if len(s) <= maxSnippet {
+		return s
 	}
-	if end < len(body) {
-		s += "…"
+	end := maxSnippet
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
 	}
-	return s
+	return s[:end] + "…"
 }

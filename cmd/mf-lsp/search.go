@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/participant"
+)
+
+func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("search", "mf-lsp search [--limit N] [--json] [--today YYYY-MM-DD] [--agent ID] [--task ID] QUERY…", `
+Search the notes in the participant's scope, the same search as the MCP tool
+memory_search: every journal day and shadowed notes included, best first, each
+hit with the passage that answers best and its lines in the note's body. Write
+the query as a question; dates in it ("last week", "in May", "on 8 May 2026")
+favour the journal days they name, counted from --today. The words of every
+argument make one query.`, stdout, stderr)
+	var pf participantFlags
+	pf.register(c)
+	limit := c.fs.Int("limit", 0, "the most hits, `N` from 1 to 100 (default 10)")
+	asJSON := c.fs.Bool("json", false, "print the result as JSON (memory_search's)")
+	today := c.fs.String("today", "", "the day dates in the query count from, `YYYY-MM-DD` (default: the local date)")
+	pos, code, done := c.parse(args, 1, math.MaxInt)
+	if done {
+		return code
+	}
+	if _, err := engine.Today(*today); err != nil {
+		return c.usageError("--today %q: want YYYY-MM-DD", *today)
+	}
+	p, err := pf.participant(c, *today)
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	for _, w := range p.Warnings() {
+		fmt.Fprintf(stderr, "mf-lsp search: warning: %s\n", w)
+	}
+	res, err := p.Search(strings.Join(pos, " "), *limit)
+	switch {
+	case participant.IsRefusal(err):
+		return c.usageError("%v", err)
+	case err != nil:
+		return c.fail("%v", err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return c.fail("%v", err)
+		}
+		return exitOK
+	}
+	for i, h := range res.Hits {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		shadowed := ""
+		if !h.Effective {
+			shadowed = " (shadowed)"
+		}
+		fmt.Fprintf(stdout, "%s %s:%d-%d%s score %.3f\n", h.Dimension, h.Key, h.StartLine, h.EndLine, shadowed, h.Score)
+		for _, l := range strings.Split(h.Snippet, "\n") {
+			fmt.Fprintf(stdout, "    %s\n", l)
+		}
+	}
+	fmt.Fprintf(stderr, "%d of %d matching notes\n", len(res.Hits), res.Total)
+	return exitOK
+}

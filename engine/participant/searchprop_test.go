@@ -1,0 +1,100 @@
+package participant_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/participant"
+)
+
+// TestSearchIndexAgrees: the search index of a long-lived participant agrees
+// with the Markdown on disk after edits, deletes and renames made behind the
+// engine's back (a text editor, mv, rm; then the watcher's Refresh): every
+// search answers as one over a freshly opened tree, and every hit's lines are
+// its snippet on disk.
+func TestSearchIndexAgrees(t *testing.T) {
+	words := []string{"pottery", "class", "Caroline", "went", "support", "group", "dinner", "cooked", "ramen", "May"}
+	rapid.Check(t, func(rt *rapid.T) {
+		root := t.TempDir()
+		data, project := filepath.Join(root, "data"), filepath.Join(root, "project")
+		dir := filepath.Join(data, "memory", "agent", "larry", "journal")
+		for _, d := range []string{dir, project} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		for name, text := range map[string]string{
+			filepath.Join(data, "magicfrog.json"):        `{"agents": ["larry"]}`,
+			filepath.Join(data, "memory", "layers.json"): `{"layers": [{"name": "core", "prefix": ""}, {"name": "journal", "prefix": "journal/", "kind": "fractal"}]}`,
+		} {
+			if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		open := func() (*engine.Memory, *participant.Participant) {
+			m, err := engine.Open(engine.Options{DataDir: data, ProjectDir: project})
+			if err != nil {
+				rt.Fatal(err)
+			}
+			p, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, Today: "2026-06-01"})
+			if err != nil {
+				rt.Fatal(err)
+			}
+			return m, p
+		}
+		m, p := open()
+		name := func() string {
+			return filepath.Join(dir, fmt.Sprintf("2026-05-%02d.md", rapid.IntRange(1, 6).Draw(rt, "day")))
+		}
+		text := func() string {
+			var lines []string
+			for n := rapid.IntRange(0, 6).Draw(rt, "lines"); n > 0; n-- {
+				lines = append(lines, "- "+strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 0, 5).Draw(rt, "line"), " "))
+			}
+			return "---\nrevision: 1\n---\n" + strings.Join(lines, "\n") + "\n"
+		}
+		for step := rapid.IntRange(1, 12).Draw(rt, "steps"); step > 0; step-- {
+			switch rapid.IntRange(0, 2).Draw(rt, "op") {
+			case 0: // an edit or a new note
+				path := name()
+				if err := os.WriteFile(path, []byte(text()), 0o644); err != nil {
+					rt.Fatal(err)
+				}
+				m.Refresh(path)
+			case 1: // a delete
+				path := name()
+				os.Remove(path)
+				m.Refresh(path)
+			case 2: // a rename
+				from, to := name(), name()
+				if os.Rename(from, to) == nil {
+					m.Refresh(from)
+					m.Refresh(to)
+				}
+			}
+			q := strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 1, 3).Draw(rt, "query"), " ")
+			got, err := p.Search(q, 10)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			_, fresh := open()
+			want, _ := fresh.Search(q, 10)
+			if !reflect.DeepEqual(got, want) {
+				rt.Fatalf("%q: the kept index says\n%+v\na fresh one\n%+v", q, got, want)
+			}
+			for _, h := range got.Hits {
+				r, err := fresh.ReadLines(h.Dimension, h.Key, h.StartLine, h.EndLine)
+				if err != nil || strings.TrimRight(r.Body, "\n") != h.Snippet {
+					rt.Fatalf("%s:%d-%d reads %+v %v, snippet %q", h.Key, h.StartLine, h.EndLine, r, err, h.Snippet)
+				}
+			}
+		}
+	})
+}
