@@ -79,7 +79,9 @@ func RenderInto(snap *Snapshot, r RenderRequest, file string) (Written, error) {
 	if err := CheckHostFile(m.Paths, path, m.Paths.ProjectDir); err != nil {
 		return Written{}, err
 	}
-	b, err := m.Render(snap.RenderOptions(r))
+	opts := snap.RenderOptions(r)
+	opts.Into = IntoFile(path)
+	b, err := m.Render(opts)
 	if err != nil {
 		return Written{}, err
 	}
