@@ -81,6 +81,7 @@ var commands = map[string]command{
 	"sync":     runSync,
 	"history":  runHistory,
 	"restore":  runRestore,
+	"skills":   runSkills,
 }
 
 // summaries are the one-line descriptions `mf-lsp help` lists.
@@ -102,6 +103,7 @@ var summaries = map[string]string{
 	"sync":     "roam: merge memory with a git remote, note by note (sync status, sync resolve, sync accept|reject)",
 	"history":  "list the versions of a note in the sync remote's history",
 	"restore":  "bring back a version from the sync history as the next revision",
+	"skills":   "write the skills in scope into an agent host's skill folder (DIR/<name>/SKILL.md)",
 }
 
 // Exit codes shared by every subcommand.
