@@ -280,3 +280,51 @@ func CheckHostFolder(p engine.Paths, dir string) error {
 func sortSkillFiles(rows []SkillFile) {
 	sort.SliceStable(rows, func(a, b int) bool { return rows[a].Name < rows[b].Name })
 }
+
+// SkillsWritten is magicfrog.skillsInto's answer: the folder and a row per
+// skill.
+type SkillsWritten struct {
+	Dir   string      `json:"dir"`
+	Files []SkillFile `json:"files"`
+}
+
+// DefaultSkillsDir is where magicfrog.skillsInto writes without a dir:
+// Claude Code's project skills.
+const DefaultSkillsDir = ".claude/skills"
+
+// SkillsIntoWorkspace is magicfrog.skillsInto: the skills of r's scope into
+// dir (relative to the project; "" is DefaultSkillsDir), which must lie in
+// the workspace (else a *HostFileError, nothing written).
+func SkillsIntoWorkspace(snap *Snapshot, r RenderRequest, dir string) (SkillsWritten, error) {
+	m := snap.Memory
+	project := m.Paths.ProjectDir
+	if project == "" {
+		return SkillsWritten{}, &HostFileError{Path: dir, Reason: "cannot be written: the session has no workspace folder, and the language server writes skills only into a folder of its workspace"}
+	}
+	if dir == "" {
+		dir = filepath.FromSlash(DefaultSkillsDir)
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(project, dir)
+	}
+	if !engine.Inside(project, dir) {
+		return SkillsWritten{}, &HostFileError{Path: dir, Reason: "is outside the workspace " + project + ": the language server writes skills only into a folder of its workspace"}
+	}
+	if err := CheckHostFolder(m.Paths, dir); err != nil {
+		return SkillsWritten{}, err
+	}
+	opts := snap.RenderOptions(r)
+	opts.Budget = 0 // every skill in scope, whatever the block's budget
+	b, err := m.Render(opts)
+	if err != nil {
+		return SkillsWritten{}, err
+	}
+	rows, err := SkillsInto(m, dir, b)
+	if err != nil {
+		return SkillsWritten{}, &WriteError{Err: err}
+	}
+	if rows == nil {
+		rows = []SkillFile{}
+	}
+	return SkillsWritten{Dir: dir, Files: rows}, nil
+}
