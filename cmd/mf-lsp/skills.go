@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
-func runSkills(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runSkills(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c := newCLI("skills", "mf-lsp skills --into DIR [--task ID] [--agent ID] [--machine ID]", `
 Write each skill in scope (the notes of a skills layer that the <memory> block
 lists) as DIR/<name>/SKILL.md: the Agent Skills layout that Claude Code
@@ -33,12 +35,26 @@ Prints one line per skill, "OUTCOME NAME FILE <- REF" (created, updated,
 unchanged, removed, untouched, skipped: why), then "skills: N created, N
 updated, N unchanged, N removed, N untouched, N skipped". Exit 1 when a skill
 was skipped or untouched, 0 otherwise. Nothing changed writes nothing, so it
-can run from schedule, a hook or the editor (magicfrog.skillsInto) at will.`, stdout, stderr)
+can run from schedule (install --skills-into DIR), a hook or the editor
+(magicfrog.skillsInto) at will.`, stdout, stderr)
 	var sf scopeFlags
 	sf.register(c)
 	into := c.fs.String("into", "", "the skills folder `DIR` to keep, e.g. .claude/skills (required)")
+	logFile := c.fs.String("log", "", "append the report (stdout and stderr) to `FILE`, between a \"=== TIME\" and an \"=== exit N\" line (the scheduled job uses it)")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
+	}
+	if *logFile != "" {
+		log, err := openRollupLog(*logFile)
+		if err != nil {
+			return c.fail("--log: %v", err)
+		}
+		fmt.Fprintf(log, "=== %s mf-lsp skills %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(args, " "))
+		c.stdout, c.stderr, stdout, stderr = log, log, log, log
+		defer func() {
+			fmt.Fprintf(log, "=== exit %d\n", code)
+			log.Close()
+		}()
 	}
 	if *into == "" {
 		return c.usageError("--into DIR is required: the folder the skills go into (e.g. .claude/skills)")
