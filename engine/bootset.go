@@ -80,7 +80,7 @@ func (m *Memory) BootSet(opts RenderOptions) ([]*Note, error) {
 	}
 	s := opts.Scope
 	s.Machine = m.MachineOf(s)
-	groups, _ := arrange(m.View(s), boot)
+	groups, _, _ := arrange(m.View(s), boot, "")
 	var out []*Note
 	for _, g := range groups {
 		for _, e := range g.notes {

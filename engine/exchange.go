@@ -263,6 +263,9 @@ type ImportResult struct {
 	LayersDiffer string
 	Unchanged    int          // already there, same revision and content
 	Skipped      []ImportSkip // kept back or refused, each with why
+	// Ignored are the tree's dot-folders (".git/" of a clone, an editor's
+	// ".obsidian/"), not read: no note is ever in one, so they are not refused.
+	Ignored []string
 }
 
 // ImportSkip is a file an import did not write.
@@ -393,11 +396,12 @@ func (m *Memory) readPortable(root *os.Root, res *ImportResult) (*portableTree, 
 		if rel == "." {
 			return nil
 		}
+		if strings.HasPrefix(d.Name(), ".") && d.IsDir() {
+			res.Ignored = append(res.Ignored, rel+"/")
+			return fs.SkipDir
+		}
 		if strings.HasPrefix(d.Name(), ".") {
 			res.refuse(rel, "hidden names are not notes (a store's lock or temporary file, or an editor's)")
-			if d.IsDir() {
-				return fs.SkipDir
-			}
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {

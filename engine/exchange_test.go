@@ -176,7 +176,6 @@ func TestImportHostileTree(t *testing.T) {
 	}
 	for from, want := range map[string]string{
 		"user/.hidden.md":    "hidden",
-		"user/.git":          "hidden",
 		"user/latin1.md":     "not UTF-8",
 		"user/negative.md":   `revision "-1" is not a whole number`,
 		"user/string-rev.md": `revision "abc" is not a whole number`,
@@ -190,6 +189,10 @@ func TestImportHostileTree(t *testing.T) {
 	}
 	if len(res.Imported) != 1 {
 		t.Errorf("imported %v; want only ok.md", res.Imported)
+	}
+	// A dot-folder (a clone's .git/) is ignored, not refused: never read.
+	if _, refused := reasons["user/.git"]; refused || len(res.Ignored) != 1 || res.Ignored[0] != "user/.git/" {
+		t.Errorf("user/.git: refused %v, ignored %v; want it ignored", refused, res.Ignored)
 	}
 }
 

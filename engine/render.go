@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +32,11 @@ type RenderOptions struct {
 	// Earlier adds the refined days of the Earlier days before yesterday to the
 	// journal's boot set, oldest first.
 	Earlier int
+	// Into is the host file (CLAUDE.md, AGENTS.md…) the block is written
+	// into, absolute, or "". The notes imported from it, or from what it
+	// @imports (ImportedFrom), are left out of the block: the host reads that
+	// file already. Each is in Block.Omitted with ReasonInHostFile.
+	Into string
 }
 
 // Block is a rendered <memory> block.
@@ -66,12 +72,39 @@ func (b *Block) CountTokens() int {
 type Omitted struct {
 	Note   *Note
 	Tokens int
-	Reason string // "budget", or "unregistered-scope" (Tokens 0: never counted)
+	Reason string // "budget", "unregistered-scope" or "in-host-file" (Tokens 0: never counted)
 }
 
 // ReasonUnregistered is the omitted reason of a note under an unregistered
 // first folder (SPEC §2): it is no one's, so no block holds it.
 const ReasonUnregistered = "unregistered-scope"
+
+// ReasonInHostFile is the omitted reason of a note imported from the file the
+// block is written into (RenderOptions.Into): the host reads it there.
+const ReasonInHostFile = "in-host-file"
+
+// Provenance keys an import (engine/importers) writes into a note's
+// frontmatter: the source file's real absolute path, and for a file reached
+// through another's @import, the file the chain started at.
+const (
+	ImportedFromKey = "imported-from"
+	ImportedViaKey  = "imported-via"
+)
+
+// ImportedFrom reports whether note e was imported from file (a real
+// absolute path), itself or through an @import chain that starts there.
+func ImportedFrom(e *Note, file string) bool {
+	if file == "" {
+		return false
+	}
+	doc := e.Doc()
+	for _, k := range []string{ImportedFromKey, ImportedViaKey} {
+		if v, _ := doc.String(k); v != "" && filepath.Clean(v) == filepath.Clean(file) {
+			return true
+		}
+	}
+	return false
+}
 
 // SeveralAgentsError refuses to answer for several agents at once: each
 // participant sees its own agent dimension and no one else's (SPEC §5). It is
@@ -130,6 +163,7 @@ type renderer struct {
 	view   *View
 	groups []blockGroup
 	skills []*Note
+	inHost []*Note // left out: imported from opts.Into
 	// slots are the notes' places, per group, then the skills list last.
 	slots [][]slot
 	// overhead is the budgeted size of all but the slots; headerEstimate the
@@ -153,7 +187,7 @@ func (m *Memory) newRenderer(opts RenderOptions) (*renderer, error) {
 		return nil, err
 	}
 	r := &renderer{opts: opts, scope: s, view: m.View(s)}
-	r.groups, r.skills = arrange(r.view, boot)
+	r.groups, r.skills, r.inHost = arrange(r.view, boot, opts.Into)
 	for _, g := range r.groups {
 		r.slots = append(r.slots, slotsOf(g.notes, false))
 	}
@@ -293,6 +327,9 @@ func (r *renderer) build() *Block {
 		body.WriteString(unregisteredLine(e))
 		blk.Omitted = append(blk.Omitted, Omitted{Note: e, Reason: ReasonUnregistered})
 	}
+	for _, e := range r.inHost {
+		blk.Omitted = append(blk.Omitted, Omitted{Note: e, Reason: ReasonInHostFile})
+	}
 	body.WriteString("</memory>\n")
 	// The generation hashes everything the agent would read except the
 	// generation itself, so an unchanged view keeps its generation.
@@ -380,12 +417,17 @@ type slot struct {
 	omitted  int // of its omitted line
 }
 
-// arrange sorts the view's winners into the block's elements and its skill list.
-func arrange(v *View, boot bootSet) ([]blockGroup, []*Note) {
-	var skills []*Note
+// arrange sorts the view's winners into the block's elements and its skill
+// list, leaving out (and returning) the notes imported from the host file into.
+func arrange(v *View, boot bootSet, into string) ([]blockGroup, []*Note, []*Note) {
+	var skills, inHost []*Note
 	byGroup := map[Dimension]map[string][]*Note{}
 	add := func(e *Note) {
 		if e.Layer.Kind == KindFractal && !boot.keep(e) {
+			return
+		}
+		if ImportedFrom(e, into) {
+			inHost = append(inHost, e)
 			return
 		}
 		if e.Layer.IsSkills() {
@@ -427,7 +469,7 @@ func arrange(v *View, boot bootSet) ([]blockGroup, []*Note) {
 		}
 	}
 	// Keys are already sorted within the view; device notes were sorted too.
-	return groups, skills
+	return groups, skills, inHost
 }
 
 func groupTags(g blockGroup, s Scope) (string, string) {

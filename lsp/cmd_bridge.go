@@ -49,3 +49,30 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, a session.RenderIntoArgs) (a
 		return w, nil
 	}), nil
 }
+
+// skillsIntoCommand: magicfrog.skillsInto {dir, task, agents, machine} writes
+// the skills in scope as dir/<name>/SKILL.md (dir relative to the project,
+// default .claude/skills), as `mf-lsp skills --into` does. → {"dir","files":
+// [{"name","file","ref","outcome","why"}]}. A folder outside the workspace,
+// inside its .magicfrog/ or the data directory is refused with InvalidParams
+// and error data {"code": "forbidden", "path": …}.
+func (s *Server) skillsIntoCommand(_ *glsp.Context, a session.SkillsIntoArgs) (any, error) {
+	cmd := session.SkillsIntoCmd.Name
+	if err := checkRender(cmd, a.RenderRequest); err != nil {
+		return nil, err
+	}
+	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
+		w, err := session.SkillsIntoWorkspace(snap, a.RenderRequest, a.Dir)
+		var write *session.WriteError
+		var refused *session.HostFileError
+		switch {
+		case errors.As(err, &refused):
+			return nil, Errorf(CodeInvalidParams, "%s: argument \"dir\": %v", cmd, err)
+		case errors.As(err, &write):
+			return nil, Errorf(CodeRequestFailed, "%s: %v", cmd, err)
+		case err != nil:
+			return nil, renderFailed(cmd, err)
+		}
+		return w, nil
+	}), nil
+}

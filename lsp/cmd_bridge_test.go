@@ -41,6 +41,44 @@ func TestCommandRenderInto(t *testing.T) {
 	wantInvalidParams(t, c, "magicfrog.renderInto", map[string]any{"budget": -1}, "budget")
 }
 
+// magicfrog.skillsInto writes the skills in scope as .claude/skills/<name>/
+// SKILL.md in the workspace (issue 24): created, then unchanged; a folder
+// outside the workspace is refused.
+func TestCommandSkillsInto(t *testing.T) {
+	c, _, project := startDemo(t)
+	var res session.SkillsWritten
+	mustExec(t, c, "magicfrog.skillsInto", map[string]any{}, &res)
+	want := filepath.Join(project, ".claude", "skills")
+	if res.Dir != want || len(res.Files) == 0 {
+		t.Fatalf("skillsInto: %+v", res)
+	}
+	for _, f := range res.Files {
+		if f.Outcome != session.SkillCreated {
+			t.Errorf("first skillsInto: %+v", f)
+		}
+		b, err := os.ReadFile(f.File)
+		if err != nil || !session.ManagedSkill(b) || !strings.Contains(string(b), "name: "+f.Name+"\n") {
+			t.Errorf("%s: %q, %v", f.File, b, err)
+		}
+	}
+	mustExec(t, c, "magicfrog.skillsInto", map[string]any{"dir": ".claude/skills"}, &res)
+	for _, f := range res.Files {
+		if f.Outcome != session.SkillUnchanged {
+			t.Errorf("second skillsInto: %+v", f)
+		}
+	}
+	outside := t.TempDir()
+	_, err := execCommand(c, "magicfrog.skillsInto", map[string]any{"dir": outside})
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) || e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, "outside the workspace") ||
+		!strings.Contains(string(e.Data), `"code":"forbidden"`) {
+		t.Errorf("skillsInto %s: %v; want InvalidParams, forbidden", outside, err)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("skillsInto wrote outside the workspace: %v", ents)
+	}
+}
+
 // magicfrog.render {details: true}: for whom, tokens per group and in total
 // against the budget, and where the left-out notes are.
 func TestCommandRenderDetails(t *testing.T) {

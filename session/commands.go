@@ -74,6 +74,13 @@ type RenderIntoArgs struct {
 	File string `json:"file,omitempty"`
 }
 
+// SkillsIntoArgs is magicfrog.skillsInto's argument: the scope (render's)
+// and the skills folder, relative to the project ("" is .claude/skills).
+type SkillsIntoArgs struct {
+	RenderRequest
+	Dir string `json:"dir,omitempty"`
+}
+
 // ExportArgs is magicfrog.export's argument.
 type ExportArgs struct {
 	Dir         string `json:"dir"` // required
@@ -175,6 +182,7 @@ var (
 	SyncStatusCmd       = Command[SyncStatusArgs, *roam.Report]{"magicfrog.syncStatus"}
 	SyncResolveCmd      = Command[SyncResolveArgs, Null]{"magicfrog.syncResolve"}
 	SessionInfoCmd      = Command[NoArgs, Info]{"magicfrog.sessionInfo"}
+	SkillsIntoCmd       = Command[SkillsIntoArgs, SkillsWritten]{"magicfrog.skillsInto"}
 )
 
 // Commands is every command's declaration, in docs/protocol.md's order.
@@ -183,6 +191,7 @@ var Commands = []Spec{
 	PromoteCmd.Spec(), ExportCmd.Spec(), ImportCmd.Spec(), RollupCmd.Spec(), TodayCmd.Spec(),
 	ShowEntryCmd.Spec(), RegisterAgentCmd.Spec(), RegisterTaskCmd.Spec(), ResolveConflictCmd.Spec(),
 	ResolveOverwriteCmd.Spec(), SyncCmd.Spec(), SyncStatusCmd.Spec(), SyncResolveCmd.Spec(), SessionInfoCmd.Spec(),
+	SkillsIntoCmd.Spec(),
 }
 
 // Lookup returns the declaration of the command named name.

@@ -33,6 +33,21 @@ func (e *HostFileError) ErrorData() errcode.Data {
 	return errcode.Data{Code: errcode.Forbidden, Path: e.Path}
 }
 
+// checkOutsideOwn refuses a path (a host file, a host's skill folder) inside
+// mf-lsp's own places: the data directory and the project's .magicfrog/,
+// links resolved. advice follows the reason.
+func checkOutsideOwn(p engine.Paths, file, advice string) error {
+	if p.DataDir != "" && engine.Inside(p.DataDir, file) {
+		return &HostFileError{Path: file, Reason: fmt.Sprintf("is inside the data directory %s: mf-lsp keeps its notes and configuration there; %s", p.DataDir, advice)}
+	}
+	if p.ProjectDir != "" {
+		if mf := filepath.Join(p.ProjectDir, ".magicfrog"); engine.Inside(mf, file) {
+			return &HostFileError{Path: file, Reason: fmt.Sprintf("is inside the project's .magicfrog/ (%s): it holds the binding and the task notes; %s", mf, advice)}
+		}
+	}
+	return nil
+}
+
 // CheckHostFile is the one rule of where a rendered block may be written, for
 // render --into and magicfrog.renderInto alike: a Markdown file
 // (HostExtensions) outside the data directory (every dimension root, the
@@ -48,13 +63,8 @@ func CheckHostFile(p engine.Paths, file, workspace string) error {
 	refuse := func(format string, args ...any) error {
 		return &HostFileError{Path: file, Reason: fmt.Sprintf(format, args...)}
 	}
-	if p.DataDir != "" && engine.Inside(p.DataDir, file) {
-		return refuse("is inside the data directory %s: mf-lsp keeps its notes and configuration there; write the block into an agent host's file outside it, such as the project's CLAUDE.md or AGENTS.md", p.DataDir)
-	}
-	if p.ProjectDir != "" {
-		if mf := filepath.Join(p.ProjectDir, ".magicfrog"); engine.Inside(mf, file) {
-			return refuse("is inside the project's .magicfrog/ (%s): it holds the binding and the task notes; write the block into the project's CLAUDE.md or AGENTS.md", mf)
-		}
+	if err := checkOutsideOwn(p, file, "write the block into an agent host's file outside it, such as the project's CLAUDE.md or AGENTS.md"); err != nil {
+		return err
 	}
 	if workspace != "" && !engine.Inside(workspace, file) {
 		return refuse("is outside the workspace %s: the language server writes the block only into a file of its workspace", workspace)

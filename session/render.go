@@ -93,6 +93,7 @@ func RenderInto(snap *Snapshot, r RenderRequest, file string) (Written, error) {
 	if err != nil {
 		return Written{}, err
 	}
+	opts.Into = IntoFile(path)
 	b, err := m.Render(opts)
 	if err != nil {
 		return Written{}, err

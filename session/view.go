@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -230,11 +231,49 @@ func WriteBlockInto(m *engine.Memory, file string, b *engine.Block) (Written, er
 	if err := CheckHostFile(m.Paths, file, ""); err != nil {
 		return Written{}, err
 	}
-	outcome, err := managed.WriteInto(m.Paths.MemoryDir(), file, b.Text)
+	outcome, err := managed.WriteInto(m.Paths.MemoryDir(), file, inHostComment(b)+b.Text)
 	if err != nil {
 		return Written{}, err
 	}
 	return Written{Path: file, URI: PathToURI(file), Outcome: outcome, Generation: b.Generation, Tokens: b.CountTokens()}, nil
+}
+
+// inHostComment is the section's comment line naming the notes left out of
+// b because they were imported from the file it goes into (RenderOptions.Into),
+// "" when none were.
+func inHostComment(b *engine.Block) string {
+	var refs []string
+	for _, o := range b.Omitted {
+		if o.Reason == engine.ReasonInHostFile {
+			refs = append(refs, o.Note.Ref())
+		}
+	}
+	if len(refs) == 0 {
+		return ""
+	}
+	sort.Strings(refs)
+	noun := "notes"
+	if len(refs) == 1 {
+		noun = "note"
+	}
+	return fmt.Sprintf("<!-- mf-lsp: left out %d %s imported from this file: %s -->\n", len(refs), noun, strings.Join(refs, ", "))
+}
+
+// IntoFile is the path RenderOptions.Into names for a block written into
+// file: absolute, links resolved, as the importers record provenance.
+func IntoFile(file string) string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return file
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	// A file yet to be created: its folder's links resolved.
+	if d, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(d, filepath.Base(abs))
+	}
+	return abs
 }
 
 // RenderDetails is magicfrog.render's answer with {details: true}: the block

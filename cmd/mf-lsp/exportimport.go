@@ -63,7 +63,9 @@ device, project/ in task; revisions and machine bindings travel as they are. A
 note never replaces a newer revision: a destination at a higher revision, or at
 the same revision with other content, is kept. No path may leave the target:
 absolute paths, "..", links, hidden names, FIFOs and other special files, and
-files that are not notes (over 4 MiB, binary, not UTF-8) are refused. DIR may
+files that are not notes (over 4 MiB, binary, not UTF-8) are refused. Folders
+whose name starts with "." (.git/ of a clone of the sync remote, an editor's
+folder) are not read: each is an "ignored: DIR/" line, not an error. DIR may
 not be inside a memory root or hold one. The tree's magicfrog.json is merged
 (agents, shared, and tasks into the project's config.json: the union); its
 layers.json is taken when there is none, and a different one is reported on
@@ -91,6 +93,9 @@ otherwise (kept notes are not an error).`, stdout, stderr)
 	}
 	for _, l := range res.Config {
 		fmt.Fprintf(stdout, "config: %s\n", l)
+	}
+	for _, d := range res.Ignored {
+		fmt.Fprintf(stdout, "ignored: %s (a dot-folder holds no notes)\n", d)
 	}
 	if res.LayersDiffer != "" {
 		fmt.Fprintf(stderr, "warning: %s\n", res.LayersDiffer)

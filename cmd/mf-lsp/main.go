@@ -82,6 +82,7 @@ var commands = map[string]command{
 	"history":  runHistory,
 	"restore":  runRestore,
 	"search":   runSearch,
+	"skills":   runSkills,
 }
 
 // summaries are the one-line descriptions `mf-lsp help` lists.
@@ -104,6 +105,7 @@ var summaries = map[string]string{
 	"history":  "list the versions of a note: the local history, and the sync remote's",
 	"restore":  "bring back a version from the local or the sync history",
 	"search":   "search the notes in scope, best passage first (memory_search)",
+	"skills":   "write the skills in scope into an agent host's skill folder (DIR/<name>/SKILL.md)",
 }
 
 // Exit codes shared by every subcommand.

@@ -44,7 +44,11 @@ an AGENTS.md, any Markdown file) between the marker comments
 "<!-- mf-lsp:begin ... -->" and "<!-- mf-lsp:end -->", instead of stdout: the
 section is replaced, or appended when FILE has no markers yet (FILE is created
 when missing); every byte outside the markers stays as it was. When the section
-already holds this block nothing is written. Two marker pairs, a marker
+already holds this block nothing is written. Notes imported from FILE itself
+(import --from records the source file in "imported-from", and the file an
+@import chain starts at in "imported-via") are left out of its section, which
+the host reads already, and a comment line at the section's top names them:
+"<!-- mf-lsp: left out N notes imported from this file: REF, ... -->". Two marker pairs, a marker
 without its pair, and a FILE that is a symbolic link are refused (exit 1).
 FILE must be Markdown (.md, .mdc, .markdown) and outside the data directory
 and the project's .magicfrog/ (mf-lsp's own notes and configuration, links
@@ -104,7 +108,11 @@ not with --each-agent.`, stdout, stderr)
 	}
 	warned := false
 	for _, p := range participants {
-		blk, err := m.Render(engine.RenderOptions{Scope: p, Budget: *budget, Previous: *previous, Today: *today, Earlier: *earlier})
+		opts := engine.RenderOptions{Scope: p, Budget: *budget, Previous: *previous, Today: *today, Earlier: *earlier}
+		if *into != "" {
+			opts.Into = session.IntoFile(*into)
+		}
+		blk, err := m.Render(opts)
 		if err != nil {
 			return c.fail("%v", err)
 		}

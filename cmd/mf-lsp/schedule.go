@@ -14,6 +14,7 @@ import (
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/rollup"
 	"github.com/magicfrog/mf-lsp/engine/schedule"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 func runSchedule(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -39,6 +40,7 @@ the jobs when the project's config.json says "promote": "auto".`, stdout, stderr
 	crontab := c.fs.String("crontab", "crontab", "the crontab `PROGRAM`")
 	systemctl := c.fs.String("systemctl", "systemctl", "the systemctl `PROGRAM`")
 	binary := c.fs.String("binary", "", "the mf-lsp `PATH` the jobs run (default: this one)")
+	skillsInto := c.fs.String("skills-into", "", "install: also run `mf-lsp skills --into DIR` hourly (e.g. the project's .claude/skills)")
 	pos, code, done := c.parse(args, 1, 1)
 	if done {
 		return code
@@ -54,6 +56,15 @@ the jobs when the project's config.json says "promote": "auto".`, stdout, stderr
 	t, warnings, err := scheduleTarget(m, *binary)
 	if err != nil {
 		return c.fail("%v", err)
+	}
+	if *skillsInto != "" {
+		if t.SkillsDir, err = filepath.Abs(*skillsInto); err != nil {
+			return c.fail("%v", err)
+		}
+		if err := session.CheckHostFolder(m.Paths, t.SkillsDir); err != nil {
+			fmt.Fprintf(stderr, "mf-lsp schedule: --skills-into: %v\n", err)
+			return exitUsage
+		}
 	}
 	if verb == "install" {
 		if err := c.requireDataDir(m); err != nil {
@@ -153,7 +164,7 @@ func scheduleCron(c *cli, verb string, t schedule.Target, crontab string) int {
 			state = "already installed"
 		}
 		fmt.Fprintf(c.stdout, "%s: schedule %s in the crontab (journal rollups of %s)\n", state, id, t.ProjectDir)
-		for _, j := range schedule.Jobs {
+		for _, j := range t.Jobs() {
 			fmt.Fprintf(c.stdout, "  %-7s %-12s %s\n", j.Name, j.Cron, t.Command(j))
 		}
 	case "remove":
@@ -179,10 +190,13 @@ func scheduleCron(c *cli, verb string, t schedule.Target, crontab string) int {
 			return exitOK
 		}
 		fmt.Fprintf(c.stdout, "schedule %s in the crontab (journal rollups of %s):\n", id, t.ProjectDir)
+		skills := false
 		for _, in := range found {
 			printJobStatus(c.stdout, t, in.Job, in.Line)
+			skills = skills || in.Job == schedule.SkillsJob.Name
 		}
-		if want := schedule.CronBlock(t); !strings.Contains(cur, want) {
+		// The skills job's folder is install's flag: compared only when given.
+		if want := schedule.CronBlock(t); !strings.Contains(cur, want) && (t.SkillsDir != "" || !skills) {
 			fmt.Fprintf(c.stdout, "the installed lines differ from what install writes now: run mf-lsp schedule install\n")
 		}
 	}
@@ -191,7 +205,7 @@ func scheduleCron(c *cli, verb string, t schedule.Target, crontab string) int {
 
 func printJobStatus(w io.Writer, t schedule.Target, name, line string) {
 	last := "never ran"
-	for _, j := range schedule.Jobs {
+	for _, j := range schedule.AllJobs() {
 		if j.Name == name {
 			if when, res := schedule.LastRun(t, j); when != "" {
 				last = "last ran " + when + ", " + res
@@ -235,9 +249,23 @@ func scheduleSystemd(c *cli, verb string, t schedule.Target, systemctl string) i
 	if err != nil {
 		return c.fail("%v", err)
 	}
+	jobs := t.Jobs()
+	if verb != "install" {
+		// status and remove find every job a schedule may hold, the skills
+		// job too (its folder only matters to install).
+		if t.SkillsDir == "" {
+			t.SkillsDir = "/"
+		}
+		jobs = nil
+		for _, j := range schedule.AllJobs() {
+			if _, err := os.Stat(filepath.Join(dir, schedule.UnitBase(t, j)+".timer")); err == nil || j.Name != schedule.SkillsJob.Name {
+				jobs = append(jobs, j)
+			}
+		}
+	}
 	units := schedule.Units(t)
 	var timers []string
-	for _, j := range schedule.Jobs {
+	for _, j := range jobs {
 		timers = append(timers, schedule.UnitBase(t, j)+".timer")
 	}
 	ctl := func(args ...string) error {
@@ -276,7 +304,7 @@ func scheduleSystemd(c *cli, verb string, t schedule.Target, systemctl string) i
 		if err := ctl(append([]string{"enable", "--now"}, timers...)...); err != nil {
 			return c.fail("units written, but %v", err)
 		}
-		for _, j := range schedule.Jobs {
+		for _, j := range jobs {
 			fmt.Fprintf(c.stdout, "  %-7s %-20s %s\n", j.Name, j.Calendar, schedule.UnitBase(t, j)+".timer")
 		}
 	case "remove":
@@ -307,7 +335,7 @@ func scheduleSystemd(c *cli, verb string, t schedule.Target, systemctl string) i
 		}
 	case "status":
 		n := 0
-		for _, j := range schedule.Jobs {
+		for _, j := range jobs {
 			p := filepath.Join(dir, schedule.UnitBase(t, j)+".timer")
 			if _, err := os.Stat(p); err != nil {
 				continue

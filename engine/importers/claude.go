@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 )
 
 // maxImportDepth is how many @import hops Claude Code follows.
@@ -56,6 +57,7 @@ func (b *builder) claude(abs string, dir bool) error {
 	}
 	type todo struct {
 		path, via string
+		top       string // the file the @import chain starts at ("" for it)
 		depth     int
 	}
 	queue := make([]todo, 0, len(files))
@@ -83,7 +85,16 @@ func (b *builder) claude(abs string, dir bool) error {
 			b.skip(from, err.Error())
 			continue
 		}
-		b.add(d, keyOf(t.path), from, t.via, t.path, src)
+		var extra []frontmatter.Set
+		if t.top != "" {
+			// Claude Code reads an @imported file with the file importing it.
+			extra = append(extra, frontmatter.Set{Key: engine.ImportedViaKey, Value: realFile(t.top)})
+		}
+		b.add(d, keyOf(t.path), from, t.via, t.path, src, extra...)
+		top := t.top
+		if top == "" {
+			top = t.path
+		}
 		for _, ref := range atImports(src) {
 			target, cleaned, ok := resolveAt(b.home, filepath.Dir(t.path), ref)
 			via := "@" + cleaned + " in " + from
@@ -104,7 +115,7 @@ func (b *builder) claude(abs string, dir bool) error {
 			case t.depth+1 > maxImportDepth:
 				b.skip(from, "@"+ref+": more than five hops of @imports; not followed")
 			default:
-				queue = append(queue, todo{path: target, via: via, depth: t.depth + 1})
+				queue = append(queue, todo{path: target, via: via, top: top, depth: t.depth + 1})
 			}
 		}
 	}

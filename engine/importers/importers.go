@@ -278,6 +278,15 @@ func readNote(root, p string) ([]byte, error) {
 	return src, nil
 }
 
+// realFile is p with its links resolved (p itself when that fails): the
+// provenance a note records, which render --into compares with its file.
+func realFile(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
 // inside reports whether p is dir or below it.
 func inside(dir, p string) bool {
 	rel, err := filepath.Rel(dir, p)
@@ -285,7 +294,9 @@ func inside(dir, p string) bool {
 }
 
 // reserved frontmatter keys are the engine's: an import gives the note its own.
-var reserved = map[string]bool{"revision": true, "updated": true, "machine": true}
+// So are the provenance keys (engine.ImportedFromKey, ImportedViaKey): the
+// import writes where the note came from.
+var reserved = map[string]bool{"revision": true, "updated": true, "machine": true, engine.ImportedFromKey: true, engine.ImportedViaKey: true}
 
 // splitFrontmatter returns a source's frontmatter keys (but the engine's own)
 // and its body. Frontmatter YAML cannot read — Cursor writes `globs: *.ts`,
@@ -338,6 +349,7 @@ func metaValue(meta []frontmatter.Set, key string) (any, bool) {
 func (b *builder) add(d engine.Dimension, key string, from, via, abs string, src []byte, extra ...frontmatter.Set) {
 	meta, body := splitFrontmatter(src)
 	meta = append(meta, extra...)
+	meta = append(meta, frontmatter.Set{Key: engine.ImportedFromKey, Value: realFile(abs)})
 	if len(bytes.TrimSpace(body)) == 0 {
 		b.skip(from, "empty: nothing to import")
 		return

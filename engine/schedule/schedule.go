@@ -38,6 +38,8 @@ type Job struct {
 	// over, so that 23:30 refines today and Sunday 23:45 rolls up this week.
 	DayOver bool
 	What    string
+	// Skills runs `mf-lsp skills --into` (Target.SkillsDir) instead of a rollup.
+	Skills bool
 }
 
 // Jobs are the seed's: "one at 11:30 PM nightly for daily refinement, one
@@ -49,6 +51,23 @@ var Jobs = []Job{
 	{Name: "monthly", Cron: "15 0 1 * *", Calendar: "*-*-01 00:15:00", What: "roll up last month on the 1st"},
 }
 
+// SkillsJob keeps an agent host's skill folder in step with the skills in
+// scope (`mf-lsp skills --into`): hourly, at 5 past. It is a job of a target
+// with a SkillsDir only.
+var SkillsJob = Job{Name: "skills", Cron: "5 * * * *", Calendar: "*-*-* *:05:00", Skills: true, What: "write the skills in scope into the host's skill folder"}
+
+// AllJobs are every job a schedule may hold: what status and remove look for.
+func AllJobs() []Job { return append(append([]Job(nil), Jobs...), SkillsJob) }
+
+// Jobs are the target's jobs: the rollups, and SkillsJob when it has a
+// SkillsDir.
+func (t Target) Jobs() []Job {
+	if t.SkillsDir == "" {
+		return Jobs
+	}
+	return AllJobs()
+}
+
 // Target is what the jobs run: the binary and the memory they roll up.
 type Target struct {
 	Binary     string // absolute path of mf-lsp
@@ -57,6 +76,9 @@ type Target struct {
 	// PathDirs are put before cron's /usr/bin:/bin on the job's PATH (the
 	// folder of the project's summarizer command).
 	PathDirs []string
+	// SkillsDir, absolute, is the folder SkillsJob writes the skills into;
+	// "" is no such job.
+	SkillsDir string
 }
 
 // ID names a target's schedule: the first 8 hex digits of the SHA-256 of its
@@ -78,6 +100,9 @@ func (t Target) PATH() string {
 
 // Args is job j's command line, binary first.
 func (t Target) Args(j Job) []string {
+	if j.Skills {
+		return []string{t.Binary, "skills", "--into", t.SkillsDir, "--data-dir", t.DataDir, "--project", t.ProjectDir, "--log", t.LogFile(j)}
+	}
 	a := []string{t.Binary, "rollup", "due"}
 	if j.DayOver {
 		a = append(a, "--day-over")
@@ -89,6 +114,9 @@ func (t Target) Args(j Job) []string {
 // with a newline or a "%" (cron turns "%" into a newline).
 func (t Target) Check() error {
 	paths := append([]string{t.Binary, t.DataDir, t.ProjectDir}, t.PathDirs...)
+	if t.SkillsDir != "" {
+		paths = append(paths, t.SkillsDir)
+	}
 	for _, p := range paths {
 		if !filepath.IsAbs(p) {
 			return fmt.Errorf("schedule: %q is not an absolute path", p)
@@ -131,7 +159,7 @@ func CronBlock(t Target) string {
 	var b strings.Builder
 	id := t.ID()
 	fmt.Fprintf(&b, "%s: journal rollups of %s (data %s); managed by `mf-lsp schedule`, edits here are replaced\n", beginMarker(id), t.ProjectDir, t.DataDir)
-	for _, j := range Jobs {
+	for _, j := range t.Jobs() {
 		fmt.Fprintf(&b, "# %s: %s\n%s %s\n", j.Name, j.What, j.Cron, t.Command(j))
 	}
 	b.WriteString(endMarker(id) + "\n")
@@ -275,7 +303,7 @@ func BlockCommands(crontab string) []string {
 // running its command and a persistent timer, by file name.
 func Units(t Target) map[string]string {
 	out := map[string]string{}
-	for _, j := range Jobs {
+	for _, j := range t.Jobs() {
 		base := UnitBase(t, j)
 		var exec []string
 		for _, a := range t.Args(j) {

@@ -142,6 +142,20 @@ export interface SyncResolveArgs {
 export interface SessionInfoArgs {
 }
 
+/** magicfrog.skillsInto's argument. */
+export interface SkillsIntoArgs {
+  task?: string;
+  agents?: string[];
+  machine?: string;
+  participant?: string;
+  budget?: number;
+  previous?: string;
+  today?: string;
+  earlier?: number;
+  details?: boolean;
+  dir?: string;
+}
+
 /** Each command's argument type, by command name. */
 export interface CommandArgs {
   'magicfrog.render': RenderArgs;
@@ -162,6 +176,7 @@ export interface CommandArgs {
   'magicfrog.syncStatus': SyncStatusArgs;
   'magicfrog.syncResolve': SyncResolveArgs;
   'magicfrog.sessionInfo': SessionInfoArgs;
+  'magicfrog.skillsInto': SkillsIntoArgs;
 }
 
 export type CommandName = keyof CommandArgs;

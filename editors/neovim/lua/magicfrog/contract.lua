@@ -105,6 +105,18 @@ local M = {}
 
 ---@class magicfrog.SessionInfoArgs
 
+---@class magicfrog.SkillsIntoArgs
+---@field task string?
+---@field agents string[]?
+---@field machine string?
+---@field participant string?
+---@field budget integer?
+---@field previous string?
+---@field today string?
+---@field earlier integer?
+---@field details boolean?
+---@field dir string?
+
 --- Each command's argument fields, by command name.
 M.commands = {
   ["magicfrog.render"] = { "task", "agents", "machine", "participant", "budget", "previous", "today", "earlier", "details" },
@@ -125,6 +137,7 @@ M.commands = {
   ["magicfrog.syncStatus"] = { "offline" },
   ["magicfrog.syncResolve"] = { "path", "keep" },
   ["magicfrog.sessionInfo"] = {},
+  ["magicfrog.skillsInto"] = { "task", "agents", "machine", "participant", "budget", "previous", "today", "earlier", "details", "dir" },
 }
 
 --- The data of a failed command's error (err.data), or nil.
