@@ -27,19 +27,18 @@ var errKilled = errors.New("killed")
 // again, as the next start would.
 func (mc *machine) killedSync(remote, at string) {
 	mc.t.Helper()
-	stepHook = func(s string) {
+	kill := func(s string) {
 		if s == at {
 			panic(errKilled)
 		}
 	}
 	func() {
 		defer func() {
-			stepHook = nil
 			if r := recover(); r != nil && r != errKilled {
 				panic(r)
 			}
 		}()
-		Sync(context.Background(), Options{Memory: mc.m, Remote: remote})
+		Sync(context.Background(), Options{Memory: mc.m, Remote: remote, OnStep: kill})
 	}()
 	mc.reopen()
 }
