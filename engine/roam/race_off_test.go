@@ -1,0 +1,5 @@
+//go:build !race
+
+package roam
+
+const raceEnabled = false
