@@ -132,15 +132,11 @@ func Reject(ctx context.Context, m *engine.Memory, rel string) error {
 
 func decideHeld(ctx context.Context, m *engine.Memory, rel string, accept bool) error {
 	data := m.Paths.DataDir
-	unlock, err := lockSync(ctx, data)
+	st, unlock, err := lockedState(ctx, data)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	st, err := LoadState(data)
-	if err != nil {
-		return err
-	}
 	h, ok := st.Held[rel]
 	if !ok {
 		return fmt.Errorf("%s: no configuration change from the remote is held there (mf-lsp sync status lists them)", rel)
@@ -243,4 +239,17 @@ func (g *gitRepo) size(h plumbing.Hash) (int64, error) {
 		return n, nil
 	}
 	return g.r.Storer.EncodedObjectSize(h)
+}
+
+// lockedState takes the data directory's sync lock and reads the sync state
+// under it: what accept, reject and resolve change. unlock releases the lock.
+func lockedState(ctx context.Context, data string) (st *State, unlock func(), err error) {
+	if unlock, err = lockSync(ctx, data); err != nil {
+		return nil, nil, err
+	}
+	if st, err = LoadState(data); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return st, unlock, nil
 }

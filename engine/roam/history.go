@@ -197,15 +197,11 @@ func Resolve(ctx context.Context, m *engine.Memory, rel, keep string, now time.T
 		return fmt.Errorf("keep %q: want mine or theirs", keep)
 	}
 	data := m.Paths.DataDir
-	unlock, err := lockSync(ctx, data)
+	st, unlock, err := lockedState(ctx, data)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	st, err := LoadState(data)
-	if err != nil {
-		return err
-	}
 	c, ok := st.Conflicts[rel]
 	if !ok {
 		return fmt.Errorf("%s is not in conflict (mf-lsp sync status lists conflicts)", rel)
