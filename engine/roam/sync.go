@@ -123,13 +123,56 @@ func (r *Report) Quiet() bool {
 // ErrNoRemote: no --remote given and none remembered.
 var ErrNoRemote = errors.New("no remote: give one the first time (mf-lsp sync --remote URL)")
 
-// Sync fetches, merges, commits and pushes (or, with Status, only plans).
+// Sync fetches, merges, commits and pushes (or, with Status, only plans),
+// in its steps: begin (the state, the remote, the repository), then per
+// attempt fetchAndPlan and applyAndPush, again after a rejected push, and
+// finish (the new state saved).
 func Sync(ctx context.Context, o Options) (*Report, error) {
-	m := o.Memory
-	data := m.Paths.DataDir
+	data := o.Memory.Paths.DataDir
 	if info, err := os.Stat(data); err != nil || !info.IsDir() {
 		return nil, fmt.Errorf("data directory %s does not exist", data)
 	}
+	o.defaults()
+	if !o.Status {
+		unlock, err := lockSync(ctx, data)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
+	r, err := begin(o)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		s, head, err := r.fetchAndPlan(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if o.Status {
+			return r.rep, nil
+		}
+		pushed, err := r.applyAndPush(ctx, s, head)
+		if errors.Is(err, ErrRejected) || (err != nil && s.remoteMoved(ctx, head)) {
+			if attempt >= o.Retries {
+				return nil, fmt.Errorf("the remote kept moving during %d attempts: %w", attempt+1, err)
+			}
+			r.again(attempt)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := r.finish(s, pushed); err != nil {
+			return nil, err
+		}
+		return r.rep, nil
+	}
+}
+
+// defaults fills in what the caller left unset: the clock, the secret
+// scanner and the number of retries.
+func (o *Options) defaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -139,13 +182,29 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 	if o.Retries == 0 {
 		o.Retries = 10
 	}
-	if !o.Status {
-		unlock, err := lockSync(ctx, data)
-		if err != nil {
-			return nil, err
-		}
-		defer unlock()
-	}
+}
+
+// syncRun is what a sync's attempts share: the options, the state it
+// started from, the remote, this machine, the repository, the mapping of the
+// portable tree and the report.
+type syncRun struct {
+	o       Options
+	st      *State
+	url     string
+	data    string
+	machine string
+	g       *gitRepo
+	mp      *mapping
+	rep     *Report
+}
+
+// begin loads the last synced state, settles the remote (o.Remote, else the
+// remembered one; a new remote drops the old one's base), this machine's ID,
+// the remote made when it is a missing folder (not for a status) and the
+// repository.
+func begin(o Options) (*syncRun, error) {
+	m := o.Memory
+	data := m.Paths.DataDir
 	st, err := LoadState(data)
 	if err != nil {
 		return nil, err
@@ -179,73 +238,85 @@ func Sync(ctx context.Context, o Options) (*Report, error) {
 	}
 	mp := newMapping(m)
 	rep.TaskNote, rep.Task = mp.taskNote, mp.task
-	for attempt := 0; ; attempt++ {
-		var head plumbing.Hash
-		if o.Offline {
-			head, err = g.tracked()
-		} else {
-			head, err = g.fetch(ctx)
-		}
-		if err != nil && o.Status {
-			rep.Unreachable = err
-			head, err = g.tracked()
-		}
-		if err != nil {
-			return nil, err
-		}
-		o.step("fetched")
-		s := &syncer{o: o, g: g, mp: mp, st: st, rep: rep, data: data, machine: machine}
-		if err := s.plan(head); err != nil {
-			return nil, err
-		}
-		if o.Status {
-			return rep, nil
-		}
-		s.applyLocal()
-		o.step("local-written")
-		if o.BeforePush != nil {
-			o.BeforePush()
-		}
-		pushed, err := s.commitAndPush(ctx, head)
-		if errors.Is(err, ErrRejected) || (err != nil && s.remoteMoved(ctx, head)) {
-			if attempt >= o.Retries {
-				return nil, fmt.Errorf("the remote kept moving during %d attempts: %w", attempt+1, err)
-			}
-			rep.Retries++
-			// Back off at random, exponentially (up to 2 s), so machines
-			// racing for the branch do not collide again in lockstep and a
-			// slow one is not starved by fast ones.
-			time.Sleep(time.Duration(rand.Int64N(int64(min(50*time.Millisecond<<attempt, 2*time.Second)))))
-			rep.Pushed, rep.Pulled, rep.Conflicts, rep.Held, rep.Ignored, rep.Failed = nil, nil, nil, nil, nil, nil
-			rep.HeldConfig = nil
-			m.Reload()
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		o.step("pushed")
-		st.Remote, st.Branch, st.Commit = url, branch, pushed.String()
-		if pushed.IsZero() {
-			st.Commit = ""
-		}
-		st.Notes, st.Conflicts = s.newBase, s.conflicts
-		if err := s.keepHeld(); err != nil {
-			return nil, err
-		}
-		st.Held = s.held
-		st.Stat, st.ScanAt = statCache(s.local, s.scanAt, s.written), s.scanAt
-		st.LastSync = o.Now().UTC()
-		if err := s.keepConflicts(); err != nil {
-			return nil, err
-		}
-		if err := st.save(data); err != nil {
-			return nil, err
-		}
-		rep.Commit, rep.LastSync = st.Commit, st.LastSync
-		m.Reload()
-		return rep, nil
+	return &syncRun{o: o, st: st, url: url, data: data, machine: machine, g: g, mp: mp, rep: rep}, nil
+}
+
+// fetchAndPlan fetches the remote's head (offline: the one of the last
+// fetch; a status says an unreachable remote and falls back to it) and plans
+// the attempt against it.
+func (r *syncRun) fetchAndPlan(ctx context.Context) (*syncer, plumbing.Hash, error) {
+	var head plumbing.Hash
+	var err error
+	if r.o.Offline {
+		head, err = r.g.tracked()
+	} else {
+		head, err = r.g.fetch(ctx)
 	}
+	if err != nil && r.o.Status {
+		r.rep.Unreachable = err
+		head, err = r.g.tracked()
+	}
+	if err != nil {
+		return nil, head, err
+	}
+	r.o.step("fetched")
+	s := &syncer{o: r.o, g: r.g, mp: r.mp, st: r.st, rep: r.rep, data: r.data, machine: r.machine}
+	if err := s.plan(head); err != nil {
+		return nil, head, err
+	}
+	return s, head, nil
+}
+
+// applyAndPush writes the plan's local changes, then commits and pushes the
+// merged tree on top of head.
+func (r *syncRun) applyAndPush(ctx context.Context, s *syncer, head plumbing.Hash) (plumbing.Hash, error) {
+	s.applyLocal()
+	r.o.step("local-written")
+	if r.o.BeforePush != nil {
+		r.o.BeforePush()
+	}
+	return s.commitAndPush(ctx, head)
+}
+
+// again prepares the next attempt after a rejected push: a random,
+// exponential back-off (up to 2 s), so machines racing for the branch do not
+// collide again in lockstep and a slow one is not starved by fast ones; an
+// empty report; the tree read again.
+func (r *syncRun) again(attempt int) {
+	rep := r.rep
+	rep.Retries++
+	time.Sleep(time.Duration(rand.Int64N(int64(min(50*time.Millisecond<<attempt, 2*time.Second)))))
+	rep.Pushed, rep.Pulled, rep.Conflicts, rep.Held, rep.Ignored, rep.Failed = nil, nil, nil, nil, nil, nil
+	rep.HeldConfig = nil
+	r.o.Memory.Reload()
+}
+
+// finish records the pushed commit as the last synced state (the new base,
+// the conflicts, the held configuration, the stat cache), keeps the
+// conflicts' remote versions, saves the state and reloads the tree.
+func (r *syncRun) finish(s *syncer, pushed plumbing.Hash) error {
+	r.o.step("pushed")
+	st := r.st
+	st.Remote, st.Branch, st.Commit = r.url, branch, pushed.String()
+	if pushed.IsZero() {
+		st.Commit = ""
+	}
+	st.Notes, st.Conflicts = s.newBase, s.conflicts
+	if err := s.keepHeld(); err != nil {
+		return err
+	}
+	st.Held = s.held
+	st.Stat, st.ScanAt = statCache(s.local, s.scanAt, s.written), s.scanAt
+	st.LastSync = r.o.Now().UTC()
+	if err := s.keepConflicts(); err != nil {
+		return err
+	}
+	if err := st.save(r.data); err != nil {
+		return err
+	}
+	r.rep.Commit, r.rep.LastSync = st.Commit, st.LastSync
+	r.o.Memory.Reload()
+	return nil
 }
 
 func (o *Options) step(name string) {
