@@ -37,6 +37,19 @@ func ResolveSyncConflict(ctx context.Context, m *engine.Memory, rel, keep string
 	return nil
 }
 
+// AcceptHeldConfig writes the configuration file (magicfrog.json or
+// layers.json, the portable path rel) that a sync held because it would
+// widen a view: the remote's version, or its merge with this machine's.
+func AcceptHeldConfig(ctx context.Context, m *engine.Memory, rel string) error {
+	return roam.Accept(ctx, m, rel)
+}
+
+// RejectHeldConfig keeps this machine's version of a held configuration
+// file; the next sync sends it over the remote's.
+func RejectHeldConfig(ctx context.Context, m *engine.Memory, rel string) error {
+	return roam.Reject(ctx, m, rel)
+}
+
 // SyncConflictFix is one fix of a sync-conflict finding: a resolve that keeps
 // one side (Keep "mine" or "theirs", of the note at the portable path Path),
 // or with Keep "" an edit that replaces the whole note (bytes 0 to its

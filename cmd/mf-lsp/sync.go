@@ -5,14 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
-	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/engine/roam"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // Exit codes of sync (docs/cli.md).
@@ -69,20 +69,20 @@ for secrets, else 6 when configuration from the remote is held.`, stdout, stderr
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	return reportSync(c, stdout, roam.Options{Memory: m, Remote: *remote}, *asJSON)
+	rep, err := session.Sync(context.Background(), m, *remote)
+	return reportSync(c, stdout, rep, err, false, *asJSON)
 }
 
-// reportSync runs a sync (or, with opts.Status, its dry run) and prints the
-// report as text or JSON; the exit code says what it found.
-func reportSync(c *cli, stdout io.Writer, opts roam.Options, asJSON bool) int {
-	rep, err := roam.Sync(context.Background(), opts)
+// reportSync prints a sync's (or, with status, its dry run's) report as text
+// or JSON; the exit code says what it found.
+func reportSync(c *cli, stdout io.Writer, rep *roam.Report, err error, status, asJSON bool) int {
 	if err != nil {
 		return c.fail("%v", err)
 	}
 	if asJSON {
 		printJSON(stdout, rep)
 	} else {
-		printSyncReport(stdout, rep, opts.Status)
+		printSyncReport(stdout, rep, status)
 	}
 	return syncExit(rep)
 }
@@ -202,7 +202,8 @@ conflicts, else 5 with notes held back for secrets.`, stdout, stderr)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	return reportSync(c, stdout, roam.Options{Memory: m, Status: true, Offline: *offline}, *asJSON)
+	rep, err := session.SyncStatus(context.Background(), m, *offline)
+	return reportSync(c, stdout, rep, err, true, *asJSON)
 }
 
 func runSyncResolve(args []string, stdout, stderr io.Writer) int {
@@ -225,7 +226,7 @@ by hand, edit your note first, then keep mine.`, stdout, stderr)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	if err := roam.Resolve(context.Background(), m, pos[0], *keep, time.Now()); err != nil {
+	if err := session.ResolveSyncConflict(context.Background(), m, pos[0], *keep, time.Now()); err != nil {
 		return c.fail("%v", err)
 	}
 	fmt.Fprintf(stdout, "resolved %s: kept %s; mf-lsp sync sends it\n", pos[0], *keep)
@@ -249,84 +250,45 @@ history as of the last sync. Bring a version back with mf-lsp restore.`, stdout,
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	rel := strings.TrimPrefix(pos[0], "/")
-	local, file := localHistory(m, rel)
-	var remote []roam.Version
-	if roam.Synced(m) {
-		vs, fetchErr, err := roam.History(context.Background(), m, rel, *offline)
-		if err != nil && len(local) == 0 {
-			return c.fail("%v", err)
-		}
-		if fetchErr != nil {
-			fmt.Fprintf(stderr, "mf-lsp history: warning: %v; the remote's history as of the last sync\n", fetchErr)
-		}
-		remote = vs
+	h, err := session.History(context.Background(), m, pos[0], *offline)
+	if err != nil {
+		return c.fail("%v", err)
 	}
-	if len(local) == 0 && len(remote) == 0 {
-		if file == "" {
-			return c.fail("%s is not a note of this data directory or project", pos[0])
-		}
-		return c.fail("%s has no history yet (a version is kept when mf-lsp writes the note or sees it change)", pos[0])
+	if h.FetchErr != nil {
+		fmt.Fprintf(stderr, "mf-lsp history: warning: %v; the remote's history as of the last sync\n", h.FetchErr)
 	}
-	type line struct {
-		t    time.Time
-		text string
-	}
-	var lines []line
-	inLocal := map[string]bool{}
-	for _, v := range local {
-		inLocal[v.Blob] = true
-		var what string
-		switch v.How {
-		case "deleted":
-			what = fmt.Sprintf("%-12s %-9s %s  local", "deleted", "", v.Time.UTC().Format(time.RFC3339))
-		case "overwrite":
-			what = fmt.Sprintf("%-12s %-9s %s  local  blob %s  overwrote revision %d", fmt.Sprintf("revision %d", v.Revision), v.How, v.Time.UTC().Format(time.RFC3339), v.Blob[:12], v.LostRevision)
-		default:
-			what = fmt.Sprintf("%-12s %-9s %s  local  blob %s", fmt.Sprintf("revision %d", v.Revision), v.How, v.Time.UTC().Format(time.RFC3339), v.Blob[:12])
-		}
-		lines = append(lines, line{v.Time, what})
-	}
-	for _, v := range remote {
-		what := fmt.Sprintf("revision %d", v.Revision)
-		if v.Deleted() {
-			what = "deleted"
-		}
-		text := fmt.Sprintf("%-12s synced %s from machine %s  commit %s", what, v.Time.UTC().Format(time.RFC3339), v.Machine, v.Commit[:12])
-		if v.Updated != "" {
-			text += "  updated " + v.Updated
-		}
-		if inLocal[v.Blob] && v.Blob != "" {
-			text += "  (also local)"
-		}
-		lines = append(lines, line{v.Time, text})
-	}
-	sort.SliceStable(lines, func(a, b int) bool { return lines[a].t.After(lines[b].t) })
-	for _, l := range lines {
-		fmt.Fprintln(stdout, l.text)
+	for _, v := range h.Versions {
+		fmt.Fprintln(stdout, historyLine(v))
 	}
 	return exitOK
 }
 
-// localHistory is the local history of the note at the portable path rel,
-// newest first, and its file ("" when rel names no note here).
-func localHistory(m *engine.Memory, rel string) ([]engine.LocalVersion, string) {
-	file, err := m.FileOfRef(rel)
-	if err != nil {
-		f, ok := roam.FileOf(m, rel)
-		if !ok {
-			return nil, ""
-		}
-		file = f
-	}
-	vs, _ := m.LocalHistory(file)
-	if len(vs) == 0 {
-		if f, ok := roam.FileOf(m, rel); ok && f != file {
-			file = f
-			vs, _ = m.LocalHistory(file)
+// historyLine is one version as history prints it: a local one with how it
+// came (and what an overwrite replaced), a remote one with its commit.
+func historyLine(hv session.HistoryVersion) string {
+	if v := hv.Local; v != nil {
+		switch v.How {
+		case "deleted":
+			return fmt.Sprintf("%-12s %-9s %s  local", "deleted", "", v.Time.UTC().Format(time.RFC3339))
+		case "overwrite":
+			return fmt.Sprintf("%-12s %-9s %s  local  blob %s  overwrote revision %d", fmt.Sprintf("revision %d", v.Revision), v.How, v.Time.UTC().Format(time.RFC3339), v.Blob[:12], v.LostRevision)
+		default:
+			return fmt.Sprintf("%-12s %-9s %s  local  blob %s", fmt.Sprintf("revision %d", v.Revision), v.How, v.Time.UTC().Format(time.RFC3339), v.Blob[:12])
 		}
 	}
-	return vs, file
+	v := hv.Remote
+	what := fmt.Sprintf("revision %d", v.Revision)
+	if v.Blob == "" {
+		what = "deleted"
+	}
+	text := fmt.Sprintf("%-12s synced %s from machine %s  commit %s", what, v.Time.UTC().Format(time.RFC3339), v.Machine, v.Commit[:12])
+	if v.Updated != "" {
+		text += "  updated " + v.Updated
+	}
+	if hv.AlsoLocal {
+		text += "  (also local)"
+	}
+	return text
 }
 
 func runRestore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -359,40 +321,26 @@ machines wrote the same revision differently, --commit picks one.`, stdout, stde
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	stale := func(err error) int {
-		if _, ok := engine.IsStale(err); ok {
+	r, err := session.Restore(context.Background(), m, session.RestoreRequest{Path: pos[0], Revision: *rev, Blob: *blob, Commit: *commit, Now: time.Now()})
+	if err != nil {
+		if errcode.Of(err) == errcode.Stale {
 			fmt.Fprintf(stderr, "mf-lsp restore: %v\n", err)
 			return exitStale
 		}
 		return c.fail("%v", err)
 	}
-	if *commit == "" {
-		local, file := localHistory(m, strings.TrimPrefix(pos[0], "/"))
-		if len(local) > 0 {
-			r, err := m.RestoreLocal(file, *rev, *blob, time.Now())
-			switch {
-			case err == nil:
-				how := "as revision " + strconv.Itoa(r.Written)
-				if r.Exact {
-					how = "byte for byte"
-				}
-				if roam.Synced(m) {
-					how += "; mf-lsp sync sends it"
-				}
-				fmt.Fprintf(stdout, "restored %s revision %d (blob %s) from the local history %s\n", pos[0], r.Revision, r.Blob[:12], how)
-				return exitOK
-			case !roam.Synced(m) || *blob != "":
-				return stale(err)
-			}
-		} else if !roam.Synced(m) {
-			return c.fail("%s has no history yet (mf-lsp history %s)", pos[0], pos[0])
-		}
+	if !r.FromLocal {
+		fmt.Fprintf(stdout, "restored %s revision %d (commit %s) as revision %d; mf-lsp sync sends it\n", pos[0], r.Revision, r.Commit[:12], r.Written)
+		return exitOK
 	}
-	v, next, err := roam.Restore(context.Background(), m, pos[0], *rev, *commit, time.Now())
-	if err != nil {
-		return stale(err)
+	how := "as revision " + strconv.Itoa(r.Written)
+	if r.Exact {
+		how = "byte for byte"
 	}
-	fmt.Fprintf(stdout, "restored %s revision %d (commit %s) as revision %d; mf-lsp sync sends it\n", pos[0], v.Revision, v.Commit[:12], next)
+	if r.Synced {
+		how += "; mf-lsp sync sends it"
+	}
+	fmt.Fprintf(stdout, "restored %s revision %d (blob %s) from the local history %s\n", pos[0], r.Revision, r.Blob[:12], how)
 	return exitOK
 }
 
@@ -428,9 +376,9 @@ reject keeps yours, and the next sync sends it over the remote's.`
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	decide := roam.Reject
+	decide := session.RejectHeldConfig
 	if verb == "accept" {
-		decide = roam.Accept
+		decide = session.AcceptHeldConfig
 	}
 	if err := decide(context.Background(), m, pos[0]); err != nil {
 		return c.fail("%v", err)
