@@ -137,6 +137,10 @@ type Imported struct {
 	// LayersDiffer: this data directory's layers.json differs from the
 	// tree's, which was not taken.
 	LayersDiffer string `json:"layersDiffer,omitempty"`
+	// Paths are the files written (URIs' paths), for the command line.
+	Paths []string `json:"-"`
+	// Ignored are the tree's dot-folders, not read (.git/ of a clone).
+	Ignored []string `json:"-"`
 }
 
 // Import reads the portable tree in dir into m. changed reports whether a
@@ -151,7 +155,8 @@ func Import(m *engine.Memory, dir string) (out Imported, changed bool, err error
 		return Imported{}, changed, err
 	}
 	out = Imported{Imported: len(res.Imported), URIs: []string{}, Unchanged: res.Unchanged, Skipped: []ImportSkip{},
-		Config: append([]string{}, res.Config...), LayersDiffer: res.LayersDiffer}
+		Config: append([]string{}, res.Config...), LayersDiffer: res.LayersDiffer,
+		Paths: append([]string{}, res.Imported...), Ignored: append([]string{}, res.Ignored...)}
 	for _, p := range res.Imported {
 		out.URIs = append(out.URIs, PathToURI(p))
 	}

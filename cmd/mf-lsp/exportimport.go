@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -33,7 +34,7 @@ Prints "exported N notes to DIR", then a "skipped: ..." line per note left out
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	res, err := m.ExportWith(pos[0], engine.ExportOptions{WithDevice: *withDevice, AllMachines: *allMachines})
+	res, err := session.Export(m, pos[0], engine.ExportOptions{WithDevice: *withDevice, AllMachines: *allMachines})
 	if err != nil {
 		return c.fail("%v", err)
 	}
@@ -41,7 +42,7 @@ Prints "exported N notes to DIR", then a "skipped: ..." line per note left out
 	for _, s := range res.Skipped {
 		fmt.Fprintf(stdout, "skipped: %s\n", s)
 	}
-	for _, s := range res.OtherMachines {
+	for _, s := range res.LeftOut {
 		fmt.Fprintf(stderr, "left out: %s: another machine's device note (--all-machines includes it)\n", s)
 	}
 	return exitOK
@@ -84,11 +85,11 @@ otherwise (kept notes are not an error).`, stdout, stderr)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	res, err := m.Import(pos[0])
+	res, _, err := session.Import(m, pos[0])
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	for _, p := range res.Imported {
+	for _, p := range res.Paths {
 		fmt.Fprintf(stdout, "imported %s\n", p)
 	}
 	for _, l := range res.Config {
@@ -104,13 +105,13 @@ otherwise (kept notes are not an error).`, stdout, stderr)
 	for _, s := range res.Skipped {
 		if s.Kept { // the destination is at least as new: not an error
 			kept++
-			fmt.Fprintf(stdout, "kept: %s\n", s)
+			fmt.Fprintf(stdout, "kept: %s: %s\n", s.From, s.Reason)
 			continue
 		}
 		refused++
-		fmt.Fprintf(stderr, "refused: %s\n", s)
+		fmt.Fprintf(stderr, "refused: %s: %s\n", s.From, s.Reason)
 	}
-	fmt.Fprintf(stdout, "imported %d, unchanged %d, kept %d, refused %d\n", len(res.Imported), res.Unchanged, kept, refused)
+	fmt.Fprintf(stdout, "imported %d, unchanged %d, kept %d, refused %d\n", res.Imported, res.Unchanged, kept, refused)
 	if refused > 0 {
 		return exitError
 	}
