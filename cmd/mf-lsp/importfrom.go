@@ -5,8 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/importers"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // hasFromFlag reports whether import's arguments ask for another host's
@@ -58,43 +57,37 @@ Exit code 1 when a file was left out (kept notes are not an error).`, stdout, st
 	if done {
 		return code
 	}
-	src, err := importers.ParseSource(*from)
-	if err != nil {
+	req := session.HostImportRequest{From: *from, Paths: pos, Split: *split, Owner: *scope}
+	if err := req.Check(); err != nil {
 		return c.usageError("--from: %v", err)
 	}
 	m, err := c.open(true)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	plan, err := importers.PlanImport(m, importers.Options{From: src, Paths: pos, Split: *split, Owner: *scope})
+	plan, err := session.PlanHostImport(m, req)
 	if err != nil {
 		return c.fail("%v", err)
 	}
 	if !*apply {
-		importers.WritePlan(stdout, plan)
+		session.WriteHostImportPlan(stdout, plan)
 		fmt.Fprintln(stdout, "nothing written: run again with --apply to import")
 		if len(plan.Skipped) > 0 {
 			return exitError
 		}
 		return exitOK
 	}
-	dims := map[engine.Dimension]bool{}
-	for _, it := range plan.Items {
-		if it.Status == importers.New {
-			dims[it.Dimension] = true
-		}
-	}
-	for d := range dims {
+	for _, d := range session.HostImportDimensions(plan) {
 		if err := c.requireWritable(m, d); err != nil {
 			return c.fail("%v", err)
 		}
 	}
-	res, err := importers.Apply(m, plan)
+	res, err := session.ApplyHostImport(m, plan)
 	if res != nil {
 		for _, s := range plan.Skipped {
 			fmt.Fprintf(stdout, "skipped %s\n", s)
 		}
-		importers.WriteResult(stdout, res)
+		session.WriteHostImportResult(stdout, res)
 	}
 	if err != nil {
 		return c.fail("%v", err)
