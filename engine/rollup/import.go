@@ -84,84 +84,138 @@ func ImportJournal(m *engine.Memory, dir string, d engine.Dimension, scope strin
 	if err != nil {
 		return rep, err
 	}
-	if d == engine.Task && m.Paths.TaskDir() == "" {
-		return rep, engine.ErrNoProject
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
+	if dir, err = checkJournalImport(m, dir, d); err != nil {
 		return rep, err
 	}
+	p := &journalImport{rep: &rep, dir: dir, base: dir}
+	if !p.layout() {
+		return rep, nil
+	}
+	if err := p.planRoot(); err != nil {
+		return rep, err
+	}
+	if err := p.planMemory(); err != nil {
+		return rep, err
+	}
+	p.apply(m, j)
+	return rep, nil
+}
+
+// checkJournalImport refuses a task journal without a project and a dir
+// that is not a folder; it returns dir made absolute.
+func checkJournalImport(m *engine.Memory, dir string, d engine.Dimension) (string, error) {
+	if d == engine.Task && m.Paths.TaskDir() == "" {
+		return "", engine.ErrNoProject
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
 	if info, err := os.Stat(dir); err != nil {
-		return rep, fmt.Errorf("import --journal: %w", err)
+		return "", fmt.Errorf("import --journal: %w", err)
 	} else if !info.IsDir() {
-		return rep, fmt.Errorf("import --journal: %s is not a folder", dir)
+		return "", fmt.Errorf("import --journal: %s is not a folder", dir)
 	}
-	skip := func(from, why string) {
-		rep.Files = append(rep.Files, ImportedFile{From: from, Status: Skipped, Why: why})
-	}
-	ignore := func(from, why string) {
-		rep.Files = append(rep.Files, ImportedFile{From: from, Status: Ignored, Why: why})
-	}
-	base, prefix := dir, ""
-	memDir := filepath.Join(dir, "memory")
+	return dir, nil
+}
+
+// journalImport is one journal import being planned: the report it fills,
+// the workspace (dir), the folder read as the memory folder (base, with the
+// prefix its files are reported under) and the notes to import.
+type journalImport struct {
+	rep          *Report
+	dir          string
+	base, prefix string
+	items        []journalItem
+}
+
+// journalItem is a file to import: as reported (from), its path in the
+// journal layer (rel) and on disk.
+type journalItem struct{ from, rel, path string }
+
+func (p *journalImport) skip(from, why string) {
+	p.rep.Files = append(p.rep.Files, ImportedFile{From: from, Status: Skipped, Why: why})
+}
+
+func (p *journalImport) ignore(from, why string) {
+	p.rep.Files = append(p.rep.Files, ImportedFile{From: from, Status: Ignored, Why: why})
+}
+
+// layout finds the memory folder: the workspace's memory/ when it has one,
+// else the workspace itself. false: memory/ is a link, refused, and nothing
+// else is read.
+func (p *journalImport) layout() bool {
+	memDir := filepath.Join(p.dir, "memory")
 	if info, err := os.Lstat(memDir); err == nil {
 		switch {
 		case info.Mode()&fs.ModeSymlink != 0:
-			skip("memory", "links are refused: memory/ is a symbolic link")
-			return rep, nil
+			p.skip("memory", "links are refused: memory/ is a symbolic link")
+			return false
 		case info.IsDir():
-			base, prefix = memDir, "memory/"
+			p.base, p.prefix = memDir, "memory/"
 		}
 	}
-	type item struct{ from, rel, path string }
-	var items []item
-	if prefix != "" {
-		// The workspace root: MEMORY.md, and a report of everything else.
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			return rep, fmt.Errorf("import --journal: %w", err)
-		}
-		inMem := false
-		if _, err := os.Lstat(filepath.Join(memDir, journal.MemoryFile)); err == nil {
-			inMem = true
-		}
-		for _, e := range ents {
-			name := e.Name()
-			switch {
-			case name == "memory":
-			case name == journal.MemoryFile && e.Type()&fs.ModeSymlink != 0:
-				skip(name, "links are refused")
-			case name == journal.MemoryFile && inMem:
-				skip(name, "memory/MEMORY.md is imported instead; merge the two by hand")
-			case name == journal.MemoryFile && e.Type().IsRegular():
-				items = append(items, item{from: name, rel: journal.MemoryFile, path: filepath.Join(dir, name)})
-			case e.IsDir():
-				ignore(name+"/", "not part of the journal (only memory/ and MEMORY.md are read)")
-			default:
-				ignore(name, "not part of the journal (only memory/ and MEMORY.md are read)")
-			}
+	return true
+}
+
+// planRoot reads the workspace root beside memory/: its MEMORY.md, and a
+// report of everything else.
+func (p *journalImport) planRoot() error {
+	if p.prefix == "" {
+		return nil
+	}
+	ents, err := os.ReadDir(p.dir)
+	if err != nil {
+		return fmt.Errorf("import --journal: %w", err)
+	}
+	inMem := false
+	if _, err := os.Lstat(filepath.Join(p.base, journal.MemoryFile)); err == nil {
+		inMem = true
+	}
+	for _, e := range ents {
+		name := e.Name()
+		switch {
+		case name == "memory":
+		case name == journal.MemoryFile && e.Type()&fs.ModeSymlink != 0:
+			p.skip(name, "links are refused")
+		case name == journal.MemoryFile && inMem:
+			p.skip(name, "memory/MEMORY.md is imported instead; merge the two by hand")
+		case name == journal.MemoryFile && e.Type().IsRegular():
+			p.items = append(p.items, journalItem{from: name, rel: journal.MemoryFile, path: filepath.Join(p.dir, name)})
+		case e.IsDir():
+			p.ignore(name+"/", "not part of the journal (only memory/ and MEMORY.md are read)")
+		default:
+			p.ignore(name, "not part of the journal (only memory/ and MEMORY.md are read)")
 		}
 	}
-	err = filepath.WalkDir(base, func(p string, de fs.DirEntry, err error) error {
-		rel, _ := filepath.Rel(base, p)
+	return nil
+}
+
+// planMemory walks the memory folder: every .md file is a note to import;
+// links, special files and names that could leave the tree are refused,
+// hidden names and other files ignored.
+func (p *journalImport) planMemory() error {
+	return filepath.WalkDir(p.base, func(path string, de fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(p.base, path)
 		rel = filepath.ToSlash(rel)
-		from := prefix + rel
+		from := p.prefix + rel
 		if err != nil {
-			skip(from, "cannot read: "+err.Error())
-			if de != nil && de.IsDir() && p != base {
+			p.skip(from, "cannot read: "+err.Error())
+			if de != nil && de.IsDir() && path != p.base {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if p == base {
+		if path == p.base {
 			return nil
 		}
 		name := de.Name()
 		switch {
 		case de.Type()&fs.ModeSymlink != 0:
-			skip(from, "links are refused")
+			p.skip(from, "links are refused")
 			return nil
 		case strings.HasPrefix(name, "."):
-			ignore(from, "hidden names are not notes")
+			p.ignore(from, "hidden names are not notes")
 			if de.IsDir() {
 				return fs.SkipDir
 			}
@@ -169,35 +223,37 @@ func ImportJournal(m *engine.Memory, dir string, d engine.Dimension, scope strin
 		case de.IsDir():
 			return nil
 		case !de.Type().IsRegular():
-			skip(from, "not a regular file")
+			p.skip(from, "not a regular file")
 			return nil
 		case !strings.EqualFold(filepath.Ext(name), ".md"):
-			ignore(from, "not a note (only .md files are notes)")
+			p.ignore(from, "not a note (only .md files are notes)")
 			return nil
 		}
 		if err := engine.CheckImportPath(rel); err != nil {
-			skip(from, err.Error())
+			p.skip(from, err.Error())
 			return nil
 		}
-		items = append(items, item{from: from, rel: rel, path: p})
+		p.items = append(p.items, journalItem{from: from, rel: rel, path: path})
 		return nil
 	})
-	if err != nil {
-		return rep, err
-	}
+}
+
+// apply imports the planned notes into journal j, sorts the report by file
+// and reloads m when a note was written.
+func (p *journalImport) apply(m *engine.Memory, j Journal) {
 	changed := false
-	for _, it := range items {
+	for _, it := range p.items {
 		f := importOne(m, j, it.from, it.rel, it.path)
 		if f.Status == Imported {
 			changed = true
 		}
-		rep.Files = append(rep.Files, f)
+		p.rep.Files = append(p.rep.Files, f)
 	}
-	sort.SliceStable(rep.Files, func(a, b int) bool { return rep.Files[a].From < rep.Files[b].From })
+	files := p.rep.Files
+	sort.SliceStable(files, func(a, b int) bool { return files[a].From < files[b].From })
 	if changed {
 		m.Reload()
 	}
-	return rep, nil
 }
 
 // importOne imports one note file.
