@@ -79,7 +79,7 @@ func PlanRollup(snap *Snapshot, req rollup.Request, setup RollupSetup) (*RollupP
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := rollup.Plan(snap.Memory, req, opts)
+	jobs, err := RollupJobs(snap.Memory, req, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/engine/journal"
 	"github.com/magicfrog/mf-lsp/engine/rollup"
 	"github.com/magicfrog/mf-lsp/session"
@@ -114,7 +115,7 @@ type rollupRun struct {
 // request checks the positional words and the flags: a bad one is a usage
 // error (ok false, with its exit code).
 func (f *rollupFlags) request(c *cli, pos []string) (r *rollupRun, code int, ok bool) {
-	req, err := rollup.ParseRequest(pos)
+	req, err := session.ParseRollupWords(pos)
 	if err != nil {
 		return nil, c.usageError("%v", err), false
 	}
@@ -122,12 +123,9 @@ func (f *rollupFlags) request(c *cli, pos []string) (r *rollupRun, code int, ok 
 	if err != nil {
 		return nil, c.usageError("--dimension: %v", err), false
 	}
-	day, err := engine.Today(*f.today)
+	day, err := session.RollupToday(*f.today, *f.dayOver)
 	if err != nil {
 		return nil, c.usageError("--today: %v", err), false
-	}
-	if *f.dayOver {
-		day = day.AddDays(1)
 	}
 	r = &rollupRun{c: c, req: req, promote: *f.promote, label: "rollup " + strings.Join(pos, " "),
 		setup: session.RollupSetup{Dimension: dim, Today: day, Summarizer: *f.summarizer, Timeout: *f.timeout, Transcripts: *f.transcripts}}
@@ -155,11 +153,9 @@ func (r *rollupRun) open() (code int, ok bool) {
 	if err != nil {
 		return c.fail("%v", err), false
 	}
-	auto, err := rollup.PromoteAuto(m.Binding().Promote)
-	if err != nil {
+	if r.promote, err = session.RollupPromotes(m, r.promote); err != nil {
 		return c.fail("%v", err), false
 	}
-	r.promote = r.promote || auto
 	if r.opts.Transcripts != nil {
 		for _, why := range r.opts.Transcripts.Skipped {
 			fmt.Fprintf(c.stderr, "mf-lsp rollup: warning: transcript skipped: %s\n", why)
@@ -170,7 +166,7 @@ func (r *rollupRun) open() (code int, ok bool) {
 
 // printPlan is --dry-run: each job and why, nothing run.
 func (r *rollupRun) printPlan() int {
-	jobs, err := rollup.Plan(r.m, r.req, r.opts)
+	jobs, err := session.RollupJobs(r.m, r.req, r.opts)
 	if err != nil {
 		return r.c.fail("%v", err)
 	}
@@ -253,11 +249,11 @@ func (r *rollupRun) promoteLessons(outs []rollup.Outcome) (failed, stale int) {
 		if o.Err != nil || len(o.Lessons) == 0 {
 			continue
 		}
-		pr, err := rollup.Promote(r.m, o.Job.Journal, o.Lessons)
+		pr, err := session.PromoteRollupLessons(r.m, o.Job.Journal, o.Lessons)
 		ref := o.Job.Journal.String() + journal.MemoryFile
 		if err != nil {
 			failed++
-			if _, ok := engine.IsStale(err); ok {
+			if errcode.Of(err) == errcode.Stale {
 				stale++
 			}
 			fmt.Fprintf(r.c.stdout, "failed %s: %v\n", ref, err)
