@@ -1,24 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 
-	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/session"
 )
-
-// initLayers is the layers.json init writes: the two default layers and the
-// Fractal journal.
-var initLayers = []engine.Layer{
-	{Name: "core", Prefix: ""},
-	{Name: "skills", Prefix: "skills/"},
-	{Name: "journal", Prefix: "journal/", Kind: engine.KindFractal},
-}
 
 func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCLI("init", "mf-lsp init [--task ID] [--agent ID]...", `
@@ -43,91 +31,20 @@ next steps.`, stdout, stderr)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	if *task != "" {
-		if _, err := m.PathOf(engine.Task, *task, "x.md"); err != nil {
-			return c.usageError("--task %q: not a usable ID: %v", *task, err)
-		}
+	res, err := session.Init(m, session.InitRequest{Task: *task, Agents: agents})
+	var bad *session.BadIDError
+	if errors.As(err, &bad) {
+		return c.usageError("--%s %v", bad.Dimension, bad)
 	}
-	for _, a := range agents {
-		if _, err := m.PathOf(engine.Agent, a, "x.md"); err != nil {
-			return c.usageError("--agent %q: not a usable ID: %v", a, err)
-		}
+	for _, l := range res.Lines {
+		fmt.Fprintf(stdout, "%s %s%s\n", l.Verb, l.Path, l.Note)
 	}
-	p := m.Paths
-	say := func(made bool, path, note string) {
-		verb := "kept"
-		if made {
-			verb = "made"
-		}
-		fmt.Fprintf(stdout, "%s %s%s\n", verb, path, note)
-	}
-	dirs := []string{p.DataDir, p.MemoryDir()}
-	for _, d := range []engine.Dimension{engine.Account, engine.User, engine.Agent, engine.Device} {
-		dirs = append(dirs, p.CanonicalRoot(d))
-	}
-	for _, d := range dirs {
-		made, err := mkdir(d)
-		if err != nil {
-			return c.fail("%v", err)
-		}
-		say(made, d+string(filepath.Separator), "")
-	}
-	layers, _ := json.MarshalIndent(map[string]any{"layers": initLayers}, "", "  ")
-	roster, _ := json.MarshalIndent(engine.Roster{Agents: append([]string{}, agents...)}, "", "  ")
-	for _, f := range []struct {
-		path string
-		data []byte
-	}{{p.LayersFile(), layers}, {p.RosterFile(), roster}} {
-		made, err := createFile(f.path, append(f.data, '\n'))
-		if err != nil {
-			return c.fail("%v", err)
-		}
-		say(made, f.path, keptNote(made))
-	}
-	_, statErr := os.Stat(p.MachineIDFile())
-	id, err := engine.ReadMachineID(p, true)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	say(statErr != nil, p.MachineIDFile(), " (this machine is "+id+")")
-
-	// The project binding.
-	bind := engine.Binding{Task: *task, Agents: append([]string(nil), agents...)}
-	cfg, _ := json.MarshalIndent(bind, "", "  ")
-	for _, d := range []string{filepath.Dir(p.ProjectConfigFile()), p.TaskDir()} {
-		made, err := mkdir(d)
-		if err != nil {
-			return c.fail("%v", err)
-		}
-		say(made, d+string(filepath.Separator), "")
+	if res.AgentsKept {
+		fmt.Fprintf(stdout, "  note: --agent was not applied to the existing %s; edit it by hand\n", res.ConfigFile)
 	}
-	made, err := createFile(p.ProjectConfigFile(), append(cfg, '\n'))
-	if err != nil {
-		return c.fail("%v", err)
-	}
-	rebound := false
-	if !made && *task != "" {
-		// Rebinding keeps the earlier task registered (in "tasks"): its folder
-		// must not turn into notes every task shares.
-		previous, changed, err := m.Bind(*task)
-		if err != nil {
-			return c.fail("%v", err)
-		}
-		if rebound = changed; changed {
-			note := fmt.Sprintf(" (bound to task %s)", *task)
-			if previous != "" {
-				note = fmt.Sprintf(" (rebound from task %s to %s; %s stays in \"tasks\", so its notes stay its own)", previous, *task, previous)
-			}
-			fmt.Fprintf(stdout, "changed %s%s\n", p.ProjectConfigFile(), note)
-		}
-	}
-	if !rebound {
-		say(made, p.ProjectConfigFile(), keptNote(made))
-	}
-	if !made && len(agents) > 0 {
-		fmt.Fprintf(stdout, "  note: --agent was not applied to the existing %s; edit it by hand\n", p.ProjectConfigFile())
-	}
-
 	fmt.Fprintf(stdout, `
 Next steps:
   echo "Prefer small commits." | mf-lsp write --dimension user --key style/commits.md --expect-revision 0
@@ -135,48 +52,7 @@ Next steps:
   mf-lsp render    the <memory> block an agent reads
   Point your editor's mf-lsp client at this data directory (--data-dir %s
   or $MAGICFROG_HOME) to edit notes with diagnostics.
-`, p.DataDir)
+`, m.Paths.DataDir)
 	return exitOK
 }
 
-func keptNote(made bool) string {
-	if made {
-		return ""
-	}
-	return " (already there, not changed)"
-}
-
-// mkdir makes a directory and reports whether it made it.
-func mkdir(dir string) (bool, error) {
-	info, err := os.Stat(dir)
-	if err == nil {
-		if !info.IsDir() {
-			return false, fmt.Errorf("%s exists and is not a directory", dir)
-		}
-		return false, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, err
-	}
-	return true, nil
-}
-
-// createFile writes a new file; an existing one is kept as it is.
-func createFile(path string, data []byte) (bool, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return false, fmt.Errorf("%s: %w", path, err)
-	}
-	return true, nil
-}
