@@ -16,8 +16,8 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/participant"
-	"github.com/magicfrog/mf-lsp/engine/watch"
 	"github.com/magicfrog/mf-lsp/mcpserver"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // participantFlags are --task, --agent and --machine for the commands that act
@@ -104,10 +104,10 @@ budget is given); its JSON is the structured content. See docs/cli.md#mcp.`, std
 	c.scopeOnly, c.within = true, pf.within(os.Getenv)
 	var (
 		served  atomic.Pointer[mcpserver.Server]
-		watcher *watch.Watcher
+		watcher *session.Watched
 	)
 	c.load = func(o engine.Options) (*engine.Memory, error) {
-		m, w, err := watch.Open(o, func(_ *engine.Memory, paths []string, changed bool) {
+		m, w, err := session.OpenWatched(o, func(paths []string, changed bool) {
 			if s := served.Load(); s != nil {
 				s.Changed(paths, changed)
 			}
@@ -117,19 +117,16 @@ budget is given); its JSON is the structured content. See docs/cli.md#mcp.`, std
 	}
 	p, err := pf.participant(c, "")
 	if err != nil {
-		if watcher != nil {
-			watcher.Close()
-		}
+		watcher.Close()
 		return refusedScope(c, err, "")
 	}
 	v, _ := version()
 	srv := mcpserver.New(p, mcpserver.Options{Version: v, Logf: logf})
 	served.Store(srv)
-	if watcher == nil {
+	if !watcher.Watching() {
 		logf("warning: not watching the disk: changes by other writers are seen only on the next read of a note")
-	} else {
-		defer watcher.Close()
 	}
+	defer watcher.Close()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	logf("serving %s", describeParticipant(p))
