@@ -55,4 +55,3 @@ Next steps:
 `, m.Paths.DataDir)
 	return exitOK
 }
-
