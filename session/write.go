@@ -45,11 +45,11 @@ type Promotion struct {
 	// Base is what Buffer was based on (Snapshot.Base), nil when unknown. A
 	// buffer based on what the disk holds now is promoted as it is, unsaved
 	// edits included; any other buffer that differs is refused (ErrUnsaved).
-	Base *Base
-	To     engine.Dimension
-	Owner  *string
-	Layer  string
-	Copy   bool
+	Base  *Base
+	To    engine.Dimension
+	Owner *string
+	Layer string
+	Copy  bool
 	// SourceRevision and DestRevision are what the editor showed: the
 	// promotion is a compare-and-swap on both ends (engine.PromoteRequest);
 	// DestRevision 0 means the destination must not exist.
