@@ -84,6 +84,13 @@ func TestPromoteActionIsAWorkspaceEdit(t *testing.T) {
 	if _, err := os.Stat(src); err != nil {
 		t.Errorf("offering the action touched the source: %v", err)
 	}
+	// "Move into the skills layer" alike, to the skills layer of its own ID.
+	sk := findAction(t, actionsFor(t, c, uri, "refactor.move"), "Move into the skills layer")
+	var skRename renameFile
+	if sk.Command != nil || sk.Edit == nil || len(sk.Edit.DocumentChanges) != 2 || json.Unmarshal(sk.Edit.DocumentChanges[1], &skRename) != nil ||
+		skRename.NewURI != string(session.PathToURI(filepath.Join(project, ".magicfrog/memory/T-7/skills/notes/progress.md"))) {
+		t.Errorf("move into skills: command %+v edit %+v", sk.Command, sk.Edit)
+	}
 
 	// The client applies it: the file moves with the buffer, which it opens
 	// there; saving it writes the buffer's text at the destination.
