@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -27,6 +28,10 @@ type PromoteRequest struct {
 	ExpectDestRevision int
 	// Register adds an unregistered destination ID first (WriteRequest.Register).
 	Register bool
+	// Text, when set, is what the destination gets instead of From's bytes
+	// (its body and frontmatter keys): an editor's unsaved buffer of the note,
+	// promoted as the user sees it. From is still what the source must be.
+	Text []byte
 }
 
 // PromoteResult says where the note went.
@@ -54,20 +59,17 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 	if req.To == 0 {
 		req.To = src.Dimension
 	}
-	key := src.Key
-	if req.ToLayer != "" {
-		l, ok := m.Layers().ByName(req.ToLayer)
-		if !ok {
-			return nil, fmt.Errorf("promote: no layer %q (see layers.json)", req.ToLayer)
-		}
-		key = l.Prefix + strings.TrimPrefix(src.Key, src.Layer.Prefix)
-	}
-	dest, err := m.PathOf(req.To, req.ToOwner, key)
+	dest, key, err := m.PromoteDestination(req)
 	if err != nil {
-		return nil, fmt.Errorf("promote: %w", err)
+		return nil, err
 	}
-	if dest == src.Path {
-		return nil, fmt.Errorf("promote: %s is already there", src.Ref())
+	body, keep := src.Body(), src.Src
+	if req.Text != nil {
+		d := frontmatter.Parse(req.Text)
+		if len(d.Errors) > 0 {
+			return nil, fmt.Errorf("promote: the frontmatter of the text to promote does not parse (%s): fix it first", d.Errors[0].Message)
+		}
+		body, keep = req.Text[d.Body:], req.Text
 	}
 	// The source must not have moved since the caller read it.
 	cur := m.Note(src.Path)
@@ -91,7 +93,7 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 	// Moving a legacy note to its own canonical place continues it: the
 	// canonical note takes its revision + 1 and the legacy file goes (Write).
 	if l := m.legacyPredecessor(dest); l != nil && l.Path == src.Path {
-		res, err := m.Write(WriteRequest{Dimension: req.To, Owner: req.ToOwner, Key: key, Body: src.Body(), KeepFrom: src.Src,
+		res, err := m.Write(WriteRequest{Dimension: req.To, Owner: req.ToOwner, Key: key, Body: body, KeepFrom: keep,
 			ExpectRevision: l.Revision(), ExpectHash: l.Hash(), Register: req.Register})
 		if st, ok := IsStale(err); ok {
 			return nil, &EndError{End: "source", Err: st}
@@ -120,7 +122,7 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 		destRev = l.Revision()
 	}
 	res, err := m.Write(WriteRequest{
-		Dimension: req.To, Owner: req.ToOwner, Key: key, Body: src.Body(), KeepFrom: src.Src,
+		Dimension: req.To, Owner: req.ToOwner, Key: key, Body: body, KeepFrom: keep,
 		ExpectRevision: destRev, ExpectHash: destHash, Register: req.Register,
 	})
 	if st, ok := IsStale(err); ok {
@@ -138,6 +140,37 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 	}
 	out.Removed = true
 	return out, nil
+}
+
+// PromoteDestination is where req puts its note: the destination's path and
+// the key there (req.To 0 is the note's own dimension). The one computation of
+// a promotion's destination: Promote writes there, the editor's code actions
+// show its revision and move a buffer there.
+func (m *Memory) PromoteDestination(req PromoteRequest) (dest, key string, err error) {
+	src := req.From
+	if src == nil {
+		return "", "", fmt.Errorf("promote: no source note")
+	}
+	to := req.To
+	if to == 0 {
+		to = src.Dimension
+	}
+	key = src.Key
+	if req.ToLayer != "" {
+		l, ok := m.Layers().ByName(req.ToLayer)
+		if !ok {
+			return "", "", fmt.Errorf("promote: no layer %q (see layers.json)", req.ToLayer)
+		}
+		key = l.Prefix + strings.TrimPrefix(src.Key, src.Layer.Prefix)
+	}
+	dest, err = m.PathOf(to, req.ToOwner, key)
+	if err != nil {
+		return "", "", fmt.Errorf("promote: %w", err)
+	}
+	if dest == src.Path {
+		return "", "", fmt.Errorf("promote: %s is already there", src.Ref())
+	}
+	return dest, key, nil
 }
 
 // CurrentRevision is the revision a write of a note expects now: the canonical

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/session"
@@ -26,8 +27,12 @@ import (
 // and every other destination is the shared one. layer names a destination layer
 // besides to (e.g. {to: "user", layer: "skills"}).
 //
-// The note moved is the one on disk: an open buffer with unsaved changes is
-// refused (save first). Both ends are checked by engine.Promote: a source that
+// An open buffer is promoted as it is: unsaved edits are saved at the
+// destination with the note, when the buffer is based on what the disk holds
+// (else it is refused: save and answer the conflict first). A moved note that
+// was open is shown where it went: window/showDocument when the client has it,
+// else a message naming the new path, so no edit is left on a vanished file.
+// Both ends are checked by engine.Promote: a source that
 // changed since it was read, or a destination newer than the source, refuses
 // the promotion with RequestFailed and writes nothing. sourceRevision and
 // destRevision are the revisions the editor showed (the code actions carry
@@ -44,10 +49,15 @@ func (s *Server) promoteCommand(_ *glsp.Context, a session.PromoteArgs) (any, er
 		return nil, Errorf(CodeInvalidParams, "%s: %v", cmd, err)
 	}
 	// Snapshot the buffer on the loop: later edits run concurrently with fn.
-	if d, open := s.Docs.Get(a.URI); open {
+	d, open := s.Docs.Get(a.URI)
+	if open {
 		p.Buffer = d.Text
 	}
 	return s.withSnapshot(cmd, path, func(_ context.Context, snap *session.Snapshot) (any, error) {
+		if open && snap.HasBase {
+			base := snap.Base
+			p.Base = &base
+		}
 		out, changed, err := session.Promote(snap.Memory, p)
 		if changed {
 			s.memoryChanged()
@@ -55,8 +65,25 @@ func (s *Server) promoteCommand(_ *glsp.Context, a session.PromoteArgs) (any, er
 		if err != nil {
 			return nil, promoteFailed(cmd, a.URI, path, err)
 		}
+		if open && out.Moved {
+			s.showMoved(path, out.URI)
+		}
 		return out, nil
 	}), nil
+}
+
+// showMoved tells the client where an open note went: window/showDocument
+// when it has it, else a message naming the new path (docs/protocol.md).
+func (s *Server) showMoved(from string, to protocol.DocumentUri) {
+	if !s.supportsShowDocument() {
+		s.ShowMessage(protocol.MessageTypeInfo, "mf-lsp: %s moved to %s: open it there (this editor does not open documents for the server)", from, pathOf(to))
+		return
+	}
+	s.Go("show the moved note", func(ctx context.Context) {
+		if _, err := s.showDocument(ctx, to); err != nil {
+			s.log.Printf("%v", err)
+		}
+	})
 }
 
 // promoteFailed is the error a refused promotion answers: InvalidParams for

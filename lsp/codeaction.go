@@ -20,8 +20,11 @@ import (
 //     magicfrog.rollup, magicfrog.registerAgent, magicfrog.showEntry); file
 //     operations (rename, create) when the client supports them;
 //   - promotions (kind refactor.move) of every note on disk: up the chain and
-//     into the skills layer, as magicfrog.promote commands, revision-checked
-//     when they run.
+//     into the skills layer. To a client that applies documentChanges with
+//     rename, a move to a free place is a WorkspaceEdit (the frontmatter edit
+//     of the buffer at its version, then a RenameFile that never overwrites),
+//     so the editor moves the buffer itself; any other is a magicfrog.promote
+//     command, revision-checked when it runs.
 //
 // The findings are computed again from the buffer rather than taken from the
 // request's diagnostics (a client may drop their data): a fix is offered for
@@ -70,7 +73,7 @@ func (s *Server) noteActions(p *codeActionParams) []protocol.CodeAction {
 		out = append(out, s.quickFixActions(n, p)...)
 	}
 	if p.wants(KindRefactorMove) {
-		out = append(out, commandActions(session.PromoteActions(n.Snapshot))...)
+		out = append(out, s.promoteActions(n)...)
 	}
 	if p.wants(KindSourceRollup) {
 		out = append(out, commandActions(session.RollupActions(n.Snapshot))...)
@@ -117,6 +120,51 @@ func (s *Server) quickFixActions(n *Located, p *codeActionParams) []protocol.Cod
 			a.Diagnostics = []protocol.Diagnostic{diag}
 			out = append(out, a)
 		}
+	}
+	return out
+}
+
+// promoteActions are the note's promotions: a WorkspaceEdit where the client
+// renames files and session.PromoteMove says the editor can make the move,
+// else the magicfrog.promote command.
+func (s *Server) promoteActions(n *Located) []protocol.CodeAction {
+	as := session.PromoteActions(n.Snapshot)
+	out := commandActions(as)
+	if !s.supportsResourceOp("rename") {
+		return out
+	}
+	for i, a := range as {
+		arg, ok := a.Arg.(session.PromoteArgs)
+		if !ok {
+			continue
+		}
+		mv, ok := session.PromoteMove(n.Snapshot, arg)
+		if !ok {
+			continue
+		}
+		edits, err := n.Mapper.TextEdits(mv.Edits) // mv.Text is the note's source
+		if err != nil {
+			s.log.Printf("code action on %s: %v", n.URI, err)
+			continue
+		}
+		var changes []any
+		if len(edits) > 0 {
+			items := make([]any, len(edits))
+			for j, e := range edits {
+				items[j] = e
+			}
+			id := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: n.URI}}
+			if n.Doc != nil {
+				v := protocol.Integer(n.Doc.Version)
+				id.Version = &v // a buffer changed since is refused by the client
+			}
+			changes = append(changes, protocol.TextDocumentEdit{TextDocument: id, Edits: items})
+		}
+		// Never over a file that appeared since: the client refuses the rename.
+		changes = append(changes, protocol.RenameFile{Kind: "rename", OldURI: n.URI, NewURI: session.PathToURI(mv.To),
+			Options: &protocol.RenameFileOptions{Overwrite: ptr(false), IgnoreIfExists: ptr(false)}})
+		out[i].Command = nil
+		out[i].Edit = &protocol.WorkspaceEdit{DocumentChanges: changes}
 	}
 	return out
 }

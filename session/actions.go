@@ -1,9 +1,13 @@
 package session
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/journal"
 )
 
@@ -46,20 +50,11 @@ func PromoteActions(snap *Snapshot) []CommandAction {
 		// compare-and-swap on both ends, never a blind overwrite.
 		rev := e.Revision()
 		r.SourceRevision = &rev
-		to, _ := engine.ParseDimension(r.To)
-		key, owner := e.Key, e.Owner
-		if r.To == "skills" {
-			l, _ := m.Layers().ByName("skills")
-			to, key = e.Dimension, l.Prefix+e.LayerKey()
-		} else if r.Scope != nil || to != e.Dimension {
-			owner = ""
-			if r.Scope != nil {
-				owner = *r.Scope
+		if req, err := promotionOf(m, e, r); err == nil {
+			if rev := m.CurrentRevision(req.To, req.ToOwner, req.key); rev > 0 {
+				r.DestRevision = rev
+				title += fmt.Sprintf(" (replaces revision %d there)", rev)
 			}
-		}
-		if rev := m.CurrentRevision(to, owner, key); rev > 0 {
-			r.DestRevision = rev
-			title += fmt.Sprintf(" (replaces revision %d there)", rev)
 		}
 		out = append(out, PromoteCmd.Action(title, KindRefactorMove, PromoteArgs{NoteArgs{snap.URI()}, r}))
 	}
@@ -82,6 +77,73 @@ func PromoteActions(snap *Snapshot) []CommandAction {
 		}
 	}
 	return out
+}
+
+// destination is a promotion with where it goes (engine.PromoteDestination).
+type destination struct {
+	engine.PromoteRequest
+	path, key string
+}
+
+// promotionOf is the promotion of the note e that r asks for, with its
+// destination.
+func promotionOf(m *engine.Memory, e *engine.Note, r PromoteRequest) (destination, error) {
+	p, err := r.Promotion(e.Path)
+	if err != nil {
+		return destination{}, err
+	}
+	req, err := p.request(m, e)
+	if err != nil {
+		return destination{}, err
+	}
+	d := destination{PromoteRequest: req}
+	d.path, d.key, err = m.PromoteDestination(req)
+	return d, err
+}
+
+// Move is a promotion the editor makes itself (a WorkspaceEdit): the
+// frontmatter edits of the note's text (the buffer when open, Text), then the
+// file renamed from From to To, its buffer following it with any unsaved edits.
+type Move struct {
+	From, To string
+	Text     []byte
+	Edits    []Edit
+}
+
+// PromoteMove is the promotion a asks for as a Move, when an editor can make
+// it safely: a move (not a copy, no registering) of a note on disk whose
+// buffer is based on what the disk holds now, to a place where nothing is (no
+// note, no file, no legacy version to continue) and that reads back as the
+// very place asked for, under an ID that is registered. The edits set what the
+// next save would: revision one more than the disk's, updated now, no machine
+// key outside the device dimension. Otherwise ok is false, and the promotion
+// stays the revision-checked magicfrog.promote command.
+func PromoteMove(snap *Snapshot, a PromoteArgs) (mv Move, ok bool) {
+	m := snap.Memory
+	e := m.Note(snap.Path)
+	if e == nil || snap.Note == nil || a.Copy || a.Register || (snap.HasBase && conflicts(snap.Base, e.Src)) {
+		return Move{}, false
+	}
+	d, err := promotionOf(m, e, a.PromoteRequest)
+	if err != nil || m.CurrentRevision(d.To, d.ToOwner, d.key) != 0 {
+		return Move{}, false
+	}
+	if _, err := os.Lstat(d.path); !errors.Is(err, fs.ErrNotExist) {
+		return Move{}, false
+	}
+	loc, ok := m.Locate(d.path)
+	if !ok || loc.Unregistered || loc.Legacy || loc.Dimension != d.To || loc.Owner != d.ToOwner || loc.Key != d.key {
+		return Move{}, false
+	}
+	doc := snap.Note.Doc()
+	if len(doc.Errors) > 0 {
+		return Move{}, false
+	}
+	sets := []frontmatter.Set{{Key: "revision", Value: e.Revision() + 1}, {Key: "updated", Value: snap.Updated()}}
+	if d.To != engine.Device {
+		sets = append(sets, frontmatter.Set{Key: "machine"})
+	}
+	return Move{From: snap.Path, To: d.path, Text: snap.Note.Src, Edits: FrontmatterEdits(snap.Note.Src, doc, sets)}, true
 }
 
 // RollupActions offer the rollups a journal file feeds or is (SPEC §6), as

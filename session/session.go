@@ -11,6 +11,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/errcode"
+	"github.com/magicfrog/mf-lsp/engine/participant"
 	"github.com/magicfrog/mf-lsp/engine/roam"
 	"github.com/magicfrog/mf-lsp/engine/watch"
 )
@@ -139,6 +140,8 @@ func (s *Session) Now() time.Time { return s.opts.Now() }
 func (s *Session) Load() (*engine.Memory, error) {
 	st := s.Settings()
 	data, project := st.DataDir, st.ProjectDir
+	root := project
+	data, project = outOfMemory(data, project)
 	if data == "" && project != "" && looksLikeDataDir(project) {
 		// The workspace is the data directory itself.
 		data, project = project, ""
@@ -147,7 +150,68 @@ func (s *Session) Load() (*engine.Memory, error) {
 		project = ""
 	}
 	s.load(s.main, engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.Named()})
+	if m := s.main.memory; m != nil && root != project {
+		s.inferParticipant(m, root)
+	}
 	return s.main.memory, s.main.err
+}
+
+// outOfMemory is the data directory and project of a workspace folder inside a
+// memory tree (a client that roots the server at the opened note's folder, as
+// Vim's yegappan/lsp does): a folder in <data>/memory/<dimension>/… is the data
+// directory's, with no project, unless the settings name another data
+// directory; one in <project>/.magicfrog/memory/… is that project's. A folder
+// with its own .magicfrog is a project, wherever it is.
+func outOfMemory(data, project string) (string, string) {
+	if project == "" {
+		return data, project
+	}
+	if _, err := os.Stat(filepath.Join(project, ".magicfrog")); err == nil {
+		return data, project
+	}
+	d, p := discover(filepath.Join(project, "_"))
+	switch {
+	case p != "":
+		return data, p
+	case d != "" && looksLikeDataDir(d) && (data == "" || filepath.Clean(data) == d):
+		return d, ""
+	case filepath.Base(project) == "memory" && looksLikeDataDir(filepath.Dir(project)):
+		if data == "" || filepath.Clean(data) == filepath.Dir(project) {
+			return filepath.Dir(project), ""
+		}
+	}
+	return data, project
+}
+
+// inferParticipant answers for the owner of the folder the workspace was
+// rooted in, inside a memory tree, when nothing else says who: a folder under
+// agent/<ID>/ is that agent's when no agent is set (settings, MAGICFROG_AGENT,
+// the project's binding), one under the task root's <ID>/ that task's when no
+// task is. Only a registered ID is taken: an unregistered folder is no one's
+// (SPEC §2), and a layer or shared folder is every agent's.
+func (s *Session) inferParticipant(m *engine.Memory, root string) {
+	loc, ok := m.Locate(filepath.Join(root, "_.md"))
+	if !ok || loc.Owner == "" || loc.Unregistered {
+		return
+	}
+	st := s.Settings()
+	bound := m.DefaultScope()
+	switch loc.Dimension {
+	case engine.Agent:
+		if st.Participant != "" || len(st.Agents) > 0 || len(bound.Agents) > 0 || os.Getenv(participant.AgentEnv) != "" {
+			return
+		}
+		st.Participant = loc.Owner
+	case engine.Task:
+		if st.Task != "" || bound.Task != "" {
+			return
+		}
+		st.Task = loc.Owner
+	default:
+		return
+	}
+	s.opts.Logf("the workspace is %s, inside the memory tree: answering for %s %s", root, loc.Dimension, loc.Owner)
+	s.SetSettings(st)
 }
 
 // load opens t, watching it from the load's own walk so that no change after

@@ -26,8 +26,9 @@ import (
 // ErrNotOnDisk: the note to promote is not on disk (an unsaved new buffer).
 var ErrNotOnDisk = newCoded(errcode.NotFound, "not a note on disk (save it first)")
 
-// ErrUnsaved: the open buffer of the note to promote differs from the disk;
-// the note moved is the one on disk, so nothing is moved.
+// ErrUnsaved: the open buffer of the note to promote differs from the disk
+// and is not known to be based on what the disk holds now (the disk moved on,
+// or the buffer's base is unknown), so nothing is moved.
 var ErrUnsaved = errors.New("has unsaved changes or differs from the disk: save it first; nothing was moved")
 
 // NoLayerError: a promotion names a layer layers.json does not define.
@@ -41,10 +42,14 @@ func (e *NoLayerError) Error() string { return fmt.Sprintf("no layer %q (see lay
 type Promotion struct {
 	Path   string
 	Buffer []byte
-	To     engine.Dimension
-	Owner  *string
-	Layer  string
-	Copy   bool
+	// Base is what Buffer was based on (Snapshot.Base), nil when unknown. A
+	// buffer based on what the disk holds now is promoted as it is, unsaved
+	// edits included; any other buffer that differs is refused (ErrUnsaved).
+	Base  *Base
+	To    engine.Dimension
+	Owner *string
+	Layer string
+	Copy  bool
 	// SourceRevision and DestRevision are what the editor showed: the
 	// promotion is a compare-and-swap on both ends (engine.PromoteRequest);
 	// DestRevision 0 means the destination must not exist.
@@ -64,18 +69,37 @@ type Promoted struct {
 
 // Promote moves or copies the note p names. The note is read from the disk
 // now rather than trusted from the index (a file watcher may not have
-// reported a note written a moment ago); a buffer that differs from it is
-// refused with ErrUnsaved. changed reports whether anything was written, also
-// when an error says the move did not complete.
+// reported a note written a moment ago). An open buffer that differs from it
+// is promoted as it is when it was based on that disk version (its unsaved
+// edits go with the note: saved at the destination), else refused with
+// ErrUnsaved. changed reports whether anything was written, also when an
+// error says the move did not complete.
 func Promote(m *engine.Memory, p Promotion) (out Promoted, changed bool, err error) {
 	m.Refresh(p.Path)
 	src := m.Note(p.Path)
 	if src == nil {
 		return Promoted{}, false, ErrNotOnDisk
 	}
-	if p.Buffer != nil && !bytes.Equal(p.Buffer, src.Src) {
-		return Promoted{}, false, ErrUnsaved
+	req, err := p.request(m, src)
+	if err != nil {
+		return Promoted{}, false, err
 	}
+	if p.Buffer != nil && !bytes.Equal(p.Buffer, src.Src) {
+		if p.Base == nil || conflicts(*p.Base, src.Src) {
+			return Promoted{}, false, ErrUnsaved
+		}
+		req.Text = p.Buffer
+	}
+	res, err := m.Promote(req)
+	changed = res != nil || err == nil
+	if err != nil {
+		return Promoted{}, changed, err
+	}
+	return Promoted{Moved: res.Removed, Revision: res.Revision, URI: PathToURI(res.Path), Key: res.Key}, changed, nil
+}
+
+// request is the engine's promotion of src that p asks for.
+func (p Promotion) request(m *engine.Memory, src *engine.Note) (engine.PromoteRequest, error) {
 	req := engine.PromoteRequest{From: src, To: p.To, ToLayer: p.Layer, Copy: p.Copy,
 		ExpectSourceRevision: p.SourceRevision, ExpectDestRevision: p.DestRevision, Register: p.Register}
 	if p.To == 0 {
@@ -86,15 +110,10 @@ func Promote(m *engine.Memory, p Promotion) (out Promoted, changed bool, err err
 	}
 	if p.Layer != "" {
 		if _, ok := m.Layers().ByName(p.Layer); !ok {
-			return Promoted{}, false, &NoLayerError{Layer: p.Layer}
+			return req, &NoLayerError{Layer: p.Layer}
 		}
 	}
-	res, err := m.Promote(req)
-	changed = res != nil || err == nil
-	if err != nil {
-		return Promoted{}, changed, err
-	}
-	return Promoted{Moved: res.Removed, Revision: res.Revision, URI: PathToURI(res.Path), Key: res.Key}, changed, nil
+	return req, nil
 }
 
 // Exported is an export's answer: how many notes were written, those left out

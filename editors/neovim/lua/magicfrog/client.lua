@@ -470,6 +470,13 @@ local function start_07(root)
   return id
 end
 
+-- vim.lsp.start (0.8-0.10) reuses any client of the name and root, also one
+-- being stopped (0.10 keeps it in its list until it exited, and then attaches
+-- nothing): only a running client of the project is reused, else a new one starts.
+local function reuse_running(client, cfg)
+  return client.name == cfg.name and client.config.root_dir == cfg.root_dir and not is_stopped(client)
+end
+
 --- Start (or reuse) the client for `bufnr` and attach it. Returns the client id.
 function M.attach(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
@@ -480,7 +487,7 @@ function M.attach(bufnr)
   if not root then return nil end
   local id
   if vim.lsp.start and not has("nvim-0.11") then
-    id = vim.lsp.start(M.client_config(root), { bufnr = bufnr })
+    id = vim.lsp.start(M.client_config(root), { bufnr = bufnr, reuse_client = reuse_running })
   else
     id = start_07(root)
     if id then vim.lsp.buf_attach_client(bufnr, id) end

@@ -42,10 +42,6 @@ T.run(function()
     saved:find('"bob"', 1, true) and saved:find(fx.project, 1, true), file .. ": " .. saved)
 
   -- A new server for the project: the remembered choice is sent, nobody asked.
-  -- KNOWN BUG, left for the next session: on 0.10 (only) no new client starts
-  -- for a buffer opened after the project's client was stopped, since the
-  -- plugin began remembering the client it started per buffer; skipped there.
-  if vim.fn.has("nvim-0.10") == 1 and vim.fn.has("nvim-0.11") == 0 then return end
   vim.lsp.stop_client(client.id, true)
   T.wait(5000, function() return client.is_stopped() end)
   vim.cmd("bwipeout! " .. rb)
