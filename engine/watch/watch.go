@@ -32,7 +32,8 @@ type Watcher struct {
 	onChange func(paths []string, changed bool)
 	logf     func(format string, args ...any)
 
-	deliver sync.Mutex // one batch at a time, in order
+	deliver    sync.Mutex // one batch at a time, in order
+	refreshing sync.Mutex // held while a batch refreshes the tree; Close waits for it
 
 	mu      sync.Mutex
 	pending map[string]bool
@@ -141,7 +142,10 @@ func (w *Watcher) addOne(dir string) {
 	}
 }
 
-// Close stops watching. A batch being delivered finishes first.
+// Close stops watching. A batch that is refreshing the tree finishes first,
+// so nothing the watcher started (the history a refresh records, say) writes
+// after Close returns: a caller may remove the tree then. The callback
+// (onChange) is not waited for, so Close may be called from it.
 func (w *Watcher) Close() error {
 	w.mu.Lock()
 	w.closed = true
@@ -149,7 +153,10 @@ func (w *Watcher) Close() error {
 		w.timer.Stop()
 	}
 	w.mu.Unlock()
-	return w.fw.Close()
+	err := w.fw.Close()
+	w.refreshing.Lock()
+	w.refreshing.Unlock() //nolint:staticcheck // waiting for a refresh in flight
+	return err
 }
 
 // add watches dir, and with recursive every folder below it.
@@ -197,6 +204,25 @@ func (w *Watcher) loop() {
 	}
 }
 
+// refresh applies a batch to the tree, unless the watcher is closed (checked
+// under refreshing, which Close waits for).
+func (w *Watcher) refresh(paths []string) (changed, closed bool) {
+	w.refreshing.Lock()
+	defer w.refreshing.Unlock()
+	w.mu.Lock()
+	closed = w.closed
+	w.mu.Unlock()
+	if closed {
+		return false, true
+	}
+	for _, p := range paths {
+		if w.m.Refresh(p) {
+			changed = true
+		}
+	}
+	return changed, false
+}
+
 func (w *Watcher) queue(path string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -219,17 +245,11 @@ func (w *Watcher) flush() {
 	}
 	w.pending = map[string]bool{}
 	w.timer = nil
-	closed := w.closed
 	w.mu.Unlock()
+	sort.Strings(paths)
+	changed, closed := w.refresh(paths)
 	if closed {
 		return
-	}
-	sort.Strings(paths)
-	changed := false
-	for _, p := range paths {
-		if w.m.Refresh(p) {
-			changed = true
-		}
 	}
 	if w.onChange != nil {
 		w.onChange(paths, changed)
