@@ -60,9 +60,13 @@
                           state mft-promote-xfail)
          (pcase mft-client
            ('lsp-mode
-            (mft-check-xfail "the buffer follows the note: it visits the new path, saved"
+            ;; lsp-mode 8.0 leaves the moved buffer marked modified (it clears
+            ;; the flag before set-visited-file-name, which sets it again): what
+            ;; counts is that its text is the note on disk at the new path.
+            (mft-check-xfail "the buffer follows the note: it visits the new path and holds what is on disk there"
                              (let ((nb (find-buffer-visiting dest)))
-                               (and nb (eq nb (window-buffer)) (not (buffer-modified-p nb))
+                               (and nb (eq nb (window-buffer))
+                                    (equal (with-current-buffer nb (buffer-string)) (mft-read dest))
                                     (not (find-buffer-visiting src))))
                              state mft-promote-xfail)
             (mft-check-xfail "the followed buffer has the client"
