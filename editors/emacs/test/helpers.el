@@ -133,12 +133,13 @@ BODY may stop early with (cl-return-from nil)."
     v))
 
 (defun mft--run-idle-timers ()
-  "Run the idle timers that are due, as an idle Emacs would (batch never idles)."
+  "Run the one-shot idle timers (lsp-deferred's start, a client's idle work),
+as an idle Emacs would: batch never idles. Repeating ones are left alone."
   (dolist (timer (copy-sequence timer-idle-list))
-    (when (and (memq timer timer-idle-list) (timer--function timer))
+    (when (and (memq timer timer-idle-list) (timer--function timer)
+               (not (timer--repeat-delay timer)))
       (cancel-timer timer)
-      (ignore-errors (apply (timer--function timer) (timer--args timer)))
-      (when (timer--repeat-delay timer) (timer-activate-when-idle timer t)))))
+      (ignore-errors (apply (timer--function timer) (timer--args timer))))))
 
 (defvar mft-asked nil "The questions the editor asked, newest first: (PROMPT . CHOICES).")
 (defvar mft-answers nil
@@ -338,7 +339,7 @@ text contains it) or t/nil for yes-or-no questions.")
                (gethash (lsp--fix-path-casing buffer-file-name) (lsp-diagnostics t)))))))
 
 (defun mft-flymake-codes (&optional buffer)
-  "The codes flymake shows (both clients report to flymake here)."
+  "The texts flymake shows (both clients report to flymake here)."
   (with-current-buffer (or buffer (current-buffer))
     (flymake-start)
     (mapcar #'flymake-diagnostic-text (flymake-diagnostics))))
