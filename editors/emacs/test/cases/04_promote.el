@@ -1,0 +1,78 @@
+;;; 04_promote.el --- "Promote to agent larry" from the code-action menu  -*- lexical-binding: t -*-
+;; The note has an unsaved edit. What the user must get (issue 23, "Moves are
+;; workspace edits"):
+;; - lsp-mode announces resourceOperations (create, rename, delete): the
+;;   promotion is a WorkspaceEdit with a RenameFile and the frontmatter edit, so
+;;   lsp-mode saves the buffer, moves the file and visits the new path;
+;; - eglot 1.9 announces no resource operations: the server's fallback, a
+;;   command that saves the buffer's text at the new path and tells the client
+;;   where the note went (a message naming the path).
+;; Either way the unsaved edit is in the note at its new path, and the old path
+;; is gone.
+;;
+;; EXPECTED TO FAIL on today's server: promote from the menu is a plain
+;; magicfrog.promote command on every client, which refuses a buffer with
+;; unsaved changes ("has unsaved changes or differs from the disk: save it
+;; first; nothing was moved") and, for a saved one, moves the file behind the
+;; editor without telling it. The move as a WorkspaceEdit with RenameFile (and
+;; the fallback) is being built beside this test; when it lands these checks
+;; report XPASS: then drop the xfail marks below.
+(defconst mft-promote-xfail
+  "promote from the menu is still a plain magicfrog.promote command (no RenameFile edit, no save-and-tell fallback)")
+
+(mft-run
+ (lambda ()
+   (mft-fixture)
+   (let* ((src (mft-fx :taskmem "notes/emacs-promote.md"))
+          (dest (mft-fx :memory "agent/larry/notes/emacs-promote.md"))
+          (err nil))
+     (mft-write src (mft-note 2 "promote-me-marker"))
+     (mft-setup)
+     (let ((b (mft-open src)))
+       (unless (mft-check "client attached" (mft-attached b) "no initialized client within 10 s")
+         (cl-return-from nil))
+       (with-current-buffer b
+         (goto-char (point-max))
+         (insert "unsaved-edit-marker\n"))
+       (let ((offered (condition-case e (mft-code-action "Promote to agent larry")
+                        (error (setq err (error-message-string e)) mft-offered))))
+         (mft-check "the code-action menu offers Promote to agent larry"
+                    (cl-some (lambda (s) (string-match-p "Promote to agent larry" s)) offered)
+                    (format "%S" offered)))
+       (mft-wait 5 (lambda () (and (file-exists-p dest) (not (file-exists-p src)))))
+       (mft-wait 1 (lambda () (pcase mft-client
+                                ('lsp-mode (equal (buffer-file-name (window-buffer)) dest))
+                                ('eglot (string-match-p (regexp-quote dest) (mft-messages))))))
+       (let* ((text (or (mft-read dest) ""))
+              (state (format "error %S; dest %s; src %s; buffer %s; messages: %s"
+                             err (file-exists-p dest) (file-exists-p src)
+                             (buffer-file-name (window-buffer))
+                             (let ((m (mft-messages))) (substring m (max 0 (- (length m) 400)))))))
+         (mft-check "no unsaved edit is lost: it is in the buffer or in the note on disk"
+                    (or (string-match-p "unsaved-edit-marker" text)
+                        (and (buffer-live-p b)
+                             (with-current-buffer b (string-match-p "unsaved-edit-marker" (buffer-string)))))
+                    state)
+         (mft-check-xfail "the note is at its new path with the unsaved edit, and the old path is gone"
+                          (and (string-match-p "unsaved-edit-marker" text)
+                               (string-match-p "promote-me-marker" text)
+                               (not (file-exists-p src)))
+                          state mft-promote-xfail)
+         (pcase mft-client
+           ('lsp-mode
+            ;; lsp-mode 8.0 leaves the moved buffer marked modified (it clears
+            ;; the flag before set-visited-file-name, which sets it again): what
+            ;; counts is that its text is the note on disk at the new path.
+            (mft-check-xfail "the buffer follows the note: it visits the new path and holds what is on disk there"
+                             (let ((nb (find-buffer-visiting dest)))
+                               (and nb (eq nb (window-buffer))
+                                    (equal (with-current-buffer nb (buffer-string)) (mft-read dest))
+                                    (not (find-buffer-visiting src))))
+                             state mft-promote-xfail)
+            (mft-check-xfail "the followed buffer has the client"
+                             (let ((nb (find-buffer-visiting dest))) (and nb (mft-attached nb 3)))
+                             state mft-promote-xfail))
+           ('eglot
+            (mft-check-xfail "fallback: the user is told the path the note was saved at"
+                             (string-match-p (regexp-quote dest) (mft-messages))
+                             state mft-promote-xfail))))))))
