@@ -9,16 +9,6 @@
 ;;   where the note went (a message naming the path).
 ;; Either way the unsaved edit is in the note at its new path, and the old path
 ;; is gone.
-;;
-;; EXPECTED TO FAIL on today's server: promote from the menu is a plain
-;; magicfrog.promote command on every client, which refuses a buffer with
-;; unsaved changes ("has unsaved changes or differs from the disk: save it
-;; first; nothing was moved") and, for a saved one, moves the file behind the
-;; editor without telling it. The move as a WorkspaceEdit with RenameFile (and
-;; the fallback) is being built beside this test; when it lands these checks
-;; report XPASS: then drop the xfail marks below.
-(defconst mft-promote-xfail
-  "promote from the menu is still a plain magicfrog.promote command (no RenameFile edit, no save-and-tell fallback)")
 
 (mft-run
  (lambda ()
@@ -53,26 +43,26 @@
                         (and (buffer-live-p b)
                              (with-current-buffer b (string-match-p "unsaved-edit-marker" (buffer-string)))))
                     state)
-         (mft-check-xfail "the note is at its new path with the unsaved edit, and the old path is gone"
+         (mft-check "the note is at its new path with the unsaved edit, and the old path is gone"
                           (and (string-match-p "unsaved-edit-marker" text)
                                (string-match-p "promote-me-marker" text)
                                (not (file-exists-p src)))
-                          state mft-promote-xfail)
+                          state)
          (pcase mft-client
            ('lsp-mode
             ;; lsp-mode 8.0 leaves the moved buffer marked modified (it clears
             ;; the flag before set-visited-file-name, which sets it again): what
             ;; counts is that its text is the note on disk at the new path.
-            (mft-check-xfail "the buffer follows the note: it visits the new path and holds what is on disk there"
+            (mft-check "the buffer follows the note: it visits the new path and holds what is on disk there"
                              (let ((nb (find-buffer-visiting dest)))
                                (and nb (eq nb (window-buffer))
                                     (equal (with-current-buffer nb (buffer-string)) (mft-read dest))
                                     (not (find-buffer-visiting src))))
-                             state mft-promote-xfail)
-            (mft-check-xfail "the followed buffer has the client"
+                             state)
+            (mft-check "the followed buffer has the client"
                              (let ((nb (find-buffer-visiting dest))) (and nb (mft-attached nb 3)))
-                             state mft-promote-xfail))
+                             state))
            ('eglot
-            (mft-check-xfail "fallback: the user is told the path the note was saved at"
+            (mft-check "fallback: the user is told the path the note was saved at"
                              (string-match-p (regexp-quote dest) (mft-messages))
-                             state mft-promote-xfail))))))))
+                             state))))))))
