@@ -449,3 +449,37 @@ func TestSaveConflictKeepMineAfterTheEditorSaved(t *testing.T) {
 		t.Errorf("saving the buffer that equals the disk: edits %+v, want none", edits)
 	}
 }
+
+// TestKeepMineAfterAnUnaskedSaveNeverReusesARevision: lsp-mode waits 0.1 s for
+// willSaveWaitUntil, so its save can land before the server's answer. The
+// agent had written revision 2; the editor's save put the buffer (revision 1
+// again) over it; the server's question then sees "still revision 1". Keep
+// mine must give revision 3, above the overwritten 2, never a second,
+// different revision 2.
+func TestKeepMineAfterAnUnaskedSaveNeverReusesARevision(t *testing.T) {
+	c, data, project := startDemoAt(t, steppingClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.Second))
+	c.Reply("window/showMessageRequest", func(json.RawMessage) (any, error) { return nil, nil })
+	path := filepath.Join(data, "memory/account/tone.md")
+	disk, _ := os.ReadFile(path)
+	uri := openSettled(t, c, path)
+	mine := string(disk) + "My edit.\n"
+	setText(t, c, uri, 2, mine)
+	agentWrite(t, data, project, "account", "tone.md", "1", "The agent's tone rule.\n")
+	if _, err := c.WaitDiagnostics(uri, hasCode("stale-revision")); err != nil {
+		t.Fatal(err)
+	}
+	// The editor writes before the server answered its willSaveWaitUntil:
+	// revision 1 over the agent's 2, read by the server as the disk.
+	if err := os.WriteFile(path, []byte(mine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	willSave(t, c, uri)
+	if msg, _ := messageRequest(t, c); !strings.Contains(msg, "revision") {
+		t.Fatalf("question %q", msg)
+	}
+	mustExec(t, c, "magicfrog.resolveConflict", map[string]any{"uri": uri, "choice": "keepMine"}, nil)
+	got := applyLSPEdits(t, mine, appliedEdit(t, c, uri))
+	if !strings.Contains(got, "revision: 3\n") {
+		t.Fatalf("Keep mine gave the buffer:\n%s\nwant revision 3: the agent's overwritten version is revision 2", got)
+	}
+}

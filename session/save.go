@@ -178,9 +178,17 @@ func (s *Session) saveConflict(snap *Snapshot, disk []byte) *SaveConflict {
 			s.changed(snap.Memory)
 		}
 	}
+	// A version the disk held before it (an agent's revision that an editor's
+	// unasked save then wrote over) keeps its number: the next revision goes
+	// above it too, so no two versions ever share one.
+	floor := diskRev
+	if o, ok := snap.Memory.OverwriteAt(snap.Path); ok {
+		floor = max(floor, o.LostRevision)
+	}
 	ask := false
 	s.withSave(d.URI, func(st *saveState) {
-		st.floor = max(st.floor, diskRev)
+		st.floor = max(st.floor, floor)
+		floor = st.floor
 		if !st.asking {
 			st.asking, ask = true, true
 			st.disk, st.written, st.base = disk, store.Hash(d.Text), base.Text
@@ -200,7 +208,7 @@ func (s *Session) saveConflict(snap *Snapshot, disk []byte) *SaveConflict {
 		msg = fmt.Sprintf("%s changed on disk since this buffer read it (still revision %d: edited outside mf-lsp).", ref, diskRev)
 	}
 	msg = "mf-lsp: " + msg + " The save was not merged with it and the revision was not bumped. " +
-		fmt.Sprintf("Take the disk version into the buffer, or keep yours as revision %d?", diskRev+1)
+		fmt.Sprintf("Take the disk version into the buffer, or keep yours as revision %d?", floor+1)
 	return &SaveConflict{Ask: true, Question: msg, Actions: conflictActions(base.Text, disk, d.Text)}
 }
 
