@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/participant"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -86,46 +85,26 @@ not with --each-agent.`, stdout, stderr)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	scope := sf.scope(c, m)
-	participants := []engine.Scope{scope}
-	switch {
-	case *each && len(scope.Agents) > 0:
-		participants = participants[:0]
-		for _, a := range scope.Agents {
-			p := scope
-			p.Agents = []string{a}
-			participants = append(participants, p)
-		}
-	case !*each:
-		one, err := participant.Resolve(m, sf.given(c), os.Getenv)
-		if err != nil {
-			return refusedScope(c, err, "or print one block each with --each-agent")
-		}
-		participants[0] = one
-	}
 	if *into != "" && *each {
 		return c.usageError("--into writes one block into the file: pick the agent with --agent, not --each-agent")
 	}
-	warned := false
-	for _, p := range participants {
-		opts := engine.RenderOptions{Scope: p, Budget: *budget, Previous: *previous, Today: *today, Earlier: *earlier}
-		if *into != "" {
-			opts.Into = session.IntoFile(*into)
-		}
-		blk, err := m.Render(opts)
-		if err != nil {
-			return c.fail("%v", err)
-		}
-		if !warned {
+	req := session.BlocksRequest{Given: sf.given(c), Each: *each, Budget: *budget, Previous: *previous, Today: *today, Earlier: *earlier, Into: *into}
+	code := exitOK
+	err = session.RenderEach(m, req, os.Getenv, func(i int, blk *engine.Block) bool {
+		if i == 0 {
 			warnUnregistered(c, blk)
-			warned = true
 		}
 		if *into != "" {
-			return renderInto(c, m, *into, blk)
+			code = renderInto(c, m, *into, blk)
+			return false
 		}
 		fmt.Fprint(stdout, blk.Text)
+		return true
+	})
+	if err != nil {
+		return refusedScope(c, err, "or print one block each with --each-agent")
 	}
-	return exitOK
+	return code
 }
 
 // renderInto writes blk into the managed section of file (render --into).
