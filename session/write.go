@@ -31,7 +31,10 @@ var ErrNotOnDisk = newCoded(errcode.NotFound, "not a note on disk (save it first
 var ErrUnsaved = errors.New("has unsaved changes or differs from the disk: save it first; nothing was moved")
 
 // NoLayerError: a promotion names a layer layers.json does not define.
-type NoLayerError struct{ Layer string }
+type NoLayerError struct {
+	Layer string
+	Known []string // the layers layers.json defines
+}
 
 func (e *NoLayerError) Error() string { return fmt.Sprintf("no layer %q (see layers.json)", e.Layer) }
 
@@ -86,7 +89,7 @@ func Promote(m *engine.Memory, p Promotion) (out Promoted, changed bool, err err
 	}
 	if p.Layer != "" {
 		if _, ok := m.Layers().ByName(p.Layer); !ok {
-			return Promoted{}, false, &NoLayerError{Layer: p.Layer}
+			return Promoted{}, false, noLayer(m.Layers(), p.Layer)
 		}
 	}
 	res, err := m.Promote(req)
