@@ -78,7 +78,6 @@ var pending = map[string]bool{
 	"cmd/mf-lsp/main.go":         true,
 	// cmd/mf-lsp: this half, each until its command goes through session.
 	"cmd/mf-lsp/check.go": true,
-	"cmd/mf-lsp/tree.go":  true,
 	// mcpserver: its resources watch the tree and look notes up themselves.
 	"mcpserver/resources.go": true,
 }
