@@ -50,8 +50,8 @@ func (*NoNoteError) ErrorCode() errcode.Code { return errcode.NotFound }
 // key, under the destination's layer, or its owner is not one a note can have).
 type DestinationError struct{ Err error }
 
-func (e *DestinationError) Error() string          { return e.Err.Error() }
-func (e *DestinationError) Unwrap() error          { return e.Err }
+func (e *DestinationError) Error() string         { return e.Err.Error() }
+func (e *DestinationError) Unwrap() error         { return e.Err }
 func (*DestinationError) ErrorCode() errcode.Code { return errcode.InvalidArgument }
 
 // CheckKey refuses a key no note can have.

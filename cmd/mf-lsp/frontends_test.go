@@ -59,7 +59,6 @@ var allowedCalls = map[string]string{
 	"engine.Memory.Len":          "how many notes a load holds",
 	"engine.Memory.Problems":     "what a load could not read",
 	"engine.Paths.TaskDir":       "where the task root is",
-	"engine.Paths.Roots":         "where the memory roots are",
 	"engine/rollup.Report.Count": "how many files of an import had a status",
 }
 
@@ -76,8 +75,6 @@ var pending = map[string]bool{
 	"cmd/mf-lsp/init.go":         true,
 	"cmd/mf-lsp/mcp.go":          true,
 	"cmd/mf-lsp/main.go":         true,
-	// cmd/mf-lsp: this half, each until its command goes through session.
-	"cmd/mf-lsp/check.go": true,
 	// mcpserver: its resources watch the tree and look notes up themselves.
 	"mcpserver/resources.go": true,
 }
