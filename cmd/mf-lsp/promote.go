@@ -10,8 +10,9 @@ import (
 	"github.com/magicfrog/mf-lsp/session"
 )
 
-func runPromote(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("promote", "mf-lsp promote --from DIM[/ID] --key KEY (--to DIM[/ID] | --layer NAME | both) [--copy] [--expect-source-revision N] [--expect-dest-revision N] [--register]", `
+const promoteUsage = "mf-lsp promote --from DIM[/ID] --key KEY (--to DIM[/ID] | --layer NAME | both) [--copy] [--expect-source-revision N] [--expect-dest-revision N] [--register]"
+
+const promoteAbout = `
 Move (default) or copy a note to another dimension, scope ID or layer: up the
 chain (task/T-7 -> user), into another agent's or task's scope, or into the
 skills layer (--layer skills: notes/review.md becomes skills/review.md). Its
@@ -29,7 +30,10 @@ destination at revision M". A destination ID that is not registered is refused
 (exit 2) unless --register adds it. A move writes the destination first, then
 removes the source.
 
-Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision R)".`, stdout, stderr)
+Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision R)".`
+
+func runPromote(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("promote", promoteUsage, promoteAbout, stdout, stderr)
 	fromFlag := c.fs.String("from", "", "where the note is: `DIM[/ID]`, e.g. task/T-7 or user (required)")
 	key := c.fs.String("key", "", "the note's `KEY` (required)")
 	toFlag := c.fs.String("to", "", "where it goes: `DIM[/ID]` (default: the source's dimension and ID, with --layer)")
