@@ -75,8 +75,6 @@ var pending = map[string]bool{
 	"cmd/mf-lsp/init.go":         true,
 	"cmd/mf-lsp/mcp.go":          true,
 	"cmd/mf-lsp/main.go":         true,
-	// mcpserver: its resources watch the tree and look notes up themselves.
-	"mcpserver/resources.go": true,
 }
 
 // TestFrontEndsTranslate holds the front ends to the one operations layer:
