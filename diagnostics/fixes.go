@@ -60,17 +60,25 @@ const (
 )
 
 // fixes are the fixes of one finding of c's note (docs/diagnostics.md), in
-// the order an editor lists them.
+// the order an editor lists them: edits of the note, server commands, a
+// journal file's rename.
 func (c *checker) fixes(f Finding) []Fix {
+	out := append(c.editFixes(f), c.commandFixes(f)...)
+	if fix, ok := journalRename(c.e, f); ok {
+		out = append(out, fix)
+	}
+	return out
+}
+
+// editFixes are the fixes of f that edit files: the note's frontmatter, a
+// duplicate key removed, a missing link target created.
+func (c *checker) editFixes(f Finding) []Fix {
 	e := c.e
 	var out []Fix
 	set := func(title string, sets ...frontmatter.Set) {
 		if fix, ok := c.setFields(title, sets); ok {
 			out = append(out, fix)
 		}
-	}
-	command := func(title, name string, args map[string]any) {
-		out = append(out, Fix{Title: title, Command: &Command{Name: name, Args: args}})
 	}
 	switch f.Code {
 	case CodeFrontmatterMissing:
@@ -110,6 +118,26 @@ func (c *checker) fixes(f Finding) []Fix {
 		if fix, ok := c.removeDuplicate(f); ok {
 			out = append(out, fix)
 		}
+	case CodeBrokenLink:
+		if target, _ := f.Data["target"].(string); target != "" && c.in.Memory != nil {
+			if _, ok := c.in.Memory.Locate(target); ok {
+				content := frontmatter.Compose([]frontmatter.Set{{Key: "revision", Value: 1}, {Key: "updated", Value: c.nowUpdated()}}, nil)
+				out = append(out, Fix{Title: "Create the note " + filepath.Base(target), Create: target,
+					Edits: []Edit{{Path: target, NewText: string(content)}}})
+			}
+		}
+	}
+	return out
+}
+
+// commandFixes are the fixes of f that run a server command (magicfrog.*).
+func (c *checker) commandFixes(f Finding) []Fix {
+	e := c.e
+	var out []Fix
+	command := func(title, name string, args map[string]any) {
+		out = append(out, Fix{Title: title, Command: &Command{Name: name, Args: args}})
+	}
+	switch f.Code {
 	case CodeShadowed:
 		if w, ok := f.Data["winner"].(string); ok && w != "" {
 			command("Open the winning version", "magicfrog.showEntry", map[string]any{"uri": FileArg(w)})
@@ -164,25 +192,22 @@ func (c *checker) fixes(f Finding) []Fix {
 			command(fmt.Sprintf("Rerun the rollup (%s %s)", kind, period), "magicfrog.rollup",
 				map[string]any{"kind": kind, "period": period, "dimension": e.Dimension.String(), "scope": e.Owner})
 		}
-	case CodeBrokenLink:
-		if target, _ := f.Data["target"].(string); target != "" && c.in.Memory != nil {
-			if _, ok := c.in.Memory.Locate(target); ok {
-				content := frontmatter.Compose([]frontmatter.Set{{Key: "revision", Value: 1}, {Key: "updated", Value: c.nowUpdated()}}, nil)
-				out = append(out, Fix{Title: "Create the note " + filepath.Base(target), Create: target,
-					Edits: []Edit{{Path: target, NewText: string(content)}}})
-			}
-		}
-	}
-	// Journal naming findings (journal/misnamed, journal/wrong-folder, …) carry
-	// the right name: rename the file.
-	if to, _ := f.Data["suggestPath"].(string); to != "" && strings.HasPrefix(f.Code, "journal/") {
-		suggest, _ := f.Data["suggest"].(string)
-		if suggest == "" {
-			suggest = filepath.Base(to)
-		}
-		out = append(out, Fix{Title: "Rename to " + suggest, Preferred: true, Rename: &Rename{From: e.Path, To: to}})
 	}
 	return out
+}
+
+// journalRename is the rename a journal naming finding (journal/misnamed,
+// journal/wrong-folder, …) suggests: it carries the right name.
+func journalRename(e *engine.Note, f Finding) (Fix, bool) {
+	to, _ := f.Data["suggestPath"].(string)
+	if to == "" || !strings.HasPrefix(f.Code, "journal/") {
+		return Fix{}, false
+	}
+	suggest, _ := f.Data["suggest"].(string)
+	if suggest == "" {
+		suggest = filepath.Base(to)
+	}
+	return Fix{Title: "Rename to " + suggest, Preferred: true, Rename: &Rename{From: e.Path, To: to}}, true
 }
 
 // setFields is a fix editing the note's frontmatter; none when the frontmatter

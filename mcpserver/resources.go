@@ -6,9 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/participant"
-	"github.com/magicfrog/mf-lsp/engine/watch"
 )
 
 // Watch keeps the server in step with the disk: changed notes are re-read,
@@ -16,14 +14,11 @@ import (
 // changed note (and of memory://context, when the block changed) are told.
 // It returns a function that stops watching.
 func (s *Server) Watch() (stop func(), err error) {
-	w, err := watch.Start(s.p.Memory(), s.changed, s.logf)
+	stop, err = s.p.Watch(s.changed, s.logf)
 	if err != nil {
 		return func() {}, err
 	}
-	s.mu.Lock()
-	s.watcher = w
-	s.mu.Unlock()
-	return func() { w.Close() }, nil
+	return stop, nil
 }
 
 // Changed is a batch of a watcher the caller started (watch.Open, which
@@ -35,13 +30,10 @@ func (s *Server) Changed(paths []string, changed bool) { s.changed(paths, change
 func (s *Server) changed(paths []string, _ bool) {
 	s.syncResources()
 	ctx := context.Background()
-	m := s.p.Memory()
 	for _, p := range paths {
-		loc, ok := m.Locate(p)
-		if !ok || loc.Key == "" {
-			continue
+		if uri, ok := s.p.URIAt(p); ok {
+			_ = s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
 		}
-		_ = s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: participant.URIScheme + "://" + engine.Ref(loc.Dimension, loc.Owner, loc.Key)})
 	}
 	if c, err := s.p.Context(0, ""); err == nil {
 		s.mu.Lock()

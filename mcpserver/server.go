@@ -30,7 +30,6 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/engine/participant"
-	"github.com/magicfrog/mf-lsp/engine/watch"
 )
 
 // Server is the MCP server of one participant.
@@ -42,7 +41,6 @@ type Server struct {
 	mu         sync.Mutex
 	resources  map[string]bool // URIs of the notes listed as resources
 	generation string          // the <memory> block's generation last seen
-	watcher    *watch.Watcher
 }
 
 // Options configure a Server.

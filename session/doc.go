@@ -30,7 +30,10 @@
 // InfoOf, PlanRollup and RunRollup, Promote, Today…) and the checks of their
 // arguments (RenderRequest.Check, PromoteRequest.Promotion,
 // RollupRequest.Parse, ParseSettings for the client's settings) are here too,
-// so that a front end only decodes, calls and converts. The save decisions
+// so that a front end only decodes, calls and converts. The shell's commands
+// call the same layer over a tree they load once (OpenMemory): RenderEach,
+// SkillsFor, PlacePromotion then Promote, Write, EnsureRegistered and
+// ImportJournal, Effective, Check and Positions. The save decisions
 // (WillSave, TakeDisk, KeepMine, Merge) are Session methods because they move
 // a buffer's base. Converting positions, URIs and protocol types is the front
 // end's business (package lsp); this package imports no protocol.

@@ -317,17 +317,29 @@ func SkillsIntoWorkspace(snap *Snapshot, r RenderRequest, dir string) (SkillsWri
 	if err != nil {
 		return SkillsWritten{}, err
 	}
-	opts.Budget = 0 // every skill in scope, whatever the block's budget
-	b, err := m.Render(opts)
+	rows, err := SkillsFor(m, opts, dir)
 	if err != nil {
 		return SkillsWritten{}, err
-	}
-	rows, err := SkillsInto(m, dir, b)
-	if err != nil {
-		return SkillsWritten{}, &WriteError{Err: err}
 	}
 	if rows == nil {
 		rows = []SkillFile{}
 	}
 	return SkillsWritten{Dir: dir, Files: rows}, nil
+}
+
+// SkillsFor keeps dir's skills to those of opts' scope (SkillsInto), every
+// skill in scope whatever opts' budget: magicfrog.skillsInto and `mf-lsp
+// skills`. A failed render is the engine's error; a failed keeping is a
+// *WriteError, with the rows of what was done before it.
+func SkillsFor(m *engine.Memory, opts engine.RenderOptions, dir string) ([]SkillFile, error) {
+	opts.Budget = 0
+	b, err := m.Render(opts)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := SkillsInto(m, dir, b)
+	if err != nil {
+		return rows, &WriteError{Err: err}
+	}
+	return rows, nil
 }

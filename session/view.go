@@ -146,10 +146,15 @@ type EffectiveView struct {
 	Boot   []NoteSummary `json:"boot"`
 }
 
+// Effective is the effective view of scope sc, the engine's: every key's
+// winner and what it shadows, and the device notes (`mf-lsp tree`, and ViewOf
+// under magicfrog.effectiveView).
+func Effective(m *engine.Memory, sc engine.Scope) *engine.View { return m.View(sc) }
+
 // ViewOf is the effective view of scope sc; today and earlier choose the
 // journal's boot set as a render does (RenderOptions.Today, .Earlier).
 func ViewOf(m *engine.Memory, sc engine.Scope, today string, earlier int) (EffectiveView, error) {
-	v := m.View(sc)
+	v := Effective(m, sc)
 	boot, err := m.BootSet(engine.RenderOptions{Scope: sc, Today: today, Earlier: earlier})
 	if err != nil {
 		return EffectiveView{}, err

@@ -32,7 +32,10 @@ var ErrNotOnDisk = newCoded(errcode.NotFound, "not a note on disk (save it first
 var ErrUnsaved = errors.New("has unsaved changes or differs from the disk: save it first; nothing was moved")
 
 // NoLayerError: a promotion names a layer layers.json does not define.
-type NoLayerError struct{ Layer string }
+type NoLayerError struct {
+	Layer string
+	Known []string // the layers layers.json defines
+}
 
 func (e *NoLayerError) Error() string { return fmt.Sprintf("no layer %q (see layers.json)", e.Layer) }
 
@@ -110,7 +113,7 @@ func (p Promotion) request(m *engine.Memory, src *engine.Note) (engine.PromoteRe
 	}
 	if p.Layer != "" {
 		if _, ok := m.Layers().ByName(p.Layer); !ok {
-			return req, &NoLayerError{Layer: p.Layer}
+			return req, noLayer(m.Layers(), p.Layer)
 		}
 	}
 	return req, nil
@@ -210,22 +213,61 @@ type Daily struct {
 // first; without it, such an owner is refused (*engine.UnregisteredError).
 func Today(m *engine.Memory, d engine.Dimension, owner string, register bool, day journal.Day) (Daily, error) {
 	var out Daily
-	if owner != "" && d.HasOwners() && !m.IsRegistered(d, owner) {
-		if !register {
-			return Daily{}, &engine.UnregisteredError{Dimension: d, ID: owner}
-		}
-		file, _, err := m.Register(d, owner, false)
-		if err != nil {
-			return Daily{}, &RegisteringError{ID: owner, Err: err}
-		}
-		out.Registered = file
+	file, err := EnsureRegistered(m, d, owner, register)
+	if err != nil {
+		return Daily{}, err
 	}
+	out.Registered = file
 	path, created, err := rollup.Today(m, d, owner, day)
 	if err != nil {
 		return Daily{}, err
 	}
 	out.Created, out.URI, out.Path = created, PathToURI(path), path
 	return out, nil
+}
+
+// EnsureRegistered is the registration check of the writes that do not go
+// through engine.WriteRequest.Register (today, import --journal): an owner ID
+// of d that is not registered is refused (*engine.UnregisteredError) or, with
+// register, registered first (a failure is a *RegisteringError). It returns
+// the configuration file it registered the ID in, "" when it registered none.
+func EnsureRegistered(m *engine.Memory, d engine.Dimension, owner string, register bool) (string, error) {
+	if owner == "" || !d.HasOwners() || m.IsRegistered(d, owner) {
+		return "", nil
+	}
+	if !register {
+		return "", &engine.UnregisteredError{Dimension: d, ID: owner}
+	}
+	file, _, err := m.Register(d, owner, false)
+	if err != nil {
+		return "", &RegisteringError{ID: owner, Err: err}
+	}
+	return file, nil
+}
+
+// ImportJournal imports the workspace journal dir into the journal of
+// dimension d and owner (rollup.ImportJournal), after EnsureRegistered:
+// `mf-lsp import --journal`. registered is the file the owner was registered
+// in, "" when none.
+func ImportJournal(m *engine.Memory, dir string, d engine.Dimension, owner string, register bool) (rep rollup.Report, registered string, err error) {
+	if registered, err = EnsureRegistered(m, d, owner, register); err != nil {
+		return rollup.Report{}, "", err
+	}
+	rep, err = rollup.ImportJournal(m, dir, d, owner)
+	return rep, registered, err
+}
+
+// NotePath is where the note of dimension d, owner and key lives; an error
+// says why no note can be there (a bad key, an owner d does not have).
+func NotePath(m *engine.Memory, d engine.Dimension, owner, key string) (string, error) {
+	return m.PathOf(d, owner, key)
+}
+
+// Write is a revision-checked write of one note by its place: `mf-lsp
+// write`. Its refusals are the engine's (*engine.StaleError,
+// *engine.UnregisteredError, *engine.NotANoteError), each with its code.
+func Write(m *engine.Memory, r engine.WriteRequest) (*engine.WriteResult, error) {
+	return m.Write(r)
 }
 
 // RegistrableID reports whether id can be registered as an agent or task ID:

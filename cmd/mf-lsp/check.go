@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,7 +15,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/diagnostics"
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/safefs"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -35,10 +33,8 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return c.fail("%v", err)
 	}
 	in.Scope = f.scope.scope(c, m)
-	var findings []diagnostics.Finding
-	if len(paths) == 0 {
-		findings = diagnostics.CheckTree(m, in)
-	} else if findings, err = checkPaths(m, paths, in); err != nil {
+	findings, err := session.Check(m, session.CheckRequest{Paths: paths, Input: in})
+	if err != nil {
 		return c.fail("%v", err)
 	}
 	if *f.format == "json" {
@@ -107,84 +103,17 @@ func (f *checkFlags) input(c *cli) (in diagnostics.Input, code int, ok bool) {
 	return diagnostics.Input{Today: day, OpenLoopDays: *f.loopDays}, exitOK, true
 }
 
-// checkPaths checks the notes below each path (a note or a folder), and the
-// files there the engine could not load, each once, sorted by file and
-// position.
-func checkPaths(m *engine.Memory, paths []string, in diagnostics.Input) ([]diagnostics.Finding, error) {
-	var notes []*engine.Note
-	var problems []diagnostics.Finding
-	seen := map[string]bool{}
-	all, allProblems := m.Notes(), diagnostics.ProblemFindings(m)
-	for _, arg := range paths {
-		ns, ps, err := checkPath(m, arg, all, allProblems, seen)
-		if err != nil {
-			return nil, err
-		}
-		notes, problems = append(notes, ns...), append(problems, ps...)
-	}
-	findings := append(diagnostics.CheckNotes(m, notes, in), problems...)
-	sort.SliceStable(findings, func(i, j int) bool {
-		if findings[i].Path != findings[j].Path {
-			return findings[i].Path < findings[j].Path
-		}
-		return findings[i].Span.Start < findings[j].Span.Start
-	})
-	return findings, nil
-}
-
-// checkPath picks the notes and problems below one path that seen does not
-// hold yet, and adds them to seen. A path outside the memory tree, or a file
-// that is not a note, is an error.
-func checkPath(m *engine.Memory, arg string, notes []*engine.Note, problems []diagnostics.Finding, seen map[string]bool) ([]*engine.Note, []diagnostics.Finding, error) {
-	abs, err := filepath.Abs(arg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", arg, err)
-	}
-	info, err := os.Stat(abs)
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, ok := m.Locate(abs); !ok && !isAncestorOfRoot(m, abs) {
-		return nil, nil, fmt.Errorf("%s is not in the memory tree (data directory %s, project %s): pass --data-dir or --project", arg, m.Paths.DataDir, orDash(m.Paths.ProjectDir))
-	}
-	under := func(p string) bool {
-		if !info.IsDir() {
-			return p == abs
-		}
-		rel, err := filepath.Rel(abs, p)
-		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-	}
-	var picked []*engine.Note
-	var found []diagnostics.Finding
-	for _, e := range notes {
-		if under(e.Path) && !seen[e.Path] {
-			seen[e.Path] = true
-			picked = append(picked, e)
-		}
-	}
-	for _, f := range problems {
-		if under(f.Path) && !seen["problem\x00"+f.Path] {
-			seen["problem\x00"+f.Path] = true
-			found = append(found, f)
-		}
-	}
-	if len(picked) == 0 && len(found) == 0 && !info.IsDir() {
-		return nil, nil, fmt.Errorf("%s is not a memory note (notes are .md files; hidden files are not read)", arg)
-	}
-	return picked, found, nil
-}
-
 // printFindingsJSON is --format json: one JSON array of jsonFinding.
 func printFindingsJSON(stdout io.Writer, m *engine.Memory, findings []diagnostics.Finding) error {
-	pos := newPositions(m)
+	pos := session.NewPositions(m)
 	out := make([]jsonFinding, 0, len(findings))
 	for _, f := range findings {
-		l, col := pos.at(f.Path, f.Span.Start)
-		el, ecol := pos.at(f.Path, f.Span.End)
+		l, col := pos.At(f.Path, f.Span.Start)
+		el, ecol := pos.At(f.Path, f.Span.End)
 		jf := jsonFinding{Path: f.Path, Line: l, Column: col, EndLine: el, EndColumn: ecol,
 			Severity: f.Severity.String(), Code: f.Code, Message: f.Message, Related: []jsonRelated{}, Data: f.Data}
 		for _, r := range f.Related {
-			rl, rc := pos.at(r.Path, r.Span.Start)
+			rl, rc := pos.At(r.Path, r.Span.Start)
 			jf.Related = append(jf.Related, jsonRelated{Path: r.Path, Line: rl, Column: rc, Message: r.Message})
 		}
 		out = append(out, jf)
@@ -238,21 +167,21 @@ const lineSizeGuess = 192
 // findingPrinter formats findings as text lines, remembering the last file
 // it showed (findings come sorted by file).
 type findingPrinter struct {
-	pos       *positions
+	pos       *session.Positions
 	cwd       string
 	cleanCwd  bool // cwd is clean and absolute (below's shortcut)
 	last, shw string
 }
 
 func newFindingPrinter(m *engine.Memory, cwd string) *findingPrinter {
-	return &findingPrinter{pos: newPositions(m), cwd: cwd, cleanCwd: isCleanAbs(cwd)}
+	return &findingPrinter{pos: session.NewPositions(m), cwd: cwd, cleanCwd: isCleanAbs(cwd)}
 }
 
 // append appends each finding's line, FILE:LINE:COL: SEVERITY CODE: MESSAGE,
 // and a tab-indented FILE:LINE:COL: MESSAGE line per related place.
 func (p *findingPrinter) append(b []byte, findings []diagnostics.Finding) []byte {
 	for _, f := range findings {
-		l, col := p.pos.at(f.Path, f.Span.Start)
+		l, col := p.pos.At(f.Path, f.Span.Start)
 		b = p.appendPlace(b, f.Path, l, col)
 		b = append(b, ' ')
 		b = append(b, f.Severity.String()...)
@@ -262,7 +191,7 @@ func (p *findingPrinter) append(b []byte, findings []diagnostics.Finding) []byte
 		b = appendOneLine(b, f.Message)
 		b = append(b, '\n')
 		for _, r := range f.Related {
-			rl, rc := p.pos.at(r.Path, r.Span.Start)
+			rl, rc := p.pos.At(r.Path, r.Span.Start)
 			b = append(b, '\t')
 			b = p.appendPlace(b, r.Path, rl, rc)
 			b = append(b, ' ')
@@ -376,63 +305,4 @@ type jsonRelated struct {
 	Line    int    `json:"line"`
 	Column  int    `json:"column"`
 	Message string `json:"message"`
-}
-
-// positions converts byte offsets of notes to 1-based lines and byte columns,
-// reading each file once (the loaded note's bytes, else the file).
-type positions struct {
-	m        *engine.Memory
-	src      map[string][]byte
-	lastPath string // findings come sorted by file: the last one asked
-	lastSrc  []byte
-}
-
-func newPositions(m *engine.Memory) *positions {
-	return &positions{m: m, src: map[string][]byte{}}
-}
-
-func (p *positions) at(path string, offset int) (line, col int) {
-	src := p.source(path)
-	offset = min(max(offset, 0), len(src))
-	before := src[:offset]
-	line = bytes.Count(before, []byte("\n")) + 1
-	start := bytes.LastIndexByte(before, '\n') + 1
-	return line, offset - start + 1
-}
-
-func (p *positions) source(path string) []byte {
-	if path == p.lastPath && path != "" {
-		return p.lastSrc
-	}
-	src, ok := p.src[path]
-	if !ok {
-		if e := p.m.Note(path); e != nil {
-			src = e.Src
-		} else {
-			if b, err := safefs.ReadFile(path, engine.MaxNoteSize); err == nil {
-				src = b
-			}
-			p.src[path] = src // a note's bytes are at hand: only files are kept
-		}
-	}
-	p.lastPath, p.lastSrc = path, src
-	return src
-}
-
-// isAncestorOfRoot reports whether dir holds a memory root (the data directory
-// itself, the project): checking it checks the notes below.
-func isAncestorOfRoot(m *engine.Memory, dir string) bool {
-	for _, r := range m.Paths.Roots() {
-		if rel, err := filepath.Rel(dir, r.Dir); err == nil && !strings.HasPrefix(rel, "..") {
-			return true
-		}
-	}
-	return false
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/diagnostics"
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // check's text output on a generated tree (more findings than one printing
@@ -82,7 +83,7 @@ func TestCheckPrintsLikeLineByLine(t *testing.T) {
 
 // printLineByLine is printFindings as it was: a Fprintf per line.
 func printLineByLine(stdout, stderr io.Writer, m *engine.Memory, findings []diagnostics.Finding) {
-	pos := newPositions(m)
+	pos := session.NewPositions(m)
 	cwd, _ := os.Getwd()
 	show := func(p string) string {
 		if cwd != "" {
@@ -99,10 +100,10 @@ func printLineByLine(stdout, stderr io.Writer, m *engine.Memory, findings []diag
 	counts := map[diagnostics.Severity]int{}
 	for _, f := range findings {
 		counts[f.Severity]++
-		l, col := pos.at(f.Path, f.Span.Start)
+		l, col := pos.At(f.Path, f.Span.Start)
 		fmt.Fprintf(stdout, "%s:%d:%d: %s %s: %s\n", show(f.Path), l, col, f.Severity, f.Code, oneLine(f.Message))
 		for _, r := range f.Related {
-			rl, rc := pos.at(r.Path, r.Span.Start)
+			rl, rc := pos.At(r.Path, r.Span.Start)
 			fmt.Fprintf(stdout, "\t%s:%d:%d: %s\n", show(r.Path), rl, rc, oneLine(r.Message))
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/engine/participant"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 // cli is one subcommand's flag set with the flags every subcommand shares.
@@ -152,7 +153,7 @@ func (c *cli) open(warn bool) (*engine.Memory, error) {
 		}
 	}
 	opts.ScopeOnly, opts.Within = c.scopeOnly, c.within
-	load := engine.Open
+	load := session.OpenMemory
 	if c.load != nil {
 		load = c.load
 	}
@@ -236,19 +237,10 @@ func (s *scopeFlags) register(c *cli) {
 	c.fs.StringVar(&s.machine, "machine", "", "the machine `ID` whose device notes are shown (default: this machine's, <data>/machine-id)")
 }
 
-// scope is the project binding's scope with the flags applied.
+// scope is the project binding's scope with the flags applied, no agent
+// chosen (participant.Bound).
 func (s *scopeFlags) scope(c *cli, m *engine.Memory) engine.Scope {
-	sc := m.DefaultScope()
-	if c.isSet("task") {
-		sc.Task = s.task
-	}
-	if c.isSet("agent") {
-		sc.Agents = append([]string(nil), s.agents...)
-	}
-	if c.isSet("machine") {
-		sc.Machine = s.machine
-	}
-	return sc
+	return participant.Bound(m, s.given(c))
 }
 
 // given is what the flags say, for participant.Resolve: --agent's list

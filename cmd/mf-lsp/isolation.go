@@ -33,24 +33,6 @@ func registerFileName(d engine.Dimension) string {
 	return `magicfrog.json "agents"`
 }
 
-// ensureRegistered refuses (exit 2), or with register adds, an ID of d that
-// is not registered, for commands that write through code that does not take
-// WriteRequest.Register (today).
-func ensureRegistered(c *cli, m *engine.Memory, d engine.Dimension, id string, register bool) (int, bool) {
-	if id == "" || !d.HasOwners() || m.IsRegistered(d, id) {
-		return 0, false
-	}
-	if !register {
-		return unregistered(c, &engine.UnregisteredError{Dimension: d, ID: id})
-	}
-	file, _, err := m.Register(d, id, false)
-	if err != nil {
-		return c.fail("registering %q: %v", id, err), true
-	}
-	fmt.Fprintf(c.stderr, "registered %s %q in %s\n", d, id, file)
-	return 0, false
-}
-
 // reportWrite says on stderr what a write did besides writing: an ID it
 // registered, a legacy note it continued.
 func reportWrite(c *cli, res *engine.WriteResult) {

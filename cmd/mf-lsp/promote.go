@@ -10,8 +10,9 @@ import (
 	"github.com/magicfrog/mf-lsp/session"
 )
 
-func runPromote(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("promote", "mf-lsp promote --from DIM[/ID] --key KEY (--to DIM[/ID] | --layer NAME | both) [--copy] [--expect-source-revision N] [--expect-dest-revision N] [--register]", `
+const promoteUsage = "mf-lsp promote --from DIM[/ID] --key KEY (--to DIM[/ID] | --layer NAME | both) [--copy] [--expect-source-revision N] [--expect-dest-revision N] [--register]"
+
+const promoteAbout = `
 Move (default) or copy a note to another dimension, scope ID or layer: up the
 chain (task/T-7 -> user), into another agent's or task's scope, or into the
 skills layer (--layer skills: notes/review.md becomes skills/review.md). Its
@@ -29,7 +30,10 @@ destination at revision M". A destination ID that is not registered is refused
 (exit 2) unless --register adds it. A move writes the destination first, then
 removes the source.
 
-Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision R)".`, stdout, stderr)
+Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision R)".`
+
+func runPromote(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("promote", promoteUsage, promoteAbout, stdout, stderr)
 	fromFlag := c.fs.String("from", "", "where the note is: `DIM[/ID]`, e.g. task/T-7 or user (required)")
 	key := c.fs.String("key", "", "the note's `KEY` (required)")
 	toFlag := c.fs.String("to", "", "where it goes: `DIM[/ID]` (default: the source's dimension and ID, with --layer)")
@@ -67,59 +71,29 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 			return c.usageError("--to: %v", err)
 		}
 	}
-	if err := engine.CheckKey(*key); err != nil {
+	if err := session.CheckKey(*key); err != nil {
 		return c.usageError("--key: %v", err)
 	}
 	m, err := c.open(false)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	layers := m.Layers()
-	if *layer != "" {
-		if _, ok := layers.ByName(*layer); !ok {
-			return c.usageError("--layer: no layer %q (layers: %s)", *layer, layerNames(layers))
-		}
+	r := session.PromotePlace{From: fromDim, FromOwner: fromID, Key: *key, To: toDim, ToOwner: toID, Layer: *layer, Copy: *cp,
+		DestRevision: *expectDest, Register: *register}
+	if *expectSrc >= 0 {
+		r.SourceRevision = expectSrc
 	}
-	src := findNote(m, fromDim, fromID, *key)
-	if src == nil {
-		return c.fail("no note %s (looked for %s)", engine.Ref(fromDim, fromID, *key), pathOrDash(m, fromDim, fromID, *key))
-	}
-	// A destination key that cannot be a note is bad usage, not a failure.
-	destKey := src.Key
-	if *layer != "" {
-		l, _ := layers.ByName(*layer)
-		destKey = l.Prefix + strings.TrimPrefix(src.Key, src.Layer.Prefix)
-	}
-	if _, err := m.PathOf(toDim, toID, destKey); err != nil {
-		return c.usageError("%v", err)
+	placed, err := session.PlacePromotion(m, r)
+	if code, ok := refusedPlace(c, err); ok {
+		return code
 	}
 	if err := c.requireWritable(m, toDim); err != nil {
 		return c.fail("%v", err)
 	}
-	p := session.Promotion{Path: src.Path, To: toDim, Owner: &toID, Layer: *layer, Copy: *cp,
-		DestRevision: *expectDest, Register: *register}
-	if *expectSrc >= 0 {
-		p.SourceRevision = expectSrc
-	}
-	res, changed, err := session.Promote(m, p)
+	src := placed.Source
+	res, changed, err := session.Promote(m, placed.Promotion)
 	if err != nil {
-		if code, ok := unregistered(c, err); ok {
-			return code
-		}
-		if !changed {
-			if code, ok := notANote(c, err); ok {
-				return code
-			}
-		}
-		var end *engine.EndError
-		if !changed && errors.As(err, &end) {
-			fmt.Fprintf(stderr, "stale: %s at revision %d\n", end.End, end.Err.Revision)
-			fmt.Fprintf(stderr, "mf-lsp promote: %v; nothing was moved\n", end.Err)
-			return exitStale
-		}
-		// A move whose destination was written but whose source could not be
-		// removed is not a clean refusal: exit 1, the message says what is where.
-		return c.fail("%v", err)
+		return promoteFailed(c, err, changed)
 	}
 	verb := "moved"
 	if *cp {
@@ -129,34 +103,41 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 	return exitOK
 }
 
-// findNote finds the note of a dimension, scope ID and key: the canonical file,
-// else the legacy one (machine/ for device, project/ for task).
-func findNote(m *engine.Memory, d engine.Dimension, scope, key string) *engine.Note {
-	var legacy *engine.Note
-	for _, e := range m.Versions(key) {
-		if e.Dimension != d || e.Owner != scope {
-			continue
-		}
-		if !e.Legacy {
-			return e
-		}
-		legacy = e
+// promoteFailed reports a promotion session.Promote refused or left half
+// done (changed: something was written).
+func promoteFailed(c *cli, err error, changed bool) int {
+	if code, ok := unregistered(c, err); ok {
+		return code
 	}
-	return legacy
+	if !changed {
+		if code, ok := notANote(c, err); ok {
+			return code
+		}
+	}
+	var end *engine.EndError
+	if !changed && errors.As(err, &end) {
+		fmt.Fprintf(c.stderr, "stale: %s at revision %d\n", end.End, end.Err.Revision)
+		fmt.Fprintf(c.stderr, "mf-lsp promote: %v; nothing was moved\n", end.Err)
+		return exitStale
+	}
+	// A move whose destination was written but whose source could not be
+	// removed is not a clean refusal: exit 1, the message says what is where.
+	return c.fail("%v", err)
 }
 
-func pathOrDash(m *engine.Memory, d engine.Dimension, scope, key string) string {
-	p, err := m.PathOf(d, scope, key)
-	if err != nil {
-		return "-"
+// refusedPlace reports a promotion session.PlacePromotion refused: an
+// unknown layer and a destination that cannot be a note are bad usage (exit
+// 2), a missing note exit 1.
+func refusedPlace(c *cli, err error) (int, bool) {
+	var noLayer *session.NoLayerError
+	var dest *session.DestinationError
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.As(err, &noLayer):
+		return c.usageError("--layer: no layer %q (layers: %s)", noLayer.Layer, strings.Join(noLayer.Known, ", ")), true
+	case errors.As(err, &dest):
+		return c.usageError("%v", dest.Err), true
 	}
-	return p
-}
-
-func layerNames(ls engine.Layers) string {
-	var names []string
-	for _, l := range ls {
-		names = append(names, l.Name)
-	}
-	return strings.Join(names, ", ")
+	return c.fail("%v", err), true
 }

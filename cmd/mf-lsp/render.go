@@ -7,12 +7,12 @@ import (
 	"os"
 
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/participant"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
-func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("render", "mf-lsp render [--task ID] [--agent ID | --each-agent] [--machine ID] [--budget TOKENS] [--previous GEN] [--today YYYY-MM-DD] [--earlier N] [--into FILE]", `
+const renderUsage = "mf-lsp render [--task ID] [--agent ID | --each-agent] [--machine ID] [--budget TOKENS] [--previous GEN] [--today YYYY-MM-DD] [--earlier N] [--into FILE]"
+
+const renderAbout = `
 Print the <memory> block an agent reads: the effective view of the scope, most
 specific dimension first, skills listed, journal files outside the boot set left
 out. A journal's boot set is, in this order: today's daily, yesterday's daily,
@@ -54,78 +54,81 @@ FILE must be Markdown (.md, .mdc, .markdown) and outside the data directory
 and the project's .magicfrog/ (mf-lsp's own notes and configuration, links
 resolved): anything else is refused, unchanged (exit 2).
 Prints "FILE: OUTCOME (generation GEN, N tokens)". --into takes one block:
-not with --each-agent.`, stdout, stderr)
+not with --each-agent.`
+
+func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("render", renderUsage, renderAbout, stdout, stderr)
 	var sf scopeFlags
 	sf.register(c)
-	budget := c.fs.Int("budget", 0, "the most `TOKENS` (o200k) the block may take; what does not fit is listed as <omitted/> (0: no limit)")
-	previous := c.fs.String("previous", "", "the generation `GEN` of the block the agent holds; a changed view says replaces=\"GEN\"")
-	today := c.fs.String("today", "", "the journal's today, `YYYY-MM-DD` (default: the local date)")
-	into := c.fs.String("into", "", "write the block into the managed section of `FILE` instead of stdout")
-	each := c.fs.Bool("each-agent", false, "print one block per agent of the binding (or of --agent)")
-	earlier := c.fs.Int("earlier", 0, "add the journal's refined days of the `N` days before yesterday")
+	var f renderFlags
+	f.register(c)
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
-	if *each && *previous != "" {
-		return c.usageError("--previous names one block's generation: it cannot go with --each-agent")
-	}
-	if *budget < 0 {
-		return c.usageError("--budget %d: want 0 (no limit) or more", *budget)
-	}
-	if *earlier < 0 {
-		return c.usageError("--earlier %d: want 0 or more days", *earlier)
-	}
-	if _, err := engine.Today(*today); err != nil {
-		return c.usageError("--today %q: want YYYY-MM-DD", *today)
+	if code, bad := f.check(c); bad {
+		return code
 	}
 	// Every block rendered here is of the flags' IDs, else the binding's (as
-	// sf.scope decides): the load skips every other registered agent's and
+	// participant.Bound decides): the load skips every other registered agent's and
 	// task's folder.
 	c.scopeOnly = true
 	m, err := c.open(true)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	scope := sf.scope(c, m)
-	participants := []engine.Scope{scope}
-	switch {
-	case *each && len(scope.Agents) > 0:
-		participants = participants[:0]
-		for _, a := range scope.Agents {
-			p := scope
-			p.Agents = []string{a}
-			participants = append(participants, p)
-		}
-	case !*each:
-		one, err := participant.Resolve(m, sf.given(c), os.Getenv)
-		if err != nil {
-			return refusedScope(c, err, "or print one block each with --each-agent")
-		}
-		participants[0] = one
-	}
-	if *into != "" && *each {
+	if f.into != "" && f.each {
 		return c.usageError("--into writes one block into the file: pick the agent with --agent, not --each-agent")
 	}
-	warned := false
-	for _, p := range participants {
-		opts := engine.RenderOptions{Scope: p, Budget: *budget, Previous: *previous, Today: *today, Earlier: *earlier}
-		if *into != "" {
-			opts.Into = session.IntoFile(*into)
-		}
-		blk, err := m.Render(opts)
-		if err != nil {
-			return c.fail("%v", err)
-		}
-		if !warned {
+	req := session.BlocksRequest{Given: sf.given(c), Each: f.each, Budget: f.budget, Previous: f.previous, Today: f.today, Earlier: f.earlier, Into: f.into}
+	code := exitOK
+	err = session.RenderEach(m, req, os.Getenv, func(i int, blk *engine.Block) bool {
+		if i == 0 {
 			warnUnregistered(c, blk)
-			warned = true
 		}
-		if *into != "" {
-			return renderInto(c, m, *into, blk)
+		if f.into != "" {
+			code = renderInto(c, m, f.into, blk)
+			return false
 		}
 		fmt.Fprint(stdout, blk.Text)
+		return true
+	})
+	if err != nil {
+		return refusedScope(c, err, "or print one block each with --each-agent")
 	}
-	return exitOK
+	return code
+}
+
+// renderFlags are render's flags besides the scope.
+type renderFlags struct {
+	budget, earlier       int
+	previous, today, into string
+	each                  bool
+}
+
+func (f *renderFlags) register(c *cli) {
+	c.fs.IntVar(&f.budget, "budget", 0, "the most `TOKENS` (o200k) the block may take; what does not fit is listed as <omitted/> (0: no limit)")
+	c.fs.StringVar(&f.previous, "previous", "", "the generation `GEN` of the block the agent holds; a changed view says replaces=\"GEN\"")
+	c.fs.StringVar(&f.today, "today", "", "the journal's today, `YYYY-MM-DD` (default: the local date)")
+	c.fs.StringVar(&f.into, "into", "", "write the block into the managed section of `FILE` instead of stdout")
+	c.fs.BoolVar(&f.each, "each-agent", false, "print one block per agent of the binding (or of --agent)")
+	c.fs.IntVar(&f.earlier, "earlier", 0, "add the journal's refined days of the `N` days before yesterday")
+}
+
+// check refuses (exit 2, bad true) flags out of range or at odds with each
+// other.
+func (f *renderFlags) check(c *cli) (code int, bad bool) {
+	switch {
+	case f.each && f.previous != "":
+		return c.usageError("--previous names one block's generation: it cannot go with --each-agent"), true
+	case f.budget < 0:
+		return c.usageError("--budget %d: want 0 (no limit) or more", f.budget), true
+	case f.earlier < 0:
+		return c.usageError("--earlier %d: want 0 or more days", f.earlier), true
+	}
+	if _, err := engine.Today(f.today); err != nil {
+		return c.usageError("--today %q: want YYYY-MM-DD", f.today), true
+	}
+	return exitOK, false
 }
 
 // renderInto writes blk into the managed section of file (render --into).

@@ -70,11 +70,7 @@ can run from schedule (install --skills-into DIR), a hook or the editor
 	if len(scope.Agents) > 1 {
 		return c.usageError("the skills are one agent's, and the scope names %d agents: pick one with --agent ID", len(scope.Agents))
 	}
-	blk, err := m.Render(engine.RenderOptions{Scope: scope})
-	if err != nil {
-		return c.fail("%v", err)
-	}
-	rows, err := session.SkillsInto(m, *into, blk)
+	rows, err := session.SkillsFor(m, engine.RenderOptions{Scope: scope}, *into)
 	var refused *session.HostFileError
 	if errors.As(err, &refused) {
 		fmt.Fprintf(stderr, "mf-lsp skills: %v\n", err)

@@ -92,10 +92,13 @@ not a registered agent or task ID is refused (exit 2) unless --register adds it.
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	if code, done := ensureRegistered(c, m, d, jf.scope, *register); done {
+	rep, registered, err := session.ImportJournal(m, *dir, d, jf.scope, *register)
+	if code, ok := unregistered(c, err); ok {
 		return code
 	}
-	rep, err := rollup.ImportJournal(m, *dir, d, jf.scope)
+	if registered != "" {
+		fmt.Fprintf(stderr, "registered %s %q in %s\n", d, jf.scope, registered)
+	}
 	if err != nil {
 		return c.fail("%v", err)
 	}

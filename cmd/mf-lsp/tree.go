@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 func runTree(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -29,7 +30,7 @@ stderr as warnings (and in the JSON's "problems").`, stdout, stderr)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	v := m.View(sf.scope(c, m))
+	v := session.Effective(m, sf.scope(c, m))
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

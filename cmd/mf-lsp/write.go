@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 func runWrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -57,7 +58,7 @@ of its own (pass the body only).`, stdout, stderr)
 	if err != nil {
 		return c.fail("%v", err)
 	}
-	path, err := m.PathOf(d, *scope, *key)
+	path, err := session.NotePath(m, d, *scope, *key)
 	if err != nil {
 		return c.usageError("%v", err)
 	}
@@ -68,7 +69,7 @@ of its own (pass the body only).`, stdout, stderr)
 	if err != nil {
 		return c.fail("reading the body from stdin: %v", err)
 	}
-	res, err := m.Write(engine.WriteRequest{
+	res, err := session.Write(m, engine.WriteRequest{
 		Dimension: d, Owner: *scope, Key: *key, Body: body,
 		ExpectRevision: *expectRev, ExpectHash: *expectHash, Register: *register,
 	})

@@ -93,13 +93,7 @@ const AgentEnv = engine.AgentEnv
 // refused with an *engine.SeveralAgentsError (code several-agents, the agents
 // as its choices), the same words everywhere. getenv nil reads no environment.
 func Resolve(m *engine.Memory, g Given, getenv func(string) string) (engine.Scope, error) {
-	s := m.DefaultScope()
-	if g.TaskSet {
-		s.Task = g.Task
-	}
-	if g.MachineSet {
-		s.Machine = g.Machine
-	}
+	s := bind(m, g)
 	from := "the project binding (" + m.Paths.ProjectConfigFile() + ")"
 	switch {
 	case g.AgentSet && g.Agent != "":
@@ -120,6 +114,31 @@ func Resolve(m *engine.Memory, g Given, getenv func(string) string) (engine.Scop
 		return s, &engine.SeveralAgentsError{Agents: s.Agents, From: from}
 	}
 	return s, nil
+}
+
+// Bound is the project binding with what g gives laid over it, no agent
+// chosen: the task and machine given replace the binding's, and the agents
+// given (AgentsSet) its agents. It is the scope of a whole binding, as
+// `render --each-agent`, `tree`, `check` and `skills` show it; Resolve picks
+// one participant from it.
+func Bound(m *engine.Memory, g Given) engine.Scope {
+	s := bind(m, g)
+	if g.AgentsSet {
+		s.Agents = append([]string(nil), g.Agents...)
+	}
+	return s
+}
+
+// bind is the binding with the task and machine g gives.
+func bind(m *engine.Memory, g Given) engine.Scope {
+	s := m.DefaultScope()
+	if g.TaskSet {
+		s.Task = g.Task
+	}
+	if g.MachineSet {
+		s.Machine = g.Machine
+	}
+	return s
 }
 
 // unique is ids without repeats, in their order (nil for none).
