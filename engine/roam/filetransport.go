@@ -24,6 +24,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/server"
 	"github.com/go-git/go-git/v5/storage"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/memory"
 	"github.com/gofrs/flock"
 )
 
@@ -68,11 +69,7 @@ func fetchLocal(ctx context.Context, local storage.Storer, ep *transport.Endpoin
 		return err
 	}
 	defer closeInto(s, &err)
-	ar, err := s.AdvertisedReferencesContext(ctx)
-	if err != nil {
-		return err
-	}
-	refs, err := ar.AllReferences()
+	ar, refs, err := advertised(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -157,11 +154,7 @@ func pushLocal(ctx context.Context, local storage.Storer, ep *transport.Endpoint
 		return err
 	}
 	defer closeInto(s, &err)
-	ar, err := s.AdvertisedReferencesContext(ctx)
-	if err != nil {
-		return err
-	}
-	refs, err := ar.AllReferences()
+	ar, refs, err := advertised(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -240,6 +233,18 @@ func fastForward(local storage.Storer, dst plumbing.ReferenceName, old, commit p
 		return fmt.Errorf("non-fast-forward update: %s", dst)
 	}
 	return nil
+}
+
+// advertised is what a session's remote advertises: capabilities and refs.
+func advertised(ctx context.Context, s interface {
+	AdvertisedReferencesContext(context.Context) (*packp.AdvRefs, error)
+}) (*packp.AdvRefs, memory.ReferenceStorage, error) {
+	ar, err := s.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	refs, err := ar.AllReferences()
+	return ar, refs, err
 }
 
 // closeInto closes c, keeping the first error in *err.
