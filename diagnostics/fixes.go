@@ -60,17 +60,23 @@ const (
 )
 
 // fixes are the fixes of one finding of c's note (docs/diagnostics.md), in
-// the order an editor lists them.
+// the order an editor lists them: edits of the frontmatter, commands the
+// server runs, then files to create or rename. A finding's code picks from
+// one kind, except a journal naming finding's rename.
 func (c *checker) fixes(f Finding) []Fix {
+	out := c.fieldFixes(f)
+	out = append(out, c.commandFixes(f)...)
+	return append(out, c.fileFixes(f)...)
+}
+
+// fieldFixes are the fixes that edit the note's frontmatter.
+func (c *checker) fieldFixes(f Finding) []Fix {
 	e := c.e
 	var out []Fix
 	set := func(title string, sets ...frontmatter.Set) {
 		if fix, ok := c.setFields(title, sets); ok {
 			out = append(out, fix)
 		}
-	}
-	command := func(title, name string, args map[string]any) {
-		out = append(out, Fix{Title: title, Command: &Command{Name: name, Args: args}})
 	}
 	switch f.Code {
 	case CodeFrontmatterMissing:
@@ -110,6 +116,18 @@ func (c *checker) fixes(f Finding) []Fix {
 		if fix, ok := c.removeDuplicate(f); ok {
 			out = append(out, fix)
 		}
+	}
+	return out
+}
+
+// commandFixes are the fixes the server runs as a command.
+func (c *checker) commandFixes(f Finding) []Fix {
+	e := c.e
+	var out []Fix
+	command := func(title, name string, args map[string]any) {
+		out = append(out, Fix{Title: title, Command: &Command{Name: name, Args: args}})
+	}
+	switch f.Code {
 	case CodeShadowed:
 		if w, ok := f.Data["winner"].(string); ok && w != "" {
 			command("Open the winning version", "magicfrog.showEntry", map[string]any{"uri": FileArg(w)})
@@ -164,7 +182,17 @@ func (c *checker) fixes(f Finding) []Fix {
 			command(fmt.Sprintf("Rerun the rollup (%s %s)", kind, period), "magicfrog.rollup",
 				map[string]any{"kind": kind, "period": period, "dimension": e.Dimension.String(), "scope": e.Owner})
 		}
-	case CodeBrokenLink:
+	}
+	return out
+}
+
+// fileFixes are the fixes that create or rename a file: a broken link's
+// missing note; the name a journal naming finding (journal/misnamed,
+// journal/wrong-folder, …) carries.
+func (c *checker) fileFixes(f Finding) []Fix {
+	e := c.e
+	var out []Fix
+	if f.Code == CodeBrokenLink {
 		if target, _ := f.Data["target"].(string); target != "" && c.in.Memory != nil {
 			if _, ok := c.in.Memory.Locate(target); ok {
 				content := frontmatter.Compose([]frontmatter.Set{{Key: "revision", Value: 1}, {Key: "updated", Value: c.nowUpdated()}}, nil)
@@ -173,8 +201,6 @@ func (c *checker) fixes(f Finding) []Fix {
 			}
 		}
 	}
-	// Journal naming findings (journal/misnamed, journal/wrong-folder, …) carry
-	// the right name: rename the file.
 	if to, _ := f.Data["suggestPath"].(string); to != "" && strings.HasPrefix(f.Code, "journal/") {
 		suggest, _ := f.Data["suggest"].(string)
 		if suggest == "" {
