@@ -15,7 +15,7 @@ const CodeSecret = "secret"
 // secrets flags every secret in the note, on the secret itself. A line that
 // says gitleaks:allow is not flagged (the detector skips it). The scan is
 // advisory here (sync scans again), so a text found clean by an earlier
-// process is not scanned again (secrets.ScanAdvisory).
+// process is not scanned again (secrets.Cache.ScanAdvisory).
 func (c *checker) secrets() {
 	fs, err := c.scanSecrets()
 	if err != nil {
@@ -38,10 +38,16 @@ func (c *checker) secrets() {
 
 // scanSecrets scans the note keyed by the SHA-256 the engine took when it
 // read it (Note.Sum), so that a check of a warm tree hashes no note twice; a
-// note built without one (a zero sum) is hashed here.
+// note built without one (a zero sum) is hashed here. The scan cache is the
+// memory's (engine.Options.SecretScans): the CLI's checks have one, the
+// server's none.
 func (c *checker) scanSecrets() ([]secrets.Finding, error) {
-	if sum := c.e.Sum(); sum != ([32]byte{}) {
-		return secrets.ScanAdvisoryHashed(c.src, sum)
+	var sc *secrets.Cache
+	if c.in.Memory != nil {
+		sc = c.in.Memory.SecretScans()
 	}
-	return secrets.ScanAdvisory(c.src)
+	if sum := c.e.Sum(); sum != ([32]byte{}) {
+		return sc.ScanAdvisoryHashed(c.src, sum)
+	}
+	return sc.ScanAdvisory(c.src)
 }

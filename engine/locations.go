@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/magicfrog/mf-lsp/engine/secrets"
 )
 
 // Options say where memory is and who is looking at it.
@@ -47,6 +49,14 @@ type Options struct {
 	// empty, and its Task, when "", fall back to Named's and then the
 	// binding's, as ScopeOnly says.
 	Within Scope
+	// TokenCache keeps the token counts of renders under a budget, views and
+	// hovers across processes (the binary makes one in the user's cache
+	// folder); nil counts in this process only.
+	TokenCache *TokenCache
+	// SecretScans remembers, across processes, the texts gitleaks' rules found
+	// clean, for the checks' advice on this memory's notes (diagnostics reads
+	// it, Memory.SecretScans; sync's gate never does). nil scans every text.
+	SecretScans *secrets.Cache
 }
 
 // ResolveDataDir finds the data directory: the flag or client setting, else

@@ -15,6 +15,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine/history"
 	"github.com/magicfrog/mf-lsp/engine/safefs"
+	"github.com/magicfrog/mf-lsp/engine/secrets"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -59,20 +60,22 @@ func (p Problem) Error() string {
 type Memory struct {
 	Paths Paths
 
-	mu         sync.RWMutex
-	layers     Layers
-	roster     []string
-	shared     []string // first folders under agent/ kept shared on purpose
-	binding    Binding
-	machine    string
-	machineErr error
-	named      Scope // IDs the session's scope names (Options.Named)
-	ids        ownerIDs
-	scopeOnly  bool             // Options.ScopeOnly
-	within     Scope            // Options.Within
-	limit      *scopeLimit      // the owner folders a scope-only load reads; nil: every folder
-	config     []Problem        // configuration files that did not parse
-	entries    map[string]*Note // by absolute path
+	mu          sync.RWMutex
+	layers      Layers
+	roster      []string
+	shared      []string // first folders under agent/ kept shared on purpose
+	binding     Binding
+	machine     string
+	machineErr  error
+	named       Scope // IDs the session's scope names (Options.Named)
+	ids         ownerIDs
+	scopeOnly   bool             // Options.ScopeOnly
+	tokenCache  *TokenCache      // Options.TokenCache
+	secretScans *secrets.Cache   // Options.SecretScans
+	within      Scope            // Options.Within
+	limit       *scopeLimit      // the owner folders a scope-only load reads; nil: every folder
+	config      []Problem        // configuration files that did not parse
+	entries     map[string]*Note // by absolute path
 	// byKey is the first note of each key (any dimension), moreByKey the
 	// ones after it, in the order they came: nearly every key has one note,
 	// and a slice per key kept 24 bytes more a key in the map and 8 beside.
@@ -105,10 +108,19 @@ func Open(opts Options) (*Memory, error) {
 	m.named = Scope{Task: opts.Named.Task, Agents: append([]string(nil), opts.Named.Agents...)}
 	m.onDir = opts.OnDir
 	m.scopeOnly = opts.ScopeOnly
+	m.tokenCache, m.secretScans = opts.TokenCache, opts.SecretScans
 	m.within = Scope{Task: opts.Within.Task, Agents: append([]string(nil), opts.Within.Agents...)}
 	m.reload()
 	return m, nil
 }
+
+// TokenCache is the cache the memory's token counts go through
+// (Options.TokenCache); nil when there is none.
+func (m *Memory) TokenCache() *TokenCache { return m.tokenCache }
+
+// SecretScans is the scan cache the checks of the memory's notes consult
+// (Options.SecretScans); nil when there is none.
+func (m *Memory) SecretScans() *secrets.Cache { return m.secretScans }
 
 // Reload reads the configuration and every note again.
 func (m *Memory) Reload() {

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
 )
 
 // Unbound is what a block rendered with no task and no agent says on its first
@@ -50,7 +49,8 @@ type Block struct {
 	Skills   []*Note   // skills listed
 	Omitted  []Omitted // notes left out, and why
 
-	count     func() int // counts an unbudgeted block's parts
+	count     func() int   // counts an unbudgeted block's parts
+	flush     func() error // writes the counts made to the memory's token cache
 	countOnce sync.Once
 }
 
@@ -62,7 +62,7 @@ func (b *Block) CountTokens() int {
 	if b.count != nil {
 		b.countOnce.Do(func() {
 			b.Tokens = b.count()
-			FlushTokenCache()
+			b.flush()
 		})
 	}
 	return b.Tokens
@@ -131,7 +131,6 @@ func (e *SeveralAgentsError) Error() string {
 // it (participant.Resolve reads it).
 const AgentEnv = "MAGICFROG_AGENT"
 
-
 // blockGroup is one element of the block: a dimension, and for agent and task the ID.
 type blockGroup struct {
 	dim   Dimension
@@ -159,7 +158,8 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 // choose which fit (choose), and write the block (build).
 type renderer struct {
 	opts   RenderOptions
-	scope  Scope // opts.Scope, looking from this machine unless it names one
+	tc     *TokenCache // the memory's (Options.TokenCache); nil: none
+	scope  Scope       // opts.Scope, looking from this machine unless it names one
 	view   *View
 	groups []blockGroup
 	skills []*Note
@@ -186,7 +186,7 @@ func (m *Memory) newRenderer(opts RenderOptions) (*renderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &renderer{opts: opts, scope: s, view: m.View(s)}
+	r := &renderer{opts: opts, scope: s, view: m.View(s), tc: m.tokenCache}
 	r.groups, r.skills, r.inHost = arrange(r.view, boot, opts.Into)
 	for _, g := range r.groups {
 		r.slots = append(r.slots, slotsOf(g.notes, false))
@@ -214,8 +214,9 @@ func (r *renderer) unbudgeted() *Block {
 	blk := r.build()
 	blk.count = func() int {
 		r.countParts()
-		return r.choose(r.headerEstimate) - r.headerEstimate + headerTokens(blk)
+		return r.choose(r.headerEstimate) - r.headerEstimate + headerTokens(r.tc, blk)
 	}
+	blk.flush = r.tc.Flush
 	return blk
 }
 
@@ -224,7 +225,7 @@ func (r *renderer) unbudgeted() *Block {
 // notes are taken in the block's order (most specific first) while trading a
 // note's omitted line for its element still fits.
 func (r *renderer) budgeted() *Block {
-	defer FlushTokenCache()
+	defer r.tc.Flush()
 	r.countParts()
 	header := r.headerEstimate
 	used := r.choose(header)
@@ -232,14 +233,14 @@ func (r *renderer) budgeted() *Block {
 	// Every part ends in ">\n" and the next begins with "<", a boundary o200k's
 	// pre-tokenizer never merges across, so the sum of the parts is the block's
 	// count once the header line's estimate is replaced by its real count.
-	blk.Tokens = used - header + headerTokens(blk)
-	if real := headerTokens(blk); real < header {
+	blk.Tokens = used - header + headerTokens(r.tc, blk)
+	if real := headerTokens(r.tc, blk); real < header {
 		// The generation took fewer tokens than reserved for it: choose again
 		// with what the header really takes, and keep that block if it fits.
 		usedAgain := r.choose(real)
-		if b := r.build(); usedAgain-real+headerTokens(b) <= r.opts.Budget {
+		if b := r.build(); usedAgain-real+headerTokens(r.tc, b) <= r.opts.Budget {
 			blk = b
-			blk.Tokens = usedAgain - real + headerTokens(b)
+			blk.Tokens = usedAgain - real + headerTokens(r.tc, b)
 		} else {
 			r.choose(header)
 		}
@@ -273,7 +274,9 @@ func (r *renderer) header(gen, replaces string) string {
 }
 
 // headerTokens counts the first line of a built block.
-func headerTokens(b *Block) int { return countTokens(b.Text[:strings.IndexByte(b.Text, '\n')+1]) }
+func headerTokens(c *TokenCache, b *Block) int {
+	return c.count(b.Text[:strings.IndexByte(b.Text, '\n')+1])
+}
 
 // choose marks the notes taken when the header line (with the generation)
 // costs header tokens, and returns the block's size. Without a budget every
@@ -354,7 +357,7 @@ func (r *renderer) writeSlots(body *bytes.Buffer, blk *Block, row []slot, line f
 			*taken = append(*taken, sl.e)
 			continue
 		}
-		body.WriteString(sl.e.omittedLine())
+		body.WriteString(sl.e.omittedLine(r.tc))
 		blk.Omitted = append(blk.Omitted, Omitted{Note: sl.e, Tokens: sl.tokens, Reason: "budget"})
 	}
 }
@@ -379,17 +382,17 @@ func (r *renderer) sizeHint() int {
 // notes. It sets the overhead (all but the slots) and the header's estimate.
 // Counting is spread over the CPUs.
 func (r *renderer) countParts() {
-	r.headerEstimate = countTokens(r.header("", r.opts.Previous)) + 8
-	r.overhead = r.headerEstimate + countTokens("</memory>\n")
+	r.headerEstimate = r.tc.count(r.header("", r.opts.Previous)) + 8
+	r.overhead = r.headerEstimate + r.tc.count("</memory>\n")
 	for _, e := range r.view.Unregistered {
-		r.overhead += countTokens(unregisteredLine(e))
+		r.overhead += r.tc.count(unregisteredLine(e))
 	}
 	for _, g := range r.groups {
 		openTag, closeTag := groupTags(g, r.scope)
-		r.overhead += countTokens(openTag) + countTokens(closeTag)
+		r.overhead += r.tc.count(openTag) + r.tc.count(closeTag)
 	}
 	if len(r.skills) > 0 {
-		r.overhead += countTokens("<skills>\n") + countTokens("</skills>\n")
+		r.overhead += r.tc.count("<skills>\n") + r.tc.count("</skills>\n")
 	}
 	var all []*slot
 	for _, row := range r.slots {
@@ -400,11 +403,11 @@ func (r *renderer) countParts() {
 	parallel(len(all), func(i int) {
 		sl := all[i]
 		if sl.skill {
-			sl.tokens = sl.e.skillTokens()
+			sl.tokens = sl.e.skillTokens(r.tc)
 		} else {
-			sl.tokens = sl.e.elementTokens()
+			sl.tokens = sl.e.elementTokens(r.tc)
 		}
-		sl.omitted = sl.e.omittedTokens()
+		sl.omitted = sl.e.omittedTokens(r.tc)
 	})
 }
 

@@ -22,8 +22,8 @@ import (
 const TokenCacheFile = "token-counts"
 
 // tokenCacheMaxRecords bounds the file at 12 MiB: three counts for each of
-// 170,000 notes (element, omitted line, body). A variable for tests.
-var tokenCacheMaxRecords = 1 << 19
+// 170,000 notes (element, omitted line, body).
+const tokenCacheMaxRecords = 1 << 19
 
 // tokenCacheHeader names the format and what the counts depend on: the
 // encoding and the tokenizer module's version (a new version may split text
@@ -32,54 +32,52 @@ var tokenCacheHeader = sync.OnceValue(func() []byte {
 	return []byte("mf-lsp token counts 1 o200k_base tiktoken-go/tokenizer@" + hashcache.ModuleVersion("github.com/tiktoken-go/tokenizer") + "\n")
 })
 
-var (
-	tokenCacheMu sync.Mutex
-	persistent   *hashcache.File // nil: counts live only as long as their notes
-)
+// TokenCache keeps token counts across processes. It is a value the caller
+// makes and hands to the memory it opens (Options.TokenCache): the binary
+// makes one in <user cache dir>/mf-lsp; the nil *TokenCache is no cache (the
+// library's default, so that tests and embedders write nothing they did not
+// ask for), and every method works on it. Safe for concurrent use.
+type TokenCache struct{ f *hashcache.File }
 
-// UseTokenCache keeps token counts in dir across processes ("" turns it off).
-// The binary passes <user cache dir>/mf-lsp; the library default is off, so
-// that tests and embedders write nothing they did not ask for. Counts added
-// since the last write are written by FlushTokenCache.
-func UseTokenCache(dir string) {
-	tokenCacheMu.Lock()
-	defer tokenCacheMu.Unlock()
+// OpenTokenCache keeps token counts in dir; dir "" is no cache (nil).
+// Nothing is written until Flush.
+func OpenTokenCache(dir string) *TokenCache {
 	if dir == "" {
-		persistent = nil
-		return
+		return nil
 	}
-	persistent = hashcache.Open(filepath.Join(dir, TokenCacheFile), tokenCacheHeader(), tokenCacheMaxRecords)
+	return &TokenCache{f: hashcache.Open(filepath.Join(dir, TokenCacheFile), tokenCacheHeader(), tokenCacheMaxRecords)}
 }
 
-func currentTokenCache() *hashcache.File {
-	tokenCacheMu.Lock()
-	defer tokenCacheMu.Unlock()
-	return persistent
-}
-
-// FlushTokenCache writes the counts made since the last write, if any. Errors
-// are returned for the curious; a cache that cannot be written costs only
-// speed.
-func FlushTokenCache() error {
-	if c := currentTokenCache(); c != nil {
-		return c.Flush()
+// Flush writes the counts made since the last write, if any. Errors are
+// returned for the curious; a cache that cannot be written costs only speed.
+func (c *TokenCache) Flush() error {
+	if c == nil {
+		return nil
 	}
-	return nil
+	return c.f.Flush()
 }
 
-// countTokens counts text, through the persistent cache when there is one.
-func countTokens(text string) int {
-	c := currentTokenCache()
+// count counts text, through the cache when there is one.
+func (c *TokenCache) count(text string) int {
 	if c == nil {
 		return Tokens(text)
 	}
 	k := hashcache.KeyOf([]byte(text))
-	if n, ok := c.Lookup(k); ok {
+	if n, ok := c.f.Lookup(k); ok {
 		return int(n)
 	}
 	n := Tokens(text)
-	c.Add(k, uint32(n))
+	c.f.Add(k, uint32(n))
 	return n
+}
+
+// lookup is text's count when the cache holds it.
+func (c *TokenCache) lookup(text []byte) (int, bool) {
+	if c == nil {
+		return 0, false
+	}
+	n, ok := c.f.Lookup(hashcache.KeyOf(text))
+	return int(n), ok
 }
 
 // DefaultTokenCacheDir is where the binary keeps token counts:

@@ -33,11 +33,11 @@ func TestRenderWithoutBudgetDoesNotTokenize(t *testing.T) {
 // budgetRenders renders a fresh copy of the budget tree (no counts held by
 // its notes, as in a new process) at every budget from 1 past the full
 // block, and returns each block's text and size.
-func budgetRenders(t *testing.T) []string {
+func budgetRenders(t *testing.T, c *engine.TokenCache) []string {
 	t.Helper()
-	m := budgetTree(t)
+	m := budgetTreeIn(t, c)
 	full := render(t, m, engine.RenderOptions{}).CountTokens()
-	m = budgetTree(t)
+	m = budgetTreeIn(t, c)
 	var out []string
 	for budget := 1; budget <= full+10; budget += 3 {
 		blk := render(t, m, engine.RenderOptions{Budget: budget})
@@ -46,10 +46,19 @@ func budgetRenders(t *testing.T) []string {
 	return out
 }
 
-func useTokenCache(t *testing.T, dir string) {
-	engine.UseTokenCache(dir)
-	t.Cleanup(func() { engine.UseTokenCache("") })
+// budgetTreeIn is budgetTree loaded with token cache c.
+func budgetTreeIn(t *testing.T, c *engine.TokenCache) *engine.Memory {
+	t.Helper()
+	m := budgetTree(t)
+	m, err := engine.Open(engine.Options{DataDir: m.Paths.DataDir, ProjectDir: m.Paths.ProjectDir, TokenCache: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
+
+// openTokenCache is the token cache in dir as a new process opens it.
+func openTokenCache(dir string) *engine.TokenCache { return engine.OpenTokenCache(dir) }
 
 func sameRenders(t *testing.T, what string, got, want []string) {
 	t.Helper()
@@ -67,16 +76,15 @@ func sameRenders(t *testing.T, what string, got, want []string) {
 // empty one and a full one, byte for byte; the second boot of an unchanged
 // tree does not tokenize at all.
 func TestTokenCacheSameDecisions(t *testing.T) {
-	want := budgetRenders(t)
+	want := budgetRenders(t, nil)
 	dir := t.TempDir()
-	useTokenCache(t, dir)
-	sameRenders(t, "empty cache", budgetRenders(t), want)
+	sameRenders(t, "empty cache", budgetRenders(t, openTokenCache(dir)), want)
 	if _, err := os.Stat(filepath.Join(dir, engine.TokenCacheFile)); err != nil {
 		t.Fatalf("no cache written: %v", err)
 	}
-	useTokenCache(t, dir) // a new process
+	c := openTokenCache(dir) // a new process
 	before := engine.TokenizerRuns()
-	sameRenders(t, "full cache", budgetRenders(t), want)
+	sameRenders(t, "full cache", budgetRenders(t, c), want)
 	if n := engine.TokenizerRuns() - before; n != 0 {
 		t.Errorf("with every count cached the tokenizer still ran %d times", n)
 	}
@@ -86,11 +94,10 @@ func TestTokenCacheSameDecisions(t *testing.T) {
 // cache from another tokenizer version are detected and ignored (counted
 // again, never trusted), and the next write leaves a healthy cache.
 func TestTokenCacheDamaged(t *testing.T) {
-	want := budgetRenders(t)
+	want := budgetRenders(t, nil)
 	dir := t.TempDir()
 	file := filepath.Join(dir, engine.TokenCacheFile)
-	useTokenCache(t, dir)
-	budgetRenders(t)
+	budgetRenders(t, openTokenCache(dir))
 	good, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -120,15 +127,14 @@ func TestTokenCacheDamaged(t *testing.T) {
 			if err := os.WriteFile(file, damaged, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			useTokenCache(t, dir)
 			before := engine.TokenizerRuns()
-			sameRenders(t, name, budgetRenders(t), want)
+			sameRenders(t, name, budgetRenders(t, openTokenCache(dir)), want)
 			if engine.TokenizerRuns() == before {
 				t.Errorf("the tokenizer never ran: the damaged cache was trusted")
 			}
-			useTokenCache(t, dir) // the next process reads what the last one wrote
+			c := openTokenCache(dir) // the next process reads what the last one wrote
 			before = engine.TokenizerRuns()
-			sameRenders(t, name+", rewritten", budgetRenders(t), want)
+			sameRenders(t, name+", rewritten", budgetRenders(t, c), want)
 			if n := engine.TokenizerRuns() - before; n != 0 {
 				t.Errorf("after the rewrite the tokenizer still ran %d times", n)
 			}
@@ -139,14 +145,14 @@ func TestTokenCacheDamaged(t *testing.T) {
 // TestTokenCacheUnwritable: a cache folder that cannot be written costs speed,
 // never a render.
 func TestTokenCacheUnwritable(t *testing.T) {
-	want := budgetRenders(t)
+	want := budgetRenders(t, nil)
 	blocker := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	useTokenCache(t, filepath.Join(blocker, "mf-lsp")) // below a file: never a folder
-	sameRenders(t, "unwritable cache", budgetRenders(t), want)
-	if err := engine.FlushTokenCache(); err != nil {
+	c := openTokenCache(filepath.Join(blocker, "mf-lsp")) // below a file: never a folder
+	sameRenders(t, "unwritable cache", budgetRenders(t, c), want)
+	if err := c.Flush(); err != nil {
 		t.Logf("flush: %v (expected to fail quietly)", err)
 	}
 }
@@ -196,7 +202,7 @@ func TestCountTokensWithUnregisteredNotes(t *testing.T) {
 // process or (through the persistent cache) in an earlier one, and asking
 // never runs the tokenizer.
 func TestKnownTokensRunsNoTokenizer(t *testing.T) {
-	useTokenCache(t, t.TempDir())
+	c := openTokenCache(t.TempDir())
 	long := func(m *engine.Memory) *engine.Note {
 		for _, n := range m.Notes() {
 			if strings.HasSuffix(n.Path, "long.md") {
@@ -207,16 +213,16 @@ func TestKnownTokensRunsNoTokenizer(t *testing.T) {
 		return nil
 	}
 	before := engine.TokenizerRuns()
-	if n, ok := long(budgetTree(t)).KnownTokens(); ok {
+	if n, ok := long(budgetTreeIn(t, c)).KnownTokens(c); ok {
 		t.Errorf("KnownTokens() = %d before any count; want unknown", n)
 	}
 	if n := engine.TokenizerRuns() - before; n != 0 {
 		t.Errorf("KnownTokens ran the tokenizer %d times", n)
 	}
-	want := long(budgetTree(t)).Tokens() // counted, and kept in the cache
-	fresh := long(budgetTree(t))         // a new load, as in the next process
+	want := long(budgetTreeIn(t, c)).Tokens(c) // counted, and kept in the cache
+	fresh := long(budgetTreeIn(t, c))          // a new load, as in the next process
 	before = engine.TokenizerRuns()
-	if n, ok := fresh.KnownTokens(); !ok || n != want {
+	if n, ok := fresh.KnownTokens(c); !ok || n != want {
 		t.Errorf("KnownTokens() = %d, %v after a count in the cache; want %d, true", n, ok, want)
 	}
 	if n := engine.TokenizerRuns() - before; n != 0 {

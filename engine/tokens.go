@@ -5,8 +5,6 @@ import (
 	"sync/atomic"
 
 	"github.com/tiktoken-go/tokenizer"
-
-	"github.com/magicfrog/mf-lsp/engine/internal/hashcache"
 )
 
 // Tokens counts text in o200k_base tokens, the encoding of current OpenAI models,
@@ -53,38 +51,34 @@ func (e *Note) counted() *noteCounts {
 }
 
 // Tokens is the size of the note's body in tokens, counted once (and kept in
-// the persistent cache, when there is one).
-func (e *Note) Tokens() int {
-	c := e.counted()
-	if n := c.tokens.Load(); n > 0 {
+// c, when there is one: the memory's own is Memory.TokenCache).
+func (e *Note) Tokens(c *TokenCache) int {
+	cs := e.counted()
+	if n := cs.tokens.Load(); n > 0 {
 		return int(n - 1)
 	}
-	n := countTokens(string(e.Body()))
-	c.tokens.Store(int32(n + 1))
+	n := c.count(string(e.Body()))
+	cs.tokens.Store(int32(n + 1))
 	return n
 }
 
 // KnownTokens is the size of the note's body in tokens when knowing it runs no
-// tokenizer: counted before in this process, or in the persistent cache. The
-// tokenizer's tables take about 34 MB once built, a fifth of a language
-// server's memory at 100,000 notes, so hover shows a count only when it is
-// known (docs/protocol.md) rather than build them for one line.
-func (e *Note) KnownTokens() (int, bool) {
-	if c := e.counts.Load(); c != nil {
-		if n := c.tokens.Load(); n > 0 {
+// tokenizer: counted before in this process, or in c. The tokenizer's tables
+// take about 34 MB once built, a fifth of a language server's memory at
+// 100,000 notes, so hover shows a count only when it is known
+// (docs/protocol.md) rather than build them for one line.
+func (e *Note) KnownTokens(c *TokenCache) (int, bool) {
+	if cs := e.counts.Load(); cs != nil {
+		if n := cs.tokens.Load(); n > 0 {
 			return int(n - 1), true
 		}
 	}
-	c := currentTokenCache()
-	if c == nil {
-		return 0, false
-	}
-	n, ok := c.Lookup(hashcache.KeyOf(e.Body()))
+	n, ok := c.lookup(e.Body())
 	if !ok {
 		return 0, false
 	}
 	e.counted().tokens.Store(int32(n + 1))
-	return int(n), true
+	return n, true
 }
 
 // element is the note's <note> element, built once: rendering at 100,000 notes
@@ -102,42 +96,42 @@ func (e *Note) element() string {
 
 // elementTokens is the size of the note's <note> element in the block, counted
 // once: rendering at 100,000 notes must not run the tokenizer again.
-func (e *Note) elementTokens() int {
-	return cachedCount(&e.counted().elemTokens, e.element)
+func (e *Note) elementTokens(c *TokenCache) int {
+	return cachedCount(c, &e.counted().elemTokens, e.element)
 }
 
 // skillTokens is the size of the note's <skill/> line.
-func (e *Note) skillTokens() int {
-	return cachedCount(&e.counted().skillLineTokens, func() string { return skillLine(e) })
+func (e *Note) skillTokens(c *TokenCache) int {
+	return cachedCount(c, &e.counted().skillLineTokens, func() string { return skillLine(e) })
 }
 
 // omittedLine is the note's <omitted/> line under a budget, built once. It names
 // the tokens of the note's element: the line would be a note or a skill line,
 // and a skill's element is its skill line.
-func (e *Note) omittedLine() string {
-	c := e.counted()
-	if p := c.omit.Load(); p != nil {
+func (e *Note) omittedLine(c *TokenCache) string {
+	cs := e.counted()
+	if p := cs.omit.Load(); p != nil {
 		return *p
 	}
-	n := e.elementTokens()
+	n := e.elementTokens(c)
 	if e.Layer.IsSkills() {
-		n = e.skillTokens()
+		n = e.skillTokens(c)
 	}
 	line := omittedLine(e, n, "budget")
-	c.omit.Store(&line)
+	cs.omit.Store(&line)
 	return line
 }
 
 // omittedTokens is the size of the note's <omitted/> line.
-func (e *Note) omittedTokens() int {
-	return cachedCount(&e.counted().omitTokens, e.omittedLine)
+func (e *Note) omittedTokens(c *TokenCache) int {
+	return cachedCount(c, &e.counted().omitTokens, func() string { return e.omittedLine(c) })
 }
 
-func cachedCount(c *atomic.Int32, text func() string) int {
-	if n := c.Load(); n > 0 {
-		return int(n - 1)
+func cachedCount(c *TokenCache, n *atomic.Int32, text func() string) int {
+	if v := n.Load(); v > 0 {
+		return int(v - 1)
 	}
-	n := countTokens(text())
-	c.Store(int32(n + 1))
-	return n
+	v := c.count(text())
+	n.Store(int32(v + 1))
+	return v
 }

@@ -42,6 +42,10 @@ type Options struct {
 	// heap profile there (MF_LSP_MEMPROFILE), so that it shows what a loaded
 	// session holds rather than what is left after it.
 	BeforeShutdown func()
+	// TokenCache keeps token counts across processes (hover's sizes, renders
+	// under a budget); the binary makes one in the user's cache folder and
+	// writes it at exit. nil counts in this process only.
+	TokenCache *engine.TokenCache
 
 	// beforeLoad, set by tests, runs before each memory tree is loaded
 	// (session.Options.BeforeLoad): a test holds a load with it.

@@ -29,6 +29,7 @@ func (s *Server) newSession() *session.Session {
 		Now:              s.opts.Now,
 		Loaded:           s.treeLoaded,
 		Changed:          func(*engine.Memory) { s.memoryChanged() },
+		TokenCache:       s.opts.TokenCache,
 	})
 }
 

@@ -88,7 +88,7 @@ func NoteMarkdown(snap *Snapshot) string {
 	case bound != "":
 		fmt.Fprintf(&md, "- machine: `%s` (only device notes are bound to a machine)\n", bound)
 	}
-	if n, ok := e.KnownTokens(); ok {
+	if n, ok := e.KnownTokens(snap.Memory.TokenCache()); ok {
 		fmt.Fprintf(&md, "- size: %d tokens\n", n)
 	} else {
 		// Counting here would build the tokenizer (about 34 MB) for one line.

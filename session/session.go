@@ -28,6 +28,9 @@ type Options struct {
 	// SyncState remembers the sync state between diagnostics (they read it on
 	// every keystroke). Default: one of the session's own.
 	SyncState *roam.StateCache
+	// TokenCache keeps token counts across processes for every tree the
+	// session loads (engine.Options.TokenCache); nil counts in this process.
+	TokenCache *engine.TokenCache
 	// BeforeLoad, when set, runs before each tree is loaded, on the goroutine
 	// that loads it. Tests use it to hold a load and see that nobody waits on it.
 	BeforeLoad func(engine.Options)
@@ -149,7 +152,7 @@ func (s *Session) Load() (*engine.Memory, error) {
 	if project != "" && looksLikeDataDir(project) && data == project {
 		project = ""
 	}
-	s.load(s.main, engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.Named()})
+	s.load(s.main, engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.Named(), TokenCache: s.opts.TokenCache})
 	if m := s.main.memory; m != nil && root != project {
 		s.inferParticipant(m, root)
 	}
@@ -307,7 +310,7 @@ func (s *Session) treeFor(path string) (*tree, error) {
 		t = newTree(key)
 		s.lone[key] = t
 		st := s.settings
-		go s.load(t, engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.Named()})
+		go s.load(t, engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.Named(), TokenCache: s.opts.TokenCache})
 	}
 	s.mu.Unlock()
 	if t == nil {

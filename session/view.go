@@ -39,20 +39,21 @@ type NoteSummary struct {
 	Hash      string `json:"hash"`
 }
 
-// Summarize is n as an Entry.
-func Summarize(n *engine.Note) NoteSummary {
+// Summarize is n, a note of m, as an Entry; its tokens are counted through
+// m's token cache.
+func Summarize(m *engine.Memory, n *engine.Note) NoteSummary {
 	return NoteSummary{
 		Ref: n.Ref(), Dimension: n.Dimension.String(), Scope: n.Owner, Key: n.Key, Layer: n.Layer.Name,
 		Path: n.Path, URI: PathToURI(n.Path), Revision: n.Revision(), Updated: n.Updated(),
-		Machine: n.Machine(), Legacy: n.Legacy, Tokens: n.Tokens(), Hash: n.Hash(),
+		Machine: n.Machine(), Legacy: n.Legacy, Tokens: n.Tokens(m.TokenCache()), Hash: n.Hash(),
 	}
 }
 
 // SummarizeAll is ns as Entries; never nil, so the JSON is [] and not null.
-func SummarizeAll(ns []*engine.Note) []NoteSummary {
+func SummarizeAll(m *engine.Memory, ns []*engine.Note) []NoteSummary {
 	out := make([]NoteSummary, 0, len(ns))
 	for _, n := range ns {
-		out = append(out, Summarize(n))
+		out = append(out, Summarize(m, n))
 	}
 	return out
 }
@@ -159,11 +160,11 @@ func ViewOf(m *engine.Memory, sc engine.Scope, today string, earlier int) (Effec
 	if err != nil {
 		return EffectiveView{}, err
 	}
-	out := EffectiveView{Scope: sc, Keys: []KeyView{}, Device: SummarizeAll(v.Device), Skills: []NoteSummary{}, Boot: SummarizeAll(boot)}
+	out := EffectiveView{Scope: sc, Keys: []KeyView{}, Device: SummarizeAll(m, v.Device), Skills: []NoteSummary{}, Boot: SummarizeAll(m, boot)}
 	for _, k := range v.Keys {
-		out.Keys = append(out.Keys, KeyView{Key: k.Key, Winner: Summarize(k.Winner), Shadowed: SummarizeAll(k.Shadowed)})
+		out.Keys = append(out.Keys, KeyView{Key: k.Key, Winner: Summarize(m, k.Winner), Shadowed: SummarizeAll(m, k.Shadowed)})
 		if k.Winner.Layer.IsSkills() {
-			out.Skills = append(out.Skills, Summarize(k.Winner))
+			out.Skills = append(out.Skills, Summarize(m, k.Winner))
 		}
 	}
 	return out, nil
@@ -183,9 +184,9 @@ type Description struct {
 // open buffer's parse rather than the loaded note.
 func Describe(m *engine.Memory, n *engine.Note, participant engine.Scope) Description {
 	st := m.StatusOf(n, participant)
-	out := Description{NoteSummary: Summarize(n), InScope: st.InScope, Effective: st.Effective, Shadows: SummarizeAll(st.Shadows)}
+	out := Description{NoteSummary: Summarize(m, n), InScope: st.InScope, Effective: st.Effective, Shadows: SummarizeAll(m, st.Shadows)}
 	if st.Winner != nil && !st.Effective {
-		w := Summarize(st.Winner)
+		w := Summarize(m, st.Winner)
 		out.ShadowedBy = &w
 	}
 	return out

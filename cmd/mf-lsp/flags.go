@@ -143,7 +143,7 @@ func (c *cli) open(warn bool) (*engine.Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := engine.Options{DataDir: c.dataDir, ProjectDir: project}
+	opts := engine.Options{DataDir: c.dataDir, ProjectDir: project, TokenCache: runCaches.Tokens, SecretScans: runCaches.Scans}
 	if c.scope != nil {
 		// An agent or task the flags name is an ID for this command, registered
 		// or not (SPEC §2): its folder reads as its own notes.

@@ -11,36 +11,40 @@ import (
 )
 
 // processWideCaches are the package variables that still hold a cache for the
-// whole process, each with why it is not yet a value main makes and passes down.
+// whole process, each with why it is not a value main makes and passes down.
 // The list only shrinks: a new cache or hook fails TestNoGlobalCachesOrHooks.
 var processWideCaches = map[string]string{
-	// The token-count cache: Note.Tokens reads it, and a note has no way to its
-	// Memory's options yet.
-	"engine.tokenCacheMu":         "token-count cache",
-	"engine.persistent":           "token-count cache",
-	"engine.tokenCacheMaxRecords": "token-count cache (its bound, lowered by a test)",
-	"engine/secrets.scanCacheMu":  "secret-scan cache",
-	"engine/secrets.scanCache":    "secret-scan cache: diagnostics' secret check reads it",
-	"engine/secrets.cache":        "in-memory memo of a pure function (the scan of a text)",
-	"engine/roam.stateCache":      "sync-state cache: diagnostics read it on every keystroke",
+	"engine/secrets.cache": "in-memory memo of a pure function (the scan of a text)",
+	"cmd/mf-lsp.runCaches": "package main's own: the values mainExit makes, which cli.open hands to engine.Options (a command takes no argument to carry them)",
 }
 
 // TestNoGlobalCachesOrHooks reads every package of the module (tests left out)
-// with go/parser and fails on a package-level variable that is a hook (a func
-// type, or an uncalled func literal: what a test would swap) or a cache (a
-// *hashcache.File, or a name that says cache or hook): such state belongs in an
-// options struct that main makes and passes down (engine.Options, roam.Options,
-// lsp.Options), so that two callers in one process never share a switch. Lazily
-// built constants (sync.OnceValue) are not state and pass.
+// with go/parser and fails on:
+//   - a package-level variable that is a hook (a func type, or an uncalled
+//     func literal: what a test would swap) or a cache (a *hashcache.File, or
+//     a name that says cache or hook);
+//   - an exported package-level function that replaces a package-level
+//     variable (or a field of one): a process-wide switch
+//     (engine.UseTokenCache, secrets.UseCache were two), whatever its name;
+//   - a call of go-git's client.InstallProtocol, which replaces a transport
+//     for every repository of the process.
+//
+// Such state belongs in an options struct that main makes and passes down
+// (engine.Options, roam.Options, lsp.Options), so that two callers in one
+// process never share a switch. Lazily built constants (sync.OnceValue, a
+// sync.Once) are not state and pass.
 func TestNoGlobalCachesOrHooks(t *testing.T) {
 	var found []string
 	fset := token.NewFileSet()
 	for rel, pkg := range modulePackages(t) {
+		var files []*ast.File
+		pkgVars := map[string]bool{}
 		for _, name := range pkg.GoFiles {
 			f, err := parser.ParseFile(fset, filepath.Join(pkg.Dir, name), nil, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
+			files = append(files, f)
 			for _, decl := range f.Decls {
 				gen, ok := decl.(*ast.GenDecl)
 				if !ok || gen.Tok != token.VAR {
@@ -49,6 +53,7 @@ func TestNoGlobalCachesOrHooks(t *testing.T) {
 				for _, spec := range gen.Specs {
 					vs := spec.(*ast.ValueSpec)
 					for i, id := range vs.Names {
+						pkgVars[id.Name] = true
 						var value ast.Expr
 						if i < len(vs.Values) {
 							value = vs.Values[i]
@@ -66,10 +71,96 @@ func TestNoGlobalCachesOrHooks(t *testing.T) {
 				}
 			}
 		}
+		for _, f := range files {
+			found = append(found, switchesIn(fset, rel, f, pkgVars)...)
+		}
 	}
 	sort.Strings(found)
 	for _, f := range found {
 		t.Error(f)
+	}
+}
+
+// switchesIn finds, in f of package rel, the exported package-level functions
+// that assign a package-level variable (pkgVars) and the calls of
+// client.InstallProtocol.
+func switchesIn(fset *token.FileSet, rel string, f *ast.File, pkgVars map[string]bool) []string {
+	var found []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "InstallProtocol" {
+			found = append(found, fset.Position(call.Pos()).String()+": "+rel+" replaces a go-git transport for the whole process (client.InstallProtocol): drive a transport value instead")
+		}
+		return true
+	})
+	for _, decl := range f.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Recv != nil || !fn.Name.IsExported() || fn.Body == nil {
+			continue
+		}
+		locals := map[string]bool{} // parameters and results shadow package variables
+		for _, fl := range []*ast.FieldList{fn.Type.Params, fn.Type.Results} {
+			if fl == nil {
+				continue
+			}
+			for _, field := range fl.List {
+				for _, id := range field.Names {
+					locals[id.Name] = true
+				}
+			}
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			var lhs []ast.Expr
+			switch st := n.(type) {
+			case *ast.AssignStmt:
+				if st.Tok == token.DEFINE {
+					for _, e := range st.Lhs {
+						if id, ok := e.(*ast.Ident); ok {
+							locals[id.Name] = true
+						}
+					}
+					return true
+				}
+				lhs = st.Lhs
+			case *ast.IncDecStmt:
+				lhs = []ast.Expr{st.X}
+			case *ast.ValueSpec:
+				for _, id := range st.Names {
+					locals[id.Name] = true
+				}
+			}
+			for _, e := range lhs {
+				if id := rootIdent(e); id != nil && id.Name != "_" && pkgVars[id.Name] && !locals[id.Name] {
+					found = append(found, fset.Position(e.Pos()).String()+": exported "+rel+"."+fn.Name.Name+" sets package variable "+id.Name+" for the whole process: make it a value the caller passes")
+				}
+			}
+			return true
+		})
+	}
+	return found
+}
+
+// rootIdent is the variable an assignment's left side replaces (x in x, x.f,
+// *x), or nil. An element stored into a map or slice (x[k] = v: a registry
+// that interns one value per key, as history.For does per memory root) is not
+// a switch and is nil here.
+func rootIdent(e ast.Expr) *ast.Ident {
+	for {
+		switch v := e.(type) {
+		case *ast.Ident:
+			return v
+		case *ast.SelectorExpr:
+			e = v.X
+		case *ast.StarExpr:
+			e = v.X
+		case *ast.ParenExpr:
+			e = v.X
+		default:
+			return nil
+		}
 	}
 }
 

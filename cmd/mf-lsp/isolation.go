@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/errcode"
 )
 
 // registerFlag is --register on the commands that write (write, today,
@@ -22,6 +23,7 @@ func unregistered(c *cli, err error) (int, bool) {
 		return 0, false
 	}
 	fmt.Fprintf(c.stderr, "mf-lsp %s: %v\n", c.name, u)
+	codeLine(c, err)
 	fmt.Fprintf(c.stderr, "  to register it in the same step, run again with --register (adds it to %s)\n", registerFileName(u.Dimension))
 	return exitUsage, true
 }
@@ -55,5 +57,22 @@ func notANote(c *cli, err error) (int, bool) {
 		return 0, false
 	}
 	fmt.Fprintf(c.stderr, "mf-lsp %s: %v; nothing was written\n", c.name, err)
+	codeLine(c, err)
 	return exitUsage, true
+}
+
+// codeLine says a refusal's code on a line of its own, as the several-agents
+// refusal does (refusedScope), with the rule that failed when there is one:
+// "  code: not-a-note; rule: nul-byte". The MCP tools and the language server
+// carry the same errcode.Data; a script reads this line, not the words.
+func codeLine(c *cli, err error) {
+	d, ok := errcode.DataOf(err)
+	if !ok {
+		return
+	}
+	line := "  code: " + string(d.Code)
+	if d.Rule != "" {
+		line += "; rule: " + d.Rule
+	}
+	fmt.Fprintln(c.stderr, line)
 }

@@ -11,8 +11,8 @@ import (
 	"sort"
 
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/secrets"
 	"github.com/magicfrog/mf-lsp/lsp"
+	"github.com/magicfrog/mf-lsp/session"
 )
 
 func main() {
@@ -26,27 +26,33 @@ func main() {
 // client asks it to shut down (MF_LSP_MEMPROFILE; see startProfile).
 var heapProfileAtShutdown string
 
+// caches are the caches a run of the binary keeps in the user's cache folder
+// (docs/architecture.md, "Token-count cache", "Secret-scan cache"): token
+// counts outlive the process, so an agent's next boot with a budget does not
+// tokenize again; so do clean secret scans, for check's sake (not the
+// server's, which scans every version of what is typed). The zero value is
+// none: tests that call run write nothing.
+// runCaches are the caches mainExit made for this process: cli.open hands
+// them to the memory it opens (engine.Options), the commands taking no
+// argument that could carry them. Package main's own, set once before any
+// command runs; no library holds a cache of its own.
+var runCaches session.Caches
+
 // mainExit is main without os.Exit, so tests can run the command in-process.
 func mainExit(args []string) int {
-	// Token counts outlive the process (docs/architecture.md, "Token-count
-	// cache"): an agent's next boot with a budget does not tokenize again.
-	engine.UseTokenCache(engine.DefaultTokenCacheDir())
-	defer engine.FlushTokenCache()
+	runCaches = session.OpenCaches()
+	defer runCaches.Flush()
 	if len(args) == 0 || (len(args) == 1 && args[0] == "--stdio") {
-		return serve()
+		return serve(runCaches.Tokens)
 	}
-	// So do clean secret scans, for check's sake (engine/secrets); not the
-	// server's, which scans every version of what is typed.
-	secrets.UseCache(engine.DefaultTokenCacheDir())
-	defer secrets.FlushCache()
 	return run(args, os.Stdin, os.Stdout, os.Stderr)
 }
 
 // serve runs the language server on stdio; exit code 1 when the client did not shut
 // it down cleanly (LSP: exit without shutdown).
-func serve() int {
+func serve(tokens *engine.TokenCache) int {
 	boundHeapHeadroom()
-	var opts lsp.Options
+	opts := lsp.Options{TokenCache: tokens}
 	if heapProfileAtShutdown != "" {
 		opts.BeforeShutdown = func() { writeHeapProfile(heapProfileAtShutdown) }
 	}

@@ -43,10 +43,13 @@ type gitRepo struct {
 	// go-git writes each loose object through a temporary file, which made
 	// a first sync of 10,000 notes take half a minute.
 	staged *memory.Storage
+	// local is the endpoint of a remote folder on this machine, served
+	// in-process (localTransport); nil for a remote over the network, which
+	// remote reaches through go-git's own transports.
+	local *transport.Endpoint
 }
 
 func openRepo(data, url string, auth transport.AuthMethod) (*gitRepo, error) {
-	installFileTransport()
 	dir := repoDir(data)
 	r, err := git.PlainOpen(dir)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
@@ -55,8 +58,8 @@ func openRepo(data, url string, auth transport.AuthMethod) (*gitRepo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local sync repository %s: %w", dir, err)
 	}
-	g := &gitRepo{r: r, url: url, auth: auth, staged: memory.NewStorage()}
-	if url != "" {
+	g := &gitRepo{r: r, url: url, auth: auth, staged: memory.NewStorage(), local: localEndpoint(url)}
+	if url != "" && g.local == nil {
 		g.remote = git.NewRemote(r.Storer, &config.RemoteConfig{Name: "origin", URLs: []string{url}})
 	}
 	return g, nil
@@ -76,7 +79,7 @@ func (g *gitRepo) fetch(ctx context.Context) (plumbing.Hash, error) {
 	var noMatch git.NoMatchingRefSpecError
 	switch {
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
-	case errors.Is(err, transport.ErrEmptyRemoteRepository), errors.As(err, &noMatch):
+	case errors.Is(err, transport.ErrEmptyRemoteRepository), errors.As(err, &noMatch), errors.Is(err, errNoRemoteBranch):
 		return plumbing.ZeroHash, nil
 	default:
 		return plumbing.ZeroHash, fmt.Errorf("fetch from %s: %w", g.url, err)
@@ -85,6 +88,9 @@ func (g *gitRepo) fetch(ctx context.Context) (plumbing.Hash, error) {
 }
 
 func (g *gitRepo) fetchOnce(ctx context.Context) error {
+	if g.local != nil {
+		return fetchLocal(ctx, g.r.Storer, g.local, branchRef, trackRef)
+	}
 	return g.remote.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: "origin",
 		RefSpecs:   []config.RefSpec{config.RefSpec("+" + branchRef.String() + ":" + trackRef.String())},
@@ -112,11 +118,16 @@ func (g *gitRepo) push(ctx context.Context, commit plumbing.Hash) error {
 	// The commit is pushed by hash: a local branch pointing at a commit the
 	// remote lacks would be offered as a "have" by the next fetch, which
 	// go-git's in-process server answers with "object not found".
-	err := g.remote.PushContext(ctx, &git.PushOptions{
-		RemoteName: "origin",
-		RefSpecs:   []config.RefSpec{config.RefSpec(commit.String() + ":" + branchRef.String())},
-		Auth:       g.auth,
-	})
+	var err error
+	if g.local != nil {
+		err = pushLocal(ctx, g.r.Storer, g.local, commit, branchRef, false)
+	} else {
+		err = g.remote.PushContext(ctx, &git.PushOptions{
+			RemoteName: "origin",
+			RefSpecs:   []config.RefSpec{config.RefSpec(commit.String() + ":" + branchRef.String())},
+			Auth:       g.auth,
+		})
+	}
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return fmt.Errorf("push to %s: %w", g.url, err)
 	}

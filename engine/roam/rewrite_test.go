@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -25,11 +24,11 @@ func setRemoteHead(t testing.TB, remote string, commit plumbing.Hash) {
 // forcePush replaces the remote's main with other's main (unrelated history).
 func forcePush(t testing.TB, other, remote string) {
 	t.Helper()
-	installFileTransport()
 	r, err := git.PlainOpen(other)
 	must(t, err)
-	rm := git.NewRemote(r.Storer, &config.RemoteConfig{Name: "x", URLs: []string{remote}})
-	must(t, rm.Push(&git.PushOptions{RemoteName: "x", RefSpecs: []config.RefSpec{"+refs/heads/main:refs/heads/main"}}))
+	head, err := r.Reference(branchRef, true)
+	must(t, err)
+	must(t, pushLocal(context.Background(), r.Storer, localEndpoint(remote), head.Hash(), branchRef, true))
 }
 
 // noteOf returns a machine's note at a dimension and key (nil when none).

@@ -10,14 +10,13 @@ import (
 )
 
 // newProcess forgets this process's scans, as a new process starts with
-// none, and turns the scan cache on in dir (off again after the test).
-func newProcess(t *testing.T, dir string) {
+// none, and opens the scan cache in dir.
+func newProcess(t *testing.T, dir string) *Cache {
 	t.Helper()
 	cache.Lock()
 	clear(cache.m)
 	cache.Unlock()
-	UseCache(dir)
-	t.Cleanup(func() { UseCache("") })
+	return OpenCache(dir)
 }
 
 // TestScanCacheSameFindings: with the scan cache, in the process that fills
@@ -32,14 +31,14 @@ func TestScanCacheSameFindings(t *testing.T) {
 		t.Fatalf("Scan found %v, %v in the secret text", want, err)
 	}
 	for process := range 2 {
-		newProcess(t, dir)
-		if got, err := ScanAdvisory(clean); err != nil || len(got) != 0 {
+		c := newProcess(t, dir)
+		if got, err := c.ScanAdvisory(clean); err != nil || len(got) != 0 {
 			t.Errorf("process %d: clean text: %+v, %v", process, got, err)
 		}
-		if got, err := ScanAdvisory(secret); err != nil || !reflect.DeepEqual(got, want) {
+		if got, err := c.ScanAdvisory(secret); err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("process %d: secret text: %+v, %v; want %+v", process, got, err, want)
 		}
-		if err := FlushCache(); err != nil {
+		if err := c.Flush(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -77,8 +76,7 @@ func TestScanTrustsNoCache(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	newProcess(t, dir)
-	if fs, err := ScanAdvisory(secret); err != nil || len(fs) == 0 {
+	if fs, err := newProcess(t, dir).ScanAdvisory(secret); err != nil || len(fs) == 0 {
 		t.Errorf("a damaged record hid the secret: %+v, %v", fs, err)
 	}
 }

@@ -56,29 +56,28 @@ func Scan(text []byte) ([]Finding, error) {
 
 // ScanAdvisory is Scan for findings that only advise (the editor's and
 // `mf-lsp check`'s): a text that this build's rules found clean in an
-// earlier process is not scanned again when the scan cache is on (UseCache).
-// The detector costs about 300 µs a note, nine tenths of a cold check of an
-// unchanged tree.
-func ScanAdvisory(text []byte) ([]Finding, error) {
-	return ScanAdvisoryHashed(text, sha256.Sum256(text))
+// earlier process is not scanned again when there is a scan cache c (the
+// nil *Cache is none). The detector costs about 300 µs a note, nine tenths
+// of a cold check of an unchanged tree.
+func (c *Cache) ScanAdvisory(text []byte) ([]Finding, error) {
+	return c.ScanAdvisoryHashed(text, sha256.Sum256(text))
 }
 
 // ScanAdvisoryHashed is ScanAdvisory for a text whose SHA-256 the caller
 // already has (a loaded note's Hash): sum must be sha256.Sum256(text), the
 // key its clean verdict is kept under. A check of an unchanged tree then
 // hashes no note a second time.
-func ScanAdvisoryHashed(text []byte, sum [32]byte) ([]Finding, error) {
-	c := currentScanCache()
+func (c *Cache) ScanAdvisoryHashed(text []byte, sum [32]byte) ([]Finding, error) {
 	if c == nil {
 		return scan(text, sum)
 	}
 	k := hashcache.KeyOfSum(sum)
-	if _, ok := c.Lookup(k); ok {
+	if _, ok := c.f.Lookup(k); ok {
 		return nil, nil
 	}
 	out, err := scan(text, sum)
 	if err == nil && len(out) == 0 {
-		c.Add(k, 0)
+		c.f.Add(k, 0)
 	}
 	return out, err
 }
@@ -131,36 +130,27 @@ var scanCacheHeader = sync.OnceValue(func() []byte {
 	return []byte("mf-lsp clean secret scans 1 gitleaks@" + hashcache.ModuleVersion("github.com/zricethezav/gitleaks/v8") + " default rules\n")
 })
 
-var (
-	scanCacheMu sync.Mutex
-	scanCache   *hashcache.File // nil: off
-)
+// Cache is the scan cache: a value its user makes (OpenCache) and hands to
+// what scans for advice (diagnostics.Input.SecretScans); the nil *Cache is
+// none, the library's default. Safe for concurrent use.
+type Cache struct{ f *hashcache.File }
 
-// UseCache keeps the scan cache in dir across processes ("" turns it off;
-// the library default). The binary passes the token-count cache's folder.
-func UseCache(dir string) {
-	scanCacheMu.Lock()
-	defer scanCacheMu.Unlock()
+// OpenCache keeps the scan cache in dir across processes ("" is none: nil).
+// The binary passes the token-count cache's folder.
+func OpenCache(dir string) *Cache {
 	if dir == "" {
-		scanCache = nil
-		return
+		return nil
 	}
-	scanCache = hashcache.Open(filepath.Join(dir, ScanCacheFile), scanCacheHeader(), scanCacheMaxRecords)
+	return &Cache{f: hashcache.Open(filepath.Join(dir, ScanCacheFile), scanCacheHeader(), scanCacheMaxRecords)}
 }
 
-func currentScanCache() *hashcache.File {
-	scanCacheMu.Lock()
-	defer scanCacheMu.Unlock()
-	return scanCache
-}
-
-// FlushCache writes the clean scans made since the last write, if any. A
-// cache that cannot be written costs only speed.
-func FlushCache() error {
-	if c := currentScanCache(); c != nil {
-		return c.Flush()
+// Flush writes the clean scans made since the last write, if any. A cache
+// that cannot be written costs only speed.
+func (c *Cache) Flush() error {
+	if c == nil {
+		return nil
 	}
-	return nil
+	return c.f.Flush()
 }
 
 // The detector costs about 100 µs a note however short (it walks its 222

@@ -79,7 +79,7 @@
 //     folder resolves less than an open of the whole path.
 //   - check spent nine tenths of its CPU in gitleaks (about 300 µs a note:
 //     3.6 s at 10,000 notes, 9.4× the floor). Clean scans are now kept by
-//     content hash in the user's cache (engine/secrets, ScanAdvisory; sync's
+//     content hash in the user's cache (engine/secrets, Cache.ScanAdvisory; sync's
 //     gate never reads it), so check of an unchanged tree scans nothing; the
 //     "check, empty cache" row is that first scan.
 //   - Frontmatter: the regexp per value (numberLike) is a hand-written
