@@ -208,8 +208,29 @@ func journalDay(y int, m int, d int) journal.Day {
 	return day
 }
 
-// recallTree writes the corpus as agent larry's journal.
+// recallTree writes the corpus as agent larry's journal and opens it as his
+// participant.
 func recallTree(t testing.TB, c *recallCorpus) *participant.Participant {
+	t.Helper()
+	return recallParticipant(t, c, recallMemory(t, c), participant.Options{})
+}
+
+// recallParticipant is agent larry over the corpus's tree m, with opts.
+func recallParticipant(t testing.TB, c *recallCorpus, m *engine.Memory, opts participant.Options) *participant.Participant {
+	t.Helper()
+	opts.Scope, opts.Today = engine.Scope{Agents: []string{"larry"}}, c.today
+	p, err := participant.New(m, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(p.Notes()); got != len(c.notes) {
+		t.Fatalf("%d notes in scope, want %d", got, len(c.notes))
+	}
+	return p
+}
+
+// recallMemory writes the corpus as agent larry's journal and opens it.
+func recallMemory(t testing.TB, c *recallCorpus) *engine.Memory {
 	t.Helper()
 	root := t.TempDir()
 	data, project := filepath.Join(root, "data"), filepath.Join(root, "project")
@@ -238,14 +259,7 @@ func recallTree(t testing.TB, c *recallCorpus) *participant.Participant {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, Today: c.today})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := len(p.Notes()); got != len(c.notes) {
-		t.Fatalf("%d notes in scope, want %d", got, len(c.notes))
-	}
-	return p
+	return m
 }
 
 // bm25Tokens is the baseline's tokenizer: lower-cased letter and digit runs,

@@ -1,6 +1,7 @@
 package participant
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -51,6 +52,9 @@ type Hit struct {
 type SearchResult struct {
 	Hits  []Hit `json:"hits"`
 	Total int   `json:"total" jsonschema:"notes that matched, before limit"`
+	// Warnings say what the answer lacks: an embedding endpoint that failed
+	// (the answer is the keyword ranking's).
+	Warnings []string `json:"warnings,omitempty" jsonschema:"what the answer lacks, such as an embedding endpoint that failed"`
 }
 
 // analyzed is a note as search reads it.
@@ -369,8 +373,33 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 	matched := q.match(cands)
 	st := q.stats(cands, matched)
 	all := q.score(matched, st)
-	res := &SearchResult{Total: len(all), Hits: hitsOf(topScored(all, limit))}
-	return res, nil
+	if p.embed != nil && len(q.terms) > 0 {
+		if top, total, err := p.hybrid(query, &q, cands, matched, all, limit); err == nil {
+			return &SearchResult{Total: total, Hits: hitsOf(top)}, nil
+		} else {
+			return &SearchResult{Total: len(all), Hits: hitsOf(topScored(all, limit)),
+				Warnings: []string{fmt.Sprintf("embeddings: %v; ranked by keywords only", err)}}, nil
+		}
+	}
+	return &SearchResult{Total: len(all), Hits: hitsOf(topScored(all, limit))}, nil
+}
+
+// hybrid fuses the keyword ranking with the embeddings' (hybrid.go). A
+// query with phrases ranks only the notes that hold them.
+func (p *Participant) hybrid(text string, q *query, cands []cand, matched []*cand, all []scored, limit int) ([]*scored, int, error) {
+	pool, every := matched, false
+	if len(q.phrases) == 0 {
+		pool, every = make([]*cand, len(cands)), true
+		for j := range cands {
+			pool[j] = &cands[j]
+		}
+	}
+	sem, err := p.semantic(text, pool, every)
+	if err != nil {
+		return nil, 0, err
+	}
+	top, total := fuse(all, sem, limit)
+	return top, total, nil
 }
 
 // searchLimit checks a search's limit: 0 is the default, more than the
