@@ -189,6 +189,9 @@ func appendText(r *participant.AppendResult) string {
 // and the snippet.
 func searchText(r *participant.SearchResult) string {
 	var b strings.Builder
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "Warning: %s.\n", w)
+	}
 	fmt.Fprintf(&b, "%d of %d matching notes, best first:\n", len(r.Hits), r.Total)
 	for _, h := range r.Hits {
 		state := "effective"

@@ -45,6 +45,9 @@ argument make one query.`, stdout, stderr)
 	case err != nil:
 		return c.fail("%v", err)
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "mf-lsp search: warning: %s\n", w)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -28,7 +28,15 @@ import (
 )
 
 func searchTree(b *testing.B, n int) (*participant.Participant, []string) {
+	p, vocab, _ := searchTreeAt(b, n)
+	return p, vocab
+}
+
+// searchTreeAt writes the benchmark's tree of n notes and opens it; it also
+// returns the note files' paths.
+func searchTreeAt(b *testing.B, n int) (*participant.Participant, []string, []string) {
 	b.Helper()
+	var files []string
 	root := b.TempDir()
 	data, project := filepath.Join(root, "data"), filepath.Join(root, "project")
 	r := rand.New(rand.NewPCG(1, 2))
@@ -53,9 +61,11 @@ func searchTree(b *testing.B, n int) (*participant.Participant, []string) {
 			b.Fatal(err)
 		}
 		note := fmt.Sprintf("---\nrevision: 1\nupdated: 2026-11-30T09:00:00.000Z\n---\n%s\n", body.String())
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%d.md", i)), []byte(note), 0o644); err != nil {
+		file := filepath.Join(dir, fmt.Sprintf("n%d.md", i))
+		if err := os.WriteFile(file, []byte(note), 0o644); err != nil {
 			b.Fatal(err)
 		}
+		files = append(files, file)
 	}
 	if err := os.WriteFile(filepath.Join(data, "magicfrog.json"), []byte(`{"agents": ["larry"], "shared": ["notes"]}`), 0o644); err != nil {
 		b.Fatal(err)
@@ -67,14 +77,14 @@ func searchTree(b *testing.B, n int) (*participant.Participant, []string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}})
+	p, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, NoEmbeddings: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	if got := len(p.Notes()); got != n {
 		b.Fatalf("%d notes in scope, want %d", got, n)
 	}
-	return p, vocab
+	return p, vocab, files
 }
 
 // cpuTime is the process's user and system CPU time so far.
@@ -88,6 +98,50 @@ func cpuTime() time.Duration {
 
 func BenchmarkSearch(b *testing.B) {
 	p, vocab := searchTree(b, 10_000)
+	benchQueries(b, p, vocab)
+}
+
+// BenchmarkSearch100k: the same queries at 100,000 notes in scope (issue
+// 26: p99 under 100 ms, index warm). Writing the tree takes a while:
+//
+//	go test -bench Search100k -run NONE -benchtime 20x ./engine/participant
+func BenchmarkSearch100k(b *testing.B) {
+	p, vocab := searchTree(b, 100_000)
+	benchQueries(b, p, vocab)
+}
+
+// BenchmarkSearchCold: the index's cold build (a new participant's first
+// search, which analyzes every note in scope) beside the floor, reading every
+// note's file, at 10,000 notes (issue 26: at most 1.5× the floor). Run both
+// in one go and compare their ratio:
+//
+//	go test -bench SearchCold -run NONE -benchtime 5x ./engine/participant
+func BenchmarkSearchCold(b *testing.B) {
+	p, vocab, files := searchTreeAt(b, 10_000)
+	m := p.Memory()
+	b.Run("floor-read-notes", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			for _, f := range files {
+				if _, err := os.ReadFile(f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("cold-index", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			fresh, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, NoEmbeddings: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := fresh.Search(vocab[3], 10); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func benchQueries(b *testing.B, p *participant.Participant, vocab []string) {
 	// A common word, a common and a rare one, a phrase, and a miss.
 	queries := []string{vocab[1], vocab[3] + " " + vocab[150], `"` + vocab[1] + " " + vocab[2] + `"`, vocab[1999] + " nothing-matches-this",
 		"what did " + vocab[40] + " say about " + vocab[300] + " and " + vocab[900] + " last week"}

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/embed"
 	"github.com/magicfrog/mf-lsp/engine/errcode"
 )
 
@@ -35,6 +36,11 @@ type Participant struct {
 	scope engine.Scope
 	today string // the journal's today, YYYY-MM-DD; "" is the local date
 	index searchIndex
+	// embedIx is the embedded chunks of the notes in scope.
+	embedIx embedIndex
+	embed   *embed.Provider // search's optional embeddings; nil: keywords only
+	// embedErr is why the environment's embedding provider is not used.
+	embedErr error
 }
 
 // Options make a Participant.
@@ -45,6 +51,11 @@ type Options struct {
 	// Today overrides the journal's today (YYYY-MM-DD) for the boot set and
 	// for appends; "" is the local date, read at every call.
 	Today string
+	// Embeddings is search's embedding provider; nil is the one the
+	// environment configures (embed.FromEnv), if any.
+	Embeddings *embed.Provider
+	// NoEmbeddings leaves embeddings out whatever the environment says.
+	NoEmbeddings bool
 }
 
 // New makes the participant of scope opts.Scope over m. A participant is one
@@ -62,7 +73,13 @@ func New(m *engine.Memory, opts Options) (*Participant, error) {
 			return nil, fmt.Errorf("today %q: %w", opts.Today, err)
 		}
 	}
-	return &Participant{m: m, scope: s, today: opts.Today}, nil
+	p := &Participant{m: m, scope: s, today: opts.Today, embed: opts.Embeddings}
+	if p.embed == nil && !opts.NoEmbeddings {
+		// A bad configuration of an optional feature is a warning: search
+		// answers by keywords.
+		p.embed, p.embedErr = embed.FromEnv(os.Getenv)
+	}
+	return p, nil
 }
 
 // Given is what a front end was told about the scope (flags, editor settings,
@@ -177,6 +194,9 @@ func (p *Participant) Warnings() []string {
 	var out []string
 	if a := p.Agent(); a != "" && !slices.Contains(p.m.Roster(), a) {
 		out = append(out, fmt.Sprintf("agent %q is not registered (%s \"agents\", or the project's agents): its own notes can be neither read nor written; run mf-lsp init --agent %s", a, p.m.Paths.RosterFile(), a))
+	}
+	if p.embedErr != nil {
+		out = append(out, fmt.Sprintf("embeddings: %v; search ranks by keywords only", p.embedErr))
 	}
 	if t := p.scope.Task; t != "" && !p.m.IsTaskID(t) {
 		out = append(out, fmt.Sprintf("task %q is not this project's task (%s \"task\" or \"tasks\"): its own notes can be neither read nor written", t, p.m.Paths.ProjectConfigFile()))

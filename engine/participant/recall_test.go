@@ -53,14 +53,33 @@ var (
 	rcDish    = []string{"lasagna", "ramen", "paella", "chili", "curry", "tacos", "risotto", "dumplings", "gumbo", "pho"}
 	rcGroup   = []string{"LGBTQ support group", "grief support group", "book club", "parents' group", "veterans' meetup", "running club"}
 	rcBook    = []string{"Becoming Nicole", "The Overstory", "Circe", "Educated", "Dune", "Piranesi"}
-	rcFiller  = []string{
+	// rcChatter is the talk around the facts, on no subject of a question.
+	rcChatter = []string{
 		"{P}: honestly it was a long day at work and I am just glad it is over.",
 		"{P}: the weather has been so strange, rain in the morning and sun by lunch.",
-		"{P}: I keep meaning to call you back, sorry, the week ran away from me.",
 		"{P}: the kids were loud all evening, they would not go to bed.",
 		"{P}: we should get coffee soon, there is a new place near the park.",
 		"{P}: work has been busy, my manager wants the report by Friday.",
 		"{P}: did you see the game last night? What a finish.",
+		"{P}: that is so good to hear, I am really happy for you!",
+		"{P}: same here, I could use a break from everything.",
+		"{P}: we went for a walk by the lake, the ducks were back.",
+		"{P}: thanks for listening, it means a lot to me.",
+		"{P}: the train was late again, I stood for the whole ride.",
+		"{P}: my phone screen cracked, I need to get it fixed this week.",
+		"{P}: we repainted the kitchen, it looks brighter now.",
+		"{P}: I slept badly, the street was noisy until two.",
+		"{P}: the garden is finally growing, the tomatoes are red.",
+		"{P}: I binged a whole series this weekend, no regrets.",
+		"{P}: traffic on the bridge was terrible this morning.",
+		"{P}: I started waking up earlier, it is hard but worth it.",
+		"{P}: our internet was down most of the afternoon.",
+		"{P}: I finally cleaned out the garage, so much junk.",
+	}
+	// rcNearMiss is talk that shares words with a question and does not
+	// answer it: the distractors.
+	rcNearMiss = []string{
+		"{P}: I keep meaning to call you back, sorry, the week ran away from me.",
 		"{P}: I have been thinking about taking a class of some kind, maybe in the spring.",
 		"{P}: the community center had a flyer for a support group, I did not read it closely.",
 		"{P}: my {R} called, they want to visit sometime but nothing is planned.",
@@ -68,10 +87,6 @@ var (
 		"{P}: the neighbor's {A} keeps getting into our yard.",
 		"{P}: I saw a charity race on the news, people were running in costumes.",
 		"{P}: I have a stack of books I never finish, reading is hard this month.",
-		"{P}: that is so good to hear, I am really happy for you!",
-		"{P}: same here, I could use a break from everything.",
-		"{P}: we went for a walk by the lake, the ducks were back.",
-		"{P}: thanks for listening, it means a lot to me.",
 		"{P}: I want to go to the group meeting again but I am nervous.",
 		"{P}: the class I took last year was fun but too expensive.",
 		"{P}: my {R} from {C} sent a postcard, it made my day.",
@@ -79,6 +94,12 @@ var (
 		"{P}: {Q} asked me about the book club, I said maybe.",
 		"{P}: I tried to make {D} once and it was a disaster.",
 	}
+	// rcNearMissRate is the share of chatter lines that are distractors: a
+	// few a day, so a question's words come up in chatter on many days, as
+	// in real talk, without the same sentence by the same person on most
+	// days (at one line in three, as this benchmark had, every day held each
+	// distractor six times).
+	rcNearMissRate = 0.1
 )
 
 // genRecall makes the corpus: days daily notes of one agent's journal ending
@@ -101,7 +122,11 @@ func genRecall(seed uint64, days int) *recallCorpus {
 		for s := 0; s < sessions; s++ {
 			lines[i] = append(lines[i], "", fmt.Sprintf("## Session %d, %02d:%02d", s+1, 8+s*4+r.IntN(3), r.IntN(60)), "")
 			for n := 30 + r.IntN(40); n > 0; n-- {
-				lines[i] = append(lines[i], "- "+fill(pick(rcFiller)))
+				talk := rcChatter
+				if r.Float64() < rcNearMissRate {
+					talk = rcNearMiss
+				}
+				lines[i] = append(lines[i], "- "+fill(pick(talk)))
 			}
 		}
 	}
@@ -123,7 +148,7 @@ func genRecall(seed uint64, days int) *recallCorpus {
 	// answer; the chatter mentions every person and most of the words.
 	for _, p := range rcPeople {
 		h := pick(rcHobby)
-		ask(r.IntN(days), fmt.Sprintf("What class did %s sign up for at the community center?", p),
+		ask(r.IntN(days), fmt.Sprintf("What is %s learning in a class at the community center?", p),
 			fmt.Sprintf("- %s: I finally signed up for a %s class at the community center, first session is Thursday.", p, h))
 		a, name := pick(rcAnimal), pick(rcPetName)
 		ask(r.IntN(days), fmt.Sprintf("What is the name of the %s %s adopted?", a, p),
@@ -138,7 +163,7 @@ func genRecall(seed uint64, days int) *recallCorpus {
 		ask(r.IntN(days), fmt.Sprintf("When did %s go to the %s?", p, g),
 			fmt.Sprintf("- %s: I went to the %s yesterday. It was so powerful to hear everyone's stories.", p, g))
 		b := pick(rcBook)
-		ask(r.IntN(days), fmt.Sprintf("What book did %s recommend?", p),
+		ask(r.IntN(days), fmt.Sprintf("Which book did %s tell everyone to read?", p),
 			fmt.Sprintf("- %s: you have to read %s, I recommend it to everyone, I could not put it down.", p, b))
 	}
 	// Dated questions: the same kind of fact on many days; only the date in
@@ -183,8 +208,29 @@ func journalDay(y int, m int, d int) journal.Day {
 	return day
 }
 
-// recallTree writes the corpus as agent larry's journal.
+// recallTree writes the corpus as agent larry's journal and opens it as his
+// participant.
 func recallTree(t testing.TB, c *recallCorpus) *participant.Participant {
+	t.Helper()
+	return recallParticipant(t, c, recallMemory(t, c), participant.Options{})
+}
+
+// recallParticipant is agent larry over the corpus's tree m, with opts.
+func recallParticipant(t testing.TB, c *recallCorpus, m *engine.Memory, opts participant.Options) *participant.Participant {
+	t.Helper()
+	opts.Scope, opts.Today = engine.Scope{Agents: []string{"larry"}}, c.today
+	p, err := participant.New(m, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(p.Notes()); got != len(c.notes) {
+		t.Fatalf("%d notes in scope, want %d", got, len(c.notes))
+	}
+	return p
+}
+
+// recallMemory writes the corpus as agent larry's journal and opens it.
+func recallMemory(t testing.TB, c *recallCorpus) *engine.Memory {
 	t.Helper()
 	root := t.TempDir()
 	data, project := filepath.Join(root, "data"), filepath.Join(root, "project")
@@ -213,14 +259,7 @@ func recallTree(t testing.TB, c *recallCorpus) *participant.Participant {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, Today: c.today})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := len(p.Notes()); got != len(c.notes) {
-		t.Fatalf("%d notes in scope, want %d", got, len(c.notes))
-	}
-	return p
+	return m
 }
 
 // bm25Tokens is the baseline's tokenizer: lower-cased letter and digit runs,
@@ -356,11 +395,14 @@ func TestRecall(t *testing.T) {
 	t.Logf("| memory_search | %.2f | %.2f | %.2f |", ours.hit1, ours.hit5, ours.snippet)
 	t.Logf("| plain BM25 (whole notes, Snowball stems) | %.2f | %.2f | – |", base.hit1, base.hit5)
 	// The issue's bar is hit@1 ≥ 0.70, hit@5 ≥ 0.92, snippet ≥ 0.75; keyword
-	// search holds the first here, and these floors keep what it reaches (the
-	// questions it misses share no word with their answer beyond stop words:
-	// "run the charity race" against "ran a charity half marathon").
-	if ours.hit1 < 0.70 || ours.hit5 < 0.75 || ours.snippet < 0.60 {
-		t.Errorf("memory_search below its floor: hit@1 %.2f (want ≥ 0.70), hit@5 %.2f (≥ 0.75), snippet %.2f (≥ 0.60)", ours.hit1, ours.hit5, ours.snippet)
+	// search holds the first and the last here, and these floors keep what it
+	// reaches. The questions it misses are one kind: "What cause did X run
+	// the charity race for?", whose answer ("I ran a charity 10K … to raise
+	// money for literacy") shares fewer words with it than a distractor
+	// ("I saw a charity race on the news, people were running"); only
+	// meaning tells them apart (the optional embeddings, TestHybridSearch).
+	if ours.hit1 < 0.80 || ours.hit5 < 0.85 || ours.snippet < 0.80 {
+		t.Errorf("memory_search below its floor: hit@1 %.2f (want ≥ 0.80), hit@5 %.2f (≥ 0.85), snippet %.2f (≥ 0.80)", ours.hit1, ours.hit5, ours.snippet)
 	}
 	if ours.hit1 <= base.hit1 || ours.hit5 < base.hit5 {
 		t.Errorf("memory_search (%.2f, %.2f) does not beat plain BM25 (%.2f, %.2f)", ours.hit1, ours.hit5, base.hit1, base.hit5)

@@ -1,6 +1,7 @@
 package participant
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -51,6 +52,9 @@ type Hit struct {
 type SearchResult struct {
 	Hits  []Hit `json:"hits"`
 	Total int   `json:"total" jsonschema:"notes that matched, before limit"`
+	// Warnings say what the answer lacks: an embedding endpoint that failed
+	// (the answer is the keyword ranking's).
+	Warnings []string `json:"warnings,omitempty" jsonschema:"what the answer lacks, such as an embedding endpoint that failed"`
 }
 
 // analyzed is a note as search reads it.
@@ -64,7 +68,8 @@ type analyzed struct {
 	terms     int     // terms in the body
 	heading   []int32 // the heading line each line is under, -1 for none
 	post      map[string]*posting
-	day       journal.Day // a journal day's (daily or refined note), else zero
+	minor     map[string][]int32 // a stop word's lines, in order
+	day       journal.Day        // a journal day's (daily or refined note), else zero
 }
 
 // posting is where one term is in a note.
@@ -185,11 +190,23 @@ func stem(w string) string {
 // words calls f with each term of text: a lower-cased run of letters and
 // digits, not a stop word, stemmed.
 func words(text string, f func(term string)) {
+	tokens(text, func(w string, stop bool) {
+		if !stop {
+			f(w)
+		}
+	})
+}
+
+// tokens calls f with each lower-cased run of letters and digits of text:
+// a stop word as it is, any other word stemmed.
+func tokens(text string, f func(w string, stop bool)) {
 	start := -1
 	emit := func(end int) {
 		w := strings.ToLower(text[start:end])
-		if !stopWords[w] {
-			f(stem(w))
+		if stopWords[w] {
+			f(w, true)
+		} else {
+			f(stem(w), false)
 		}
 		start = -1
 	}
@@ -212,7 +229,7 @@ func words(text string, f func(term string)) {
 func analyze(e *engine.Note) *analyzed {
 	body := string(e.Body())
 	a := &analyzed{hash: e.Sum(), lowerKey: strings.ToLower(e.Key), lowerBody: strings.ToLower(body),
-		keyTerms: map[string]bool{}, post: map[string]*posting{}}
+		keyTerms: map[string]bool{}, post: map[string]*posting{}, minor: map[string][]int32{}}
 	if e.Layer.Kind == engine.KindFractal {
 		if f, _ := journal.Classify(e.LayerKey()); f.Kind == journal.Daily || f.Kind == journal.Refined {
 			a.day = f.Day
@@ -238,7 +255,13 @@ func analyze(e *engine.Note) *analyzed {
 			head = line
 		}
 		n := int32(0)
-		words(text, func(t string) {
+		tokens(text, func(t string, stop bool) {
+			if stop {
+				if ls := a.minor[t]; len(ls) == 0 || ls[len(ls)-1] != line {
+					a.minor[t] = append(ls, line)
+				}
+				return
+			}
 			p := a.post[t]
 			if p == nil {
 				p = &posting{}
@@ -277,6 +300,7 @@ func (a *analyzed) text(body string, lo, hi int) string {
 type query struct {
 	terms   []string // stems, each once
 	phrases []string // quoted text, lower-cased: every one must be in the note
+	minor   []string // the stop words, each once: they only tell apart passages that hold terms
 	dates   []dayRange
 }
 
@@ -303,7 +327,16 @@ func parseQuery(q string, today journal.Day) query {
 	}
 	rest, dates := queryDates(strings.Join(plain, " "), today)
 	out.dates = dates
-	words(rest, add)
+	minor := map[string]bool{}
+	tokens(rest, func(w string, stop bool) {
+		switch {
+		case !stop:
+			add(w)
+		case !minor[w] && len(out.minor) < 32:
+			minor[w] = true
+			out.minor = append(out.minor, w)
+		}
+	})
 	return out
 }
 
@@ -316,6 +349,7 @@ const (
 	keyWeight    = 1.0 // a term in the key, per its idf
 	headWeight   = 0.3 // a term in a heading: in the passage, or over it
 	nearWeight   = 0.5 // two different terms next to each other
+	minorWeight  = 1.0 // a stop word of the query on a passage's centre line, per its idf
 	dateBoost    = 1.0 // a journal day a date of the query names: score × (1 + dateBoost)
 	maxSnippet   = 800 // bytes of a snippet
 )
@@ -323,37 +357,99 @@ const (
 // Search ranks the notes in scope by query, best first: see the comment at
 // the top of this file. Every note in scope holding a term (and every quoted
 // phrase) is counted in Total; a query with a date and no other words lists
-// the journal days it names.
+// the journal days it names. Its steps: the query, the candidates (the index
+// brought up to date), which of them match, the scope's line statistics, the
+// best passage of each match, the best limit of those, and their hits.
 func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
-	switch {
-	case limit < 0:
-		return nil, refuse("limit %d: want 1 to %d (0: %d)", limit, MaxSearchLimit, DefaultSearchLimit)
-	case limit == 0:
-		limit = DefaultSearchLimit
-	case limit > MaxSearchLimit:
-		limit = MaxSearchLimit
-	}
-	today, err := p.Day()
+	limit, err := searchLimit(limit)
 	if err != nil {
 		return nil, err
 	}
-	q := parseQuery(query, today)
+	q, err := p.parseSearch(query)
+	if err != nil {
+		return nil, err
+	}
+	cands := p.candidates()
+	matched := q.match(cands)
+	st := q.stats(cands, matched)
+	all := q.score(matched, st)
+	if p.embed != nil && len(q.terms) > 0 {
+		if top, total, err := p.hybrid(query, &q, cands, matched, all, limit); err == nil {
+			return &SearchResult{Total: total, Hits: hitsOf(top)}, nil
+		} else {
+			return &SearchResult{Total: len(all), Hits: hitsOf(topScored(all, limit)),
+				Warnings: []string{fmt.Sprintf("embeddings: %v; ranked by keywords only", err)}}, nil
+		}
+	}
+	return &SearchResult{Total: len(all), Hits: hitsOf(topScored(all, limit))}, nil
+}
+
+// hybrid fuses the keyword ranking with the embeddings' (hybrid.go). A
+// query with phrases ranks only the notes that hold them.
+func (p *Participant) hybrid(text string, q *query, cands []cand, matched []*cand, all []scored, limit int) ([]*scored, int, error) {
+	pool, every := matched, false
+	if len(q.phrases) == 0 {
+		pool, every = make([]*cand, len(cands)), true
+		for j := range cands {
+			pool[j] = &cands[j]
+		}
+	}
+	sem, err := p.semantic(text, pool, every)
+	if err != nil {
+		return nil, 0, err
+	}
+	top, total := fuse(all, sem, limit)
+	return top, total, nil
+}
+
+// searchLimit checks a search's limit: 0 is the default, more than the
+// most is the most.
+func searchLimit(limit int) (int, error) {
+	switch {
+	case limit < 0:
+		return 0, refuse("limit %d: want 1 to %d (0: %d)", limit, MaxSearchLimit, DefaultSearchLimit)
+	case limit == 0:
+		return DefaultSearchLimit, nil
+	case limit > MaxSearchLimit:
+		return MaxSearchLimit, nil
+	}
+	return limit, nil
+}
+
+// parseSearch reads a query against the participant's today, refusing one
+// with nothing to search for.
+func (p *Participant) parseSearch(text string) (query, error) {
+	today, err := p.Day()
+	if err != nil {
+		return query{}, err
+	}
+	q := parseQuery(text, today)
 	if len(q.terms) == 0 && len(q.dates) == 0 {
-		return nil, refuse("query %q has no words to search for (words as common as \"the\" and \"what\" are not searched)", query)
+		return q, refuse("query %q has no words to search for (words as common as \"the\" and \"what\" are not searched)", text)
 	}
 	if len(q.terms) > 32 {
-		return nil, refuse("query has %d terms; use at most 32", len(q.terms))
+		return q, refuse("query has %d terms; use at most 32", len(q.terms))
 	}
-	type cand struct {
-		e         *engine.Note
-		a         *analyzed
-		effective bool
-		hits      []*posting // per term, nil where absent
-		inKey     []bool
-		matched   bool
-		inDate    bool
-	}
+	return q, nil
+}
+
+// cand is a note in scope as one search sees it.
+type cand struct {
+	e         *engine.Note
+	a         *analyzed
+	effective bool
+	hits      []*posting // per term, nil where absent
+	inKey     []bool
+	matched   bool
+	inDate    bool
+}
+
+// candidates is every note in scope with its analysis, analyzing the notes
+// that are new or changed since the last search (split over the CPUs: with
+// the counting, it is the cost of a search).
+func (p *Participant) candidates() []cand {
 	p.index.mu.Lock()
+	defer p.index.mu.Unlock()
 	if p.index.docs == nil {
 		p.index.docs = map[string]*analyzed{}
 	}
@@ -368,14 +464,16 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 			missing = append(missing, i)
 		}
 	}
-	// Analysis and counting are the cost of a search: both are split over
-	// the CPUs.
 	parallel(len(missing), func(j int) { c := &cands[missing[j]]; c.a = analyze(c.e) })
 	for _, i := range missing {
 		p.index.docs[cands[i].e.Path] = cands[i].a
 	}
-	p.index.mu.Unlock()
+	return cands
+}
 
+// match marks the candidates that hold every phrase and a term (or, for a
+// query of dates only, are a day it names), and returns them.
+func (q *query) match(cands []cand) []*cand {
 	nt := len(q.terms)
 	parallel(len(cands), func(j int) {
 		c := &cands[j]
@@ -403,43 +501,75 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 			c.matched = true
 		}
 	})
-	// Line-level statistics over the whole scope.
-	df := make([]float64, nt)
-	var lines, length float64
 	var matched []*cand
 	for j := range cands {
-		c := &cands[j]
-		lines += float64(c.a.lines())
-		length += float64(c.a.terms)
-		if !c.matched {
-			continue
+		if cands[j].matched {
+			matched = append(matched, &cands[j])
 		}
+	}
+	return matched
+}
+
+// lineStats is what BM25 needs of the whole scope, counted in lines.
+type lineStats struct {
+	idf        []float64 // per term
+	minorIdf   []float64 // per minor word
+	avgPassage float64   // terms in a passage, on average
+}
+
+// stats counts lines across the scope: every note's lines and terms, and the
+// lines holding each term (in the matched notes, the only ones holding any)
+// and each minor word (in every note).
+func (q *query) stats(cands []cand, matched []*cand) lineStats {
+	df := make([]float64, len(q.terms))
+	minorDf := make([]float64, len(q.minor))
+	var lines, length float64
+	for j := range cands {
+		a := cands[j].a
+		lines += float64(a.lines())
+		length += float64(a.terms)
+		for i, w := range q.minor {
+			minorDf[i] += float64(len(a.minor[w]))
+		}
+	}
+	for _, c := range matched {
 		for i, h := range c.hits {
 			if h != nil {
 				df[i] += float64(h.lines)
 			}
 		}
-		matched = append(matched, c)
 	}
-	idf := make([]float64, nt)
-	for i := range idf {
-		idf[i] = math.Log(1 + (lines-df[i]+0.5)/(df[i]+0.5))
+	idf := func(df float64) float64 { return math.Log(1 + (lines-df+0.5)/(df+0.5)) }
+	st := lineStats{idf: make([]float64, len(df)), minorIdf: make([]float64, len(minorDf)),
+		avgPassage: max(1, (2*passageReach+1)*length/max(1, lines))}
+	for i := range df {
+		st.idf[i] = idf(df[i])
 	}
-	avgPassage := max(1, (2*passageReach+1)*length/max(1, lines))
+	for i := range minorDf {
+		st.minorIdf[i] = idf(minorDf[i])
+	}
+	return st
+}
 
-	type scored struct {
-		c      *cand
-		score  float64
-		lo, hi int // the best passage's lines, 0-based, included
-	}
+// scored is a matched note with its score and best passage.
+type scored struct {
+	c      *cand
+	score  float64
+	lo, hi int // the best passage's lines, 0-based, included
+}
+
+// score scores every matched note by its best passage, its key and the
+// query's dates.
+func (q *query) score(matched []*cand, st lineStats) []scored {
+	nt := len(q.terms)
 	all := make([]scored, len(matched))
 	parallel(len(matched), func(j int) {
 		c := matched[j]
 		sc := scored{c: c}
-		sc.score, sc.lo, sc.hi = bestPassage(c.a, c.hits, idf, avgPassage)
+		sc.score, sc.lo, sc.hi = bestPassage(c.a, c.hits, st, q.minor)
 		for i, k := range c.inKey {
 			if k {
-				sc.score += keyWeight * idf[i]
+				sc.score += keyWeight * st.idf[i]
 			}
 		}
 		if nt == 0 {
@@ -451,17 +581,23 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 		sc.score = math.Round(sc.score*1000) / 1000
 		all[j] = sc
 	})
-	// Keep the best limit hits in order; a full sort of every match costs more
-	// than the scan when a common word matches most notes.
-	better := func(x, y *scored) bool {
-		if x.score != y.score {
-			return x.score > y.score
-		}
-		if x.c.effective != y.c.effective {
-			return x.c.effective
-		}
-		return x.c.e.Path < y.c.e.Path
+	return all
+}
+
+// better orders scored notes: score, then the effective one, then the path.
+func better(x, y *scored) bool {
+	if x.score != y.score {
+		return x.score > y.score
 	}
+	if x.c.effective != y.c.effective {
+		return x.c.effective
+	}
+	return x.c.e.Path < y.c.e.Path
+}
+
+// topScored keeps the best limit notes in order; a full sort of every match
+// costs more than the scan when a common word matches most notes.
+func topScored(all []scored, limit int) []*scored {
 	top := make([]*scored, 0, limit+1)
 	for j := range all {
 		sc := &all[j]
@@ -476,19 +612,25 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 			top = top[:limit]
 		}
 	}
-	res := &SearchResult{Total: len(all), Hits: make([]Hit, 0, len(top))}
+	return top
+}
+
+// hitsOf makes the hits of the best notes, their passages without blank
+// lines at the edges.
+func hitsOf(top []*scored) []Hit {
+	hits := make([]Hit, 0, len(top))
 	for _, sc := range top {
 		body := string(sc.c.e.Body())
 		for sc.lo < sc.hi && strings.TrimSpace(sc.c.a.text(body, sc.lo, sc.lo)) == "" {
-			sc.lo++ // no blank lines at a passage's edges
+			sc.lo++
 		}
 		for sc.hi > sc.lo && strings.TrimSpace(sc.c.a.text(body, sc.hi, sc.hi)) == "" {
 			sc.hi--
 		}
-		res.Hits = append(res.Hits, Hit{NoteInfo: NoteOf(sc.c.e), Effective: sc.c.effective, Score: sc.score,
+		hits = append(hits, Hit{NoteInfo: NoteOf(sc.c.e), Effective: sc.c.effective, Score: sc.score,
 			Snippet: clip(sc.c.a.text(body, sc.lo, sc.hi)), StartLine: sc.lo + 1, EndLine: sc.hi + 1})
 	}
-	return res, nil
+	return hits
 }
 
 // parallel runs f(0) … f(n-1) over the CPUs.
@@ -517,7 +659,8 @@ func parallel(n int, f func(int)) {
 // bestPassage scores every passage centred on a line holding a term and
 // returns the best, with its lines (0-based, included). A note matched by its
 // key only has its first lines as passage.
-func bestPassage(a *analyzed, hits []*posting, idf []float64, avg float64) (best float64, blo, bhi int) {
+func bestPassage(a *analyzed, hits []*posting, st lineStats, minor []string) (best float64, blo, bhi int) {
+	idf, avg := st.idf, st.avgPassage
 	last := a.lines() - 1
 	blo, bhi = 0, min(last, 2*passageReach)
 	var centres []int
@@ -586,6 +729,13 @@ func bestPassage(a *analyzed, hits []*posting, idf []float64, avg float64) (best
 						break
 					}
 				}
+			}
+		}
+		// The query's small words on the centre line tell apart passages
+		// with the same terms ("visiting from" against "visit sometime").
+		for i, w := range minor {
+			if _, ok := slices.BinarySearch(a.minor[w], int32(c)); ok {
+				s += minorWeight * st.minorIdf[i]
 			}
 		}
 		// Proximity: different terms next to each other on the centre line.
