@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
 )
@@ -21,7 +22,7 @@ var initLayers = []engine.Layer{
 }
 
 func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("init", "mf-lsp init [--task ID] [--agent ID]...", `
+	c := newCLI("init", "mf-lsp init [--task ID] [--agent ID]... [--journal PATH [--dimension task|agent/ID]]", `
 Make a data directory and bind the project to it. In the data directory:
 memory/ with the account, user, agent and device folders, memory/layers.json
 (core, skills, and a fractal journal layer), magicfrog.json (the agent roster,
@@ -31,11 +32,16 @@ binding: --task and --agent) and .magicfrog/memory/ for task notes.
 Init is idempotent: it never overwrites an existing file, with one exception:
 --task on a project already bound to another task rebinds it, and the earlier
 task stays in the config's "tasks" so that its folder keeps reading as that
-task's notes. It prints a "made PATH" or "kept PATH" line for each, then the
+task's notes. --journal PATH mounts an existing Fractal or OpenClaw workspace
+(PATH/memory/ and PATH/MEMORY.md) as the journal of --dimension (default: the
+bound agent's), recorded in the binding's "journals": read and written where
+it is, never copied. It prints a "made PATH" or "kept PATH" line for each, then the
 next steps.`, stdout, stderr)
 	task := c.fs.String("task", "", "the project's task `ID`")
 	var agents stringList
 	c.fs.Var(&agents, "agent", "an agent `ID` the project is bound to and the roster lists; repeat or separate with commas")
+	journalDir := c.fs.String("journal", "", "mount the Fractal or OpenClaw workspace at `PATH` (memory/ and MEMORY.md) as a journal, read and written in place")
+	journalDim := c.fs.String("dimension", "", "with --journal: whose journal it is, task or agent/`ID` (default: the bound agent's)")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
@@ -127,6 +133,13 @@ next steps.`, stdout, stderr)
 	if !made && len(agents) > 0 {
 		fmt.Fprintf(stdout, "  note: --agent was not applied to the existing %s; edit it by hand\n", p.ProjectConfigFile())
 	}
+	if *journalDir != "" {
+		if code := mountJournal(c, m, *journalDir, *journalDim, stdout); code != exitOK {
+			return code
+		}
+	} else if c.isSet("dimension") {
+		return c.usageError("--dimension goes with --journal")
+	}
 
 	fmt.Fprintf(stdout, `
 Next steps:
@@ -136,6 +149,39 @@ Next steps:
   Point your editor's mf-lsp client at this data directory (--data-dir %s
   or $MAGICFROG_HOME) to edit notes with diagnostics.
 `, p.DataDir)
+	return exitOK
+}
+
+// mountJournal is init --journal: the workspace at dir becomes the journal of
+// dim ("task", "agent/ID"; "" is the bound agent's), kept in place.
+func mountJournal(c *cli, m *engine.Memory, dir, dim string, stdout io.Writer) int {
+	m.Reload() // the configuration init just made
+	if dim == "" {
+		agents := m.Binding().Agents
+		if len(agents) == 0 {
+			return c.usageError("--journal: whose journal is it? Bind an agent (--agent ID) or say --dimension task or agent/ID")
+		}
+		dim = "agent/" + agents[0]
+	}
+	name, owner, _ := strings.Cut(dim, "/")
+	d, err := engine.ParseDimension(name)
+	if err != nil || (d != engine.Agent && d != engine.Task) || strings.Contains(owner, "/") {
+		return c.usageError("--dimension %q: a journal is kept in place for task, task/ID or agent/ID", dim)
+	}
+	if owner != "" && !m.IsRegistered(d, owner) {
+		return c.usageError("--dimension %q: %s is not a registered %s ID, so its journal would be in no one's view; add it first (init --agent %s, or the project's \"tasks\")", dim, owner, d, owner)
+	}
+	changed, err := m.MountJournal(dir, d, owner)
+	if err != nil {
+		return c.fail("--journal: %v", err)
+	}
+	abs, _ := filepath.Abs(dir)
+	verb := "kept"
+	if changed {
+		verb = "mounted"
+	}
+	fmt.Fprintf(stdout, "%s %s as the journal of %s: %s and %s are read and written in place (no copy)\n", verb, abs+string(filepath.Separator), dim,
+		filepath.Join(abs, engine.MountMemoryDir)+string(filepath.Separator), filepath.Join(abs, "MEMORY.md"))
 	return exitOK
 }
 
