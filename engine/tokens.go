@@ -106,22 +106,23 @@ func (e *Note) elementTokens() int {
 	return cachedCount(&e.counted().elemTokens, e.element)
 }
 
-// skillTokens is the size of the note's <skill/> line.
-func (e *Note) skillTokens() int {
-	return cachedCount(&e.counted().skillLineTokens, func() string { return skillLine(e) })
+// skillTokens is the size of the note's <skill/> line (its file named from
+// project: one memory has one project, so the count is cached with the note).
+func (e *Note) skillTokens(project string) int {
+	return cachedCount(&e.counted().skillLineTokens, func() string { return skillLine(e, project) })
 }
 
 // omittedLine is the note's <omitted/> line under a budget, built once. It names
 // the tokens of the note's element: the line would be a note or a skill line,
 // and a skill's element is its skill line.
-func (e *Note) omittedLine() string {
+func (e *Note) omittedLine(project string) string {
 	c := e.counted()
 	if p := c.omit.Load(); p != nil {
 		return *p
 	}
 	n := e.elementTokens()
 	if e.Layer.IsSkills() {
-		n = e.skillTokens()
+		n = e.skillTokens(project)
 	}
 	line := omittedLine(e, n, "budget")
 	c.omit.Store(&line)
@@ -129,8 +130,8 @@ func (e *Note) omittedLine() string {
 }
 
 // omittedTokens is the size of the note's <omitted/> line.
-func (e *Note) omittedTokens() int {
-	return cachedCount(&e.counted().omitTokens, e.omittedLine)
+func (e *Note) omittedTokens(project string) int {
+	return cachedCount(&e.counted().omitTokens, func() string { return e.omittedLine(project) })
 }
 
 func cachedCount(c *atomic.Int32, text func() string) int {
