@@ -33,7 +33,9 @@ func (c *checker) frontmatter() {
 				Data: map[string]any{"key": key}})
 		}
 	}
-	if !d.Present {
+	if !d.Present && !c.e.Mounted {
+		// A journal kept in place keeps its host's plain files: no
+		// frontmatter is the format there (docs/journal.md).
 		c.add(Finding{Span: c.head(), Severity: Warning, Code: CodeFrontmatterMissing,
 			Message: "no frontmatter: the note reads as revision 0 (never written by the engine); add revision and updated",
 			Data:    map[string]any{"revision": 0}})

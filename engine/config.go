@@ -137,6 +137,98 @@ type Binding struct {
 	// ID (python-3/, utf-8/) but hold notes every task shares: the "keep
 	// shared" answer to the warning an unregistered task folder gets.
 	Shared []string `json:"shared,omitempty"`
+	// Journals are journals kept where an agent host already keeps them
+	// (mf-lsp init --journal): each workspace's memory/ and MEMORY.md are
+	// read and written in place as that dimension's journal.
+	Journals []JournalMount `json:"journals,omitempty"`
+}
+
+// JournalMount is one journal kept in place: a Fractal or OpenClaw
+// workspace (Path: absolute, or relative to the project) read as the journal
+// of Dimension ("task" or "agent") and Scope (an agent ID; a task ID, or ""
+// for the project's shared journal).
+type JournalMount struct {
+	Path      string `json:"path"`
+	Dimension string `json:"dimension"`
+	Scope     string `json:"scope,omitempty"`
+}
+
+// Journal is the journal layer: the fractal layer named "journal" when there
+// is one, else the first fractal layer (longest prefix first, as keys are
+// matched).
+func (ls Layers) Journal() (Layer, bool) {
+	var first *Layer
+	for i := range ls {
+		if ls[i].Kind != KindFractal {
+			continue
+		}
+		if ls[i].Name == "journal" {
+			return ls[i], true
+		}
+		if first == nil {
+			first = &ls[i]
+		}
+	}
+	if first == nil {
+		return Layer{}, false
+	}
+	return *first, true
+}
+
+// mounts resolves the binding's journals against the project folder and the
+// journal layer; an entry that cannot be used is a configuration problem and
+// is left out (its files are then in no tree, as before the mount).
+func (b Binding) mounts(project string, layers Layers) ([]Mount, []Problem) {
+	if len(b.Journals) == 0 || project == "" {
+		return nil, nil
+	}
+	file := filepath.Join(project, ".magicfrog", "config.json")
+	bad := func(j JournalMount, why string) Problem {
+		return Problem{Path: file, Kind: ProblemConfig, Message: fmt.Sprintf("config.json: journal %q not mounted: %s", j.Path, why)}
+	}
+	l, ok := layers.Journal()
+	var out []Mount
+	var probs []Problem
+	for _, j := range b.Journals {
+		d, err := ParseDimension(j.Dimension)
+		switch {
+		case !ok:
+			probs = append(probs, bad(j, `no journal layer: add {"name": "journal", "prefix": "journal/", "kind": "fractal"} to layers.json`))
+			continue
+		case err != nil || (d != Agent && d != Task):
+			probs = append(probs, bad(j, fmt.Sprintf("dimension %q: a journal is kept in place for task or agent", j.Dimension)))
+			continue
+		case d == Agent && j.Scope == "":
+			probs = append(probs, bad(j, "an agent journal names its agent (scope)"))
+			continue
+		case j.Path == "":
+			probs = append(probs, bad(j, "no path"))
+			continue
+		}
+		if err := CheckOwnerID(j.Scope); err != nil {
+			probs = append(probs, bad(j, err.Error()))
+			continue
+		}
+		dir := j.Path
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(project, dir)
+		}
+		out = append(out, Mount{Dir: filepath.Clean(dir), Dimension: d, Owner: j.Scope, Prefix: l.Prefix})
+	}
+	return out, probs
+}
+
+// sameMounts reports whether a and b mount the same journals.
+func sameMounts(a, b []Mount) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Roster is <data>/magicfrog.json.

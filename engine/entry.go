@@ -34,6 +34,9 @@ type Note struct {
 	front     front
 	Dimension Dimension
 	Legacy    bool // read from machine/ or project/ in place
+	// Mounted: read from a journal kept in place (Binding.Journals), whose
+	// host may keep its files without frontmatter.
+	Mounted bool
 	// Unregistered marks a note under a first folder that is neither an ID nor
 	// shared (SPEC §2): Scope holds that folder, and only a scope that names it
 	// sees the note; every other block leaves it out visibly.

@@ -248,7 +248,7 @@ var (
 	taskShaped = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*-[0-9]+$`)
 	bodyRE     = regexp.MustCompile(`BODY-(\d+)-END`)
 	omittedRE  = regexp.MustCompile(`<omitted path="([^"]*)"(?: tokens="\d+")? reason="([^"]*)"/>`)
-	skillRE    = regexp.MustCompile(`<skill path="([^"]*)" name="s(\d+)"`)
+	skillRE    = regexp.MustCompile(`<skill path="([^"]*)" file="[^"]*" name="s(\d+)"`)
 )
 
 var isolationCases atomic.Int64

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine/secrets"
 )
@@ -99,11 +100,99 @@ type Root struct {
 	Dir       string
 	Dimension Dimension
 	Legacy    bool // machine/ read as device, project/ read as task
+	// Mount, when set, makes Dir a journal kept where an agent host keeps it
+	// (Binding.Journals, docs/journal.md): Dir is the workspace, Mount the
+	// dimension-relative prefix its files take (owner and journal layer:
+	// "larry/journal/"). Only <Dir>/memory/… and <Dir>/MEMORY.md belong to it.
+	Mount string
+}
+
+// MountMemoryDir is the folder of a mounted workspace that holds its dailies,
+// rollups and sticky notes; MEMORY.md sits at the workspace's root.
+const MountMemoryDir = "memory"
+
+// rel is the slash path of p relative to the dimension root r stands for
+// (for a mount: with its prefix, memory/ taken off); ok is false for a path
+// outside r or, in a mount, a file of the workspace that is not the journal's
+// (AGENTS.md, project folders, memory/MEMORY.md: the mount's MEMORY.md is the
+// workspace root's).
+func (r Root) rel(p string) (string, bool) {
+	rel, err := filepath.Rel(r.Dir, p)
+	if err != nil || !within(r.Dir, p) {
+		return "", false
+	}
+	rel = filepath.ToSlash(rel)
+	if rel == "." {
+		rel = ""
+	}
+	if r.Mount == "" {
+		return rel, true
+	}
+	switch {
+	case rel == "" || rel == MountMemoryDir:
+		return strings.TrimSuffix(r.Mount, "/"), true
+	case rel == "MEMORY.md":
+		return r.Mount + rel, true
+	case rel == MountMemoryDir+"/MEMORY.md":
+		return "", false
+	case strings.HasPrefix(rel, MountMemoryDir+"/"):
+		return r.Mount + rel[len(MountMemoryDir)+1:], true
+	}
+	return "", false
+}
+
+// Mount is a journal kept in place: the workspace folder, and the dimension,
+// owner and journal layer prefix its files are read as (Binding.Journals).
+type Mount struct {
+	Dir       string
+	Dimension Dimension
+	Owner     string
+	Prefix    string // the journal layer's prefix, "journal/"
+}
+
+// prefix is the dimension-relative prefix of the mount's keys.
+func (mt Mount) prefix() string {
+	if mt.Owner == "" {
+		return mt.Prefix
+	}
+	return mt.Owner + "/" + mt.Prefix
+}
+
+// file is where key (a key of the mount's layer) lives in the workspace.
+func (mt Mount) file(key string) string {
+	rest := strings.TrimPrefix(key, mt.Prefix)
+	if rest == "MEMORY.md" {
+		return filepath.Join(mt.Dir, rest)
+	}
+	return filepath.Join(mt.Dir, MountMemoryDir, filepath.FromSlash(rest))
+}
+
+// MountOf is the mount that holds path, if any.
+func (p Paths) MountOf(path string) (Mount, bool) {
+	for _, mt := range p.Mounts {
+		if within(mt.Dir, path) {
+			return mt, true
+		}
+	}
+	return Mount{}, false
+}
+
+// mountFor is the mount where the key of owner in d is written, if any.
+func (p Paths) mountFor(d Dimension, owner, key string) (Mount, bool) {
+	for _, mt := range p.Mounts {
+		if mt.Dimension == d && mt.Owner == owner && strings.HasPrefix(key, mt.Prefix) {
+			return mt, true
+		}
+	}
+	return Mount{}, false
 }
 
 // Paths of the files the engine reads, derived from the two directories.
 type Paths struct {
 	DataDir, ProjectDir string
+	// Mounts are the journals the project keeps in place (Binding.Journals),
+	// set when the configuration is read.
+	Mounts []Mount
 }
 
 func (p Paths) MemoryDir() string  { return filepath.Join(p.DataDir, "memory") }
@@ -132,12 +221,16 @@ func (p Paths) TaskDir() string {
 // Roots lists every directory notes are read from, canonical before legacy.
 func (p Paths) Roots() []Root {
 	m := p.MemoryDir()
-	roots := []Root{
+	var roots []Root
+	for _, mt := range p.Mounts {
+		roots = append(roots, Root{Dir: mt.Dir, Dimension: mt.Dimension, Mount: mt.prefix()})
+	}
+	roots = append(roots, []Root{
 		{Dir: filepath.Join(m, "account"), Dimension: Account},
 		{Dir: filepath.Join(m, "user"), Dimension: User},
 		{Dir: filepath.Join(m, "agent"), Dimension: Agent},
 		{Dir: filepath.Join(m, "device"), Dimension: Device},
-	}
+	}...)
 	if t := p.TaskDir(); t != "" {
 		roots = append(roots, Root{Dir: t, Dimension: Task})
 	}
@@ -161,6 +254,9 @@ func (p Paths) CanonicalRoot(d Dimension) string {
 // the project's .magicfrog/memory for task notes, the data directory's memory/
 // for everything else.
 func (p Paths) LockRoot(path string) string {
+	if mt, ok := p.MountOf(path); ok {
+		return mt.Dir
+	}
 	if t := p.TaskDir(); t != "" && within(t, path) {
 		return t
 	}

@@ -163,6 +163,11 @@ func (m *Memory) readConfig() {
 	if p := readJSON(m.Paths.ProjectConfigFile(), &m.binding); p != nil {
 		m.config = append(m.config, *p)
 	}
+	mounts, probs := m.binding.mounts(m.Paths.ProjectDir, m.layers)
+	m.config = append(m.config, probs...)
+	if !sameMounts(m.Paths.Mounts, mounts) {
+		m.Paths.Mounts = mounts
+	}
 	// The roster is magicfrog.json's agents plus the agents the project names: an
 	// agent a project is bound to is an agent, registered or not.
 	m.roster = unique(append(append([]string(nil), roster.Agents...), m.binding.Agents...))
@@ -209,7 +214,7 @@ func (m *Memory) readConfig() {
 func (m *Memory) loadRoot(r Root, dir string) {
 	var notes []foundNote
 	visit := func(p string, d fs.DirEntry, err error) error {
-		if m.skips(r, p, d) {
+		if _, ok := r.rel(p); !ok || m.skips(r, p, d) {
 			if d == nil || d.IsDir() {
 				return fs.SkipDir
 			}
@@ -537,14 +542,14 @@ func (m *Memory) makeNote(r Root, p string, src []byte) (*Note, *Problem) {
 		e, _ := AsNotANote(err)
 		return nil, notANoteProblem(p, e)
 	}
-	rel, err := filepath.Rel(r.Dir, p)
-	if err != nil {
-		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: err.Error()}
+	rel, ok := r.rel(p)
+	if !ok {
+		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: "not inside " + r.Dir}
 	}
-	scope, key, unregistered := m.ids.classify(r.Dimension, filepath.ToSlash(rel))
+	scope, key, unregistered := m.ids.classify(r.Dimension, rel)
 	e := &Note{
 		Path: p, Root: r.Dir, Dimension: r.Dimension, Owner: scope, Key: key, Unregistered: unregistered,
-		Layer: m.layers.match(key), Legacy: r.Legacy,
+		Layer: m.layers.match(key), Legacy: r.Legacy, Mounted: r.Mount != "",
 	}
 	e.setSrc(src)
 	return e, nil
@@ -707,13 +712,12 @@ func (m *Memory) Locate(path string) (Location, bool) {
 
 func (m *Memory) locateLocked(path string) (Location, bool) {
 	for _, r := range m.Paths.Roots() {
-		if !within(r.Dir, path) {
+		rel, ok := r.rel(path)
+		if !ok {
+			if r.Mount != "" && within(r.Dir, path) {
+				return Location{}, false // a workspace file that is not the journal's
+			}
 			continue
-		}
-		rel, _ := filepath.Rel(r.Dir, path)
-		rel = filepath.ToSlash(rel)
-		if rel == "." {
-			rel = ""
 		}
 		scope, key, unregistered := m.ids.classify(r.Dimension, rel)
 		return Location{Root: r, Dimension: r.Dimension, Owner: scope, Key: key, Layer: m.layers.Match(key), Legacy: r.Legacy, Unregistered: unregistered}, true

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -147,11 +148,9 @@ func (m *Memory) Bind(task string) (previous string, changed bool, err error) {
 	}
 	file := m.Paths.ProjectConfigFile()
 	err = store.UpdateConfig(filepath.Dir(file), file, func(current []byte, exists bool) ([]byte, error) {
-		fields := map[string]json.RawMessage{}
-		if exists {
-			if err := json.Unmarshal(current, &fields); err != nil {
-				return nil, fmt.Errorf("%s does not parse (%v): fix it by hand first", file, err)
-			}
+		fields, err := parseFields(file, current, exists)
+		if err != nil {
+			return nil, err
 		}
 		if raw, ok := fields["task"]; ok && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &previous); err != nil {
@@ -176,15 +175,121 @@ func (m *Memory) Bind(task string) (previous string, changed bool, err error) {
 			}
 		}
 		fields["task"], _ = json.Marshal(task)
-		b, err := json.MarshalIndent(fields, "", "  ")
-		if err != nil {
-			return nil, err
-		}
 		changed = true
-		return append(b, '\n'), nil
+		return marshalFields(fields)
 	})
 	if err == nil && changed {
 		m.Reload()
 	}
 	return previous, changed, err
+}
+
+// MountJournal records in the project binding (config.json "journals") that
+// the workspace at dir (a Fractal or OpenClaw folder: memory/ and MEMORY.md)
+// is the journal of d and owner, read and written in place. A journal already
+// mounted there for the same dimension and owner changes nothing; the same
+// folder mounted as another journal, or a second folder for the same journal,
+// is refused (one file would be two notes, or one key two files). It returns
+// whether the file changed.
+func (m *Memory) MountJournal(dir string, d Dimension, owner string) (changed bool, err error) {
+	if err := m.refuseScopeOnly("mount a journal"); err != nil {
+		return false, err
+	}
+	if m.Paths.ProjectDir == "" {
+		return false, ErrNoProject
+	}
+	if d != Agent && d != Task {
+		return false, fmt.Errorf("a journal is kept in place for task or agent/ID, not %s", d)
+	}
+	if d == Agent && owner == "" {
+		return false, errors.New("an agent journal names its agent: --dimension agent/ID, or bind the project to an agent")
+	}
+	if err := CheckOwnerID(owner); err != nil {
+		return false, err
+	}
+	if _, ok := m.Layers().Journal(); !ok {
+		return false, fmt.Errorf(`no journal layer: add {"name": "journal", "prefix": "journal/", "kind": "fractal"} to %s`, m.Paths.LayersFile())
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false, err
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return false, fmt.Errorf("journal folder: %w", err)
+	}
+	if !info.IsDir() {
+		return false, fmt.Errorf("%s is not a folder: give the workspace that holds memory/ and MEMORY.md", abs)
+	}
+	for _, r := range m.Paths.Roots() {
+		if r.Mount == "" && (within(r.Dir, abs) || within(filepath.Join(abs, MountMemoryDir), r.Dir)) {
+			return false, fmt.Errorf("%s overlaps the memory folder %s: a journal kept in place lives outside mf-lsp's own folders (import it instead: mf-lsp import --journal)", abs, r.Dir)
+		}
+	}
+	want := JournalMount{Path: abs, Dimension: d.String(), Scope: owner}
+	file := m.Paths.ProjectConfigFile()
+	err = store.UpdateConfig(filepath.Dir(file), file, func(current []byte, exists bool) ([]byte, error) {
+		fields, err := parseFields(file, current, exists)
+		if err != nil {
+			return nil, err
+		}
+		var list []JournalMount
+		if raw, ok := fields["journals"]; ok && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &list); err != nil {
+				return nil, fmt.Errorf("%s: \"journals\" is not a list of {path, dimension, scope}: fix it by hand first", file)
+			}
+		}
+		for _, j := range list {
+			p := j.Path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(m.Paths.ProjectDir, p)
+			}
+			same := filepath.Clean(p) == abs
+			switch {
+			case same && j.Dimension == want.Dimension && j.Scope == want.Scope:
+				return nil, nil
+			case same:
+				return nil, fmt.Errorf("%s is already the journal of %s: remove that entry from %s first", abs, placeName(j.Dimension, j.Scope), file)
+			case j.Dimension == want.Dimension && j.Scope == want.Scope:
+				return nil, fmt.Errorf("the journal of %s is already kept in %s: remove that entry from %s first", placeName(j.Dimension, j.Scope), p, file)
+			}
+		}
+		fields["journals"], _ = json.Marshal(append(list, want))
+		changed = true
+		return marshalFields(fields)
+	})
+	if err == nil && changed {
+		m.Reload()
+	}
+	return changed, err
+}
+
+// placeName spells a journal's dimension and owner as flags take it.
+func placeName(d, owner string) string {
+	if owner == "" {
+		return d
+	}
+	return d + "/" + owner
+}
+
+// marshalFields writes a configuration file's fields back, indented, with a
+// final line end.
+func marshalFields(fields map[string]json.RawMessage) ([]byte, error) {
+	b, err := json.MarshalIndent(fields, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// parseFields reads a configuration file's fields (none when it does not
+// exist); one that does not parse is left for the user to fix.
+func parseFields(file string, current []byte, exists bool) (map[string]json.RawMessage, error) {
+	fields := map[string]json.RawMessage{}
+	if exists {
+		if err := json.Unmarshal(current, &fields); err != nil {
+			return nil, fmt.Errorf("%s does not parse (%v): fix it by hand first", file, err)
+		}
+	}
+	return fields, nil
 }

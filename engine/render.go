@@ -169,6 +169,8 @@ type renderer struct {
 	// overhead is the budgeted size of all but the slots; headerEstimate the
 	// part of it the header line takes (countParts).
 	overhead, headerEstimate int
+	// project is the project folder skill lines name their files from.
+	project string
 }
 
 // newRenderer selects what the block holds: the scope's view (one agent at
@@ -186,7 +188,7 @@ func (m *Memory) newRenderer(opts RenderOptions) (*renderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &renderer{opts: opts, scope: s, view: m.View(s), tc: m.tokenCache}
+	r := &renderer{opts: opts, scope: s, view: m.View(s), tc: m.tokenCache, project: m.Paths.ProjectDir}
 	r.groups, r.skills, r.inHost = arrange(r.view, boot, opts.Into)
 	for _, g := range r.groups {
 		r.slots = append(r.slots, slotsOf(g.notes, false))
@@ -323,7 +325,7 @@ func (r *renderer) build() *Block {
 	}
 	if len(r.skills) > 0 {
 		body.WriteString("<skills>\n")
-		r.writeSlots(&body, blk, r.slots[len(r.slots)-1], skillLine, &blk.Skills)
+		r.writeSlots(&body, blk, r.slots[len(r.slots)-1], func(e *Note) string { return skillLine(e, r.project) }, &blk.Skills)
 		body.WriteString("</skills>\n")
 	}
 	for _, e := range r.view.Unregistered {
@@ -357,7 +359,7 @@ func (r *renderer) writeSlots(body *bytes.Buffer, blk *Block, row []slot, line f
 			*taken = append(*taken, sl.e)
 			continue
 		}
-		body.WriteString(sl.e.omittedLine(r.tc))
+		body.WriteString(sl.e.omittedLine(r.tc, r.project))
 		blk.Omitted = append(blk.Omitted, Omitted{Note: sl.e, Tokens: sl.tokens, Reason: "budget"})
 	}
 }
@@ -403,11 +405,11 @@ func (r *renderer) countParts() {
 	parallel(len(all), func(i int) {
 		sl := all[i]
 		if sl.skill {
-			sl.tokens = sl.e.skillTokens(r.tc)
+			sl.tokens = sl.e.skillTokens(r.tc, r.project)
 		} else {
 			sl.tokens = sl.e.elementTokens(r.tc)
 		}
-		sl.omitted = sl.e.omittedTokens(r.tc)
+		sl.omitted = sl.e.omittedTokens(r.tc, r.project)
 	})
 }
 
@@ -505,17 +507,32 @@ func noteElement(e *Note) string {
 	return b.String()
 }
 
-func skillLine(e *Note) string {
+// skillLine is a skill's entry in <skills>: its portable ref (path), the file
+// a host opens to load it (file: relative to the project folder, where the
+// host runs and reads the block; absolute without a project), its name and
+// description.
+func skillLine(e *Note, project string) string {
 	doc := e.Doc()
 	name, _ := doc.String("name")
 	if name == "" {
 		name = strings.TrimSuffix(path.Base(e.Key), path.Ext(e.Key))
 	}
-	line := `<skill path="` + attr(e.Ref()) + `" name="` + attr(name) + `"`
+	line := `<skill path="` + attr(e.Ref()) + `" file="` + attr(skillFile(e.Path, project)) + `" name="` + attr(name) + `"`
 	if d, _ := doc.String("description"); d != "" {
 		line += ` description="` + attr(d) + `"`
 	}
 	return line + "/>\n"
+}
+
+// skillFile is the skill note's file as a host opens it: relative to the
+// project when there is one, slash-separated; else absolute.
+func skillFile(file, project string) string {
+	if project != "" {
+		if rel, err := filepath.Rel(project, file); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(file)
 }
 
 func omittedLine(e *Note, tokens int, reason string) string {

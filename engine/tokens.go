@@ -100,22 +100,23 @@ func (e *Note) elementTokens(c *TokenCache) int {
 	return cachedCount(c, &e.counted().elemTokens, e.element)
 }
 
-// skillTokens is the size of the note's <skill/> line.
-func (e *Note) skillTokens(c *TokenCache) int {
-	return cachedCount(c, &e.counted().skillLineTokens, func() string { return skillLine(e) })
+// skillTokens is the size of the note's <skill/> line (its file named from
+// project: one memory has one project, so the count is cached with the note).
+func (e *Note) skillTokens(c *TokenCache, project string) int {
+	return cachedCount(c, &e.counted().skillLineTokens, func() string { return skillLine(e, project) })
 }
 
 // omittedLine is the note's <omitted/> line under a budget, built once. It names
 // the tokens of the note's element: the line would be a note or a skill line,
 // and a skill's element is its skill line.
-func (e *Note) omittedLine(c *TokenCache) string {
+func (e *Note) omittedLine(c *TokenCache, project string) string {
 	cs := e.counted()
 	if p := cs.omit.Load(); p != nil {
 		return *p
 	}
 	n := e.elementTokens(c)
 	if e.Layer.IsSkills() {
-		n = e.skillTokens(c)
+		n = e.skillTokens(c, project)
 	}
 	line := omittedLine(e, n, "budget")
 	cs.omit.Store(&line)
@@ -123,8 +124,8 @@ func (e *Note) omittedLine(c *TokenCache) string {
 }
 
 // omittedTokens is the size of the note's <omitted/> line.
-func (e *Note) omittedTokens(c *TokenCache) int {
-	return cachedCount(c, &e.counted().omitTokens, func() string { return e.omittedLine(c) })
+func (e *Note) omittedTokens(c *TokenCache, project string) int {
+	return cachedCount(c, &e.counted().omitTokens, func() string { return e.omittedLine(c, project) })
 }
 
 func cachedCount(c *TokenCache, n *atomic.Int32, text func() string) int {

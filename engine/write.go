@@ -79,6 +79,9 @@ func (m *Memory) PathOf(d Dimension, scope, key string) (string, error) {
 			return "", fmt.Errorf("scope ID: %w", err)
 		}
 	}
+	if mt, ok := m.Paths.mountFor(d, scope, key); ok {
+		return mt.file(key), nil
+	}
 	root := m.Paths.CanonicalRoot(d)
 	if root == "" {
 		return "", ErrNoProject
@@ -201,6 +204,13 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 		sets = append(sets, frontmatter.Set{Key: "machine"})
 	}
 	sets = append(sets, req.Meta...)
+	// In a journal kept in place (Paths.Mounts) the host's file format is
+	// kept: a file the host wrote without frontmatter, and a new one written
+	// without frontmatter keys of its own (an append, today's daily), stays a
+	// plain Markdown file. It reads as revision 0, so its writes are checked
+	// by content hash (docs/journal.md).
+	_, mounted := m.Paths.MountOf(p)
+	plain := false
 	var replaced []byte
 	var existed bool
 	written, err := store.Update(m.Paths.LockRoot(p), p, expect,
@@ -221,6 +231,10 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 				}
 			}
 			var next []byte
+			if mounted && req.KeepFrom == nil && len(req.Meta) == 0 && (!exists || !frontmatter.Parse(current).Present) {
+				plain = true
+				return append([]byte(nil), req.Body...), nil
+			}
 			if req.KeepFrom != nil {
 				next = compose(req.KeepFrom, true, sets, req.Body)
 			} else {
@@ -234,6 +248,9 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 	m.recordWrite(p, replaced, existed, req.ExpectHash != "", written, now)
 	m.Refresh(p)
 	out.Revision, out.Hash = rev, store.Hash(written)
+	if plain {
+		out.Revision = 0
+	}
 	if legacy != nil {
 		// The canonical note is durable; the legacy file is its previous
 		// revision. Removing it (checked: only if it is still what was

@@ -15,7 +15,9 @@ var completionTriggers = []string{"(", "[", "/", ":", `"`}
 // open in the editor): each item a text edit of the typed text. An empty list while the tree loads after
 // loadGrace, marked incomplete so that the client asks again.
 func (s *Server) completion(p *protocol.CompletionParams) (any, error) {
-	none := func() (any, error) { return protocol.CompletionList{IsIncomplete: true, Items: []protocol.CompletionItem{}}, nil }
+	none := func() (any, error) {
+		return protocol.CompletionList{IsIncomplete: true, Items: []protocol.CompletionItem{}}, nil
+	}
 	return s.whenLoaded(pathOf(p.TextDocument.URI), loadGrace, func() (any, error) {
 		var c session.Completion
 		var m *Mapper

@@ -49,6 +49,6 @@ type capabilities317 struct {
 
 // initializeResult is protocol.InitializeResult with capabilities317.
 type initializeResult struct {
-	Capabilities capabilities317                     `json:"capabilities"`
+	Capabilities capabilities317                      `json:"capabilities"`
 	ServerInfo   *protocol.InitializeResultServerInfo `json:"serverInfo,omitempty"`
 }

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
 func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("init", "mf-lsp init [--task ID] [--agent ID]...", `
+	c := newCLI("init", "mf-lsp init [--task ID] [--agent ID]... [--journal PATH [--dimension task|agent/ID]]", `
 Make a data directory and bind the project to it. In the data directory:
 memory/ with the account, user, agent and device folders, memory/layers.json
 (core, skills, and a fractal journal layer), magicfrog.json (the agent roster,
@@ -19,11 +20,16 @@ binding: --task and --agent) and .magicfrog/memory/ for task notes.
 Init is idempotent: it never overwrites an existing file, with one exception:
 --task on a project already bound to another task rebinds it, and the earlier
 task stays in the config's "tasks" so that its folder keeps reading as that
-task's notes. It prints a "made PATH" or "kept PATH" line for each, then the
+task's notes. --journal PATH mounts an existing Fractal or OpenClaw workspace
+(PATH/memory/ and PATH/MEMORY.md) as the journal of --dimension (default: the
+bound agent's), recorded in the binding's "journals": read and written where
+it is, never copied. It prints a "made PATH" or "kept PATH" line for each, then the
 next steps.`, stdout, stderr)
 	task := c.fs.String("task", "", "the project's task `ID`")
 	var agents stringList
 	c.fs.Var(&agents, "agent", "an agent `ID` the project is bound to and the roster lists; repeat or separate with commas")
+	journalDir := c.fs.String("journal", "", "mount the Fractal or OpenClaw workspace at `PATH` (memory/ and MEMORY.md) as a journal, read and written in place")
+	journalDim := c.fs.String("dimension", "", "with --journal: whose journal it is, task or agent/`ID` (default: the bound agent's)")
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
@@ -45,6 +51,13 @@ next steps.`, stdout, stderr)
 	if res.AgentsKept {
 		fmt.Fprintf(stdout, "  note: --agent was not applied to the existing %s; edit it by hand\n", res.ConfigFile)
 	}
+	if *journalDir != "" {
+		if code := mountJournal(c, m, *journalDir, *journalDim, stdout); code != exitOK {
+			return code
+		}
+	} else if c.isSet("dimension") {
+		return c.usageError("--dimension goes with --journal")
+	}
 	fmt.Fprintf(stdout, `
 Next steps:
   echo "Prefer small commits." | mf-lsp write --dimension user --key style/commits.md --expect-revision 0
@@ -53,5 +66,23 @@ Next steps:
   Point your editor's mf-lsp client at this data directory (--data-dir %s
   or $MAGICFROG_HOME) to edit notes with diagnostics.
 `, m.Paths.DataDir)
+	return exitOK
+}
+
+// mountJournal is init --journal (session.MountJournal), printed.
+func mountJournal(c *cli, m *engine.Memory, dir, dim string, stdout io.Writer) int {
+	res, err := session.MountJournal(m, dir, dim)
+	var usage *session.JournalMountError
+	if errors.As(err, &usage) {
+		return c.usageError("%v", usage)
+	}
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	verb := "kept"
+	if res.Changed {
+		verb = "mounted"
+	}
+	fmt.Fprintf(stdout, "%s %s as the journal of %s: %s and %s are read and written in place (no copy)\n", verb, res.Dir, res.Dimension, res.MemoryDir, res.MemoryFile)
 	return exitOK
 }

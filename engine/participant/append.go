@@ -31,8 +31,22 @@ var ErrBusy = errors.New("busy")
 
 // DefaultJournal is the journal an append without a dimension goes to: the
 // project's (task) when the participant has a project with a .magicfrog
-// folder, else its own agent's, else the user's.
+// folder, else its own agent's, else the user's; a journal kept in place
+// for the project or the agent comes before them.
 func (p *Participant) DefaultJournal() string {
+	// A journal kept in place (init --journal) is the one the host writes:
+	// an append goes there, the project's first, then the agent's own.
+	for _, d := range []engine.Dimension{engine.Task, engine.Agent} {
+		for _, mt := range p.m.Paths.Mounts {
+			switch {
+			case mt.Dimension != d:
+			case d == engine.Task && (mt.Owner == "" || mt.Owner == p.scope.Task):
+				return Place{Dimension: d, ID: mt.Owner}.String()
+			case d == engine.Agent && mt.Owner != "" && mt.Owner == p.Agent():
+				return Place{Dimension: d, ID: mt.Owner}.String()
+			}
+		}
+	}
 	if p.m.Paths.ProjectDir != "" && p.rootExists(engine.Task) == nil {
 		return engine.Task.String()
 	}

@@ -44,23 +44,11 @@ type File struct {
 // "journal" when there is one, else the first fractal layer (longest prefix
 // first, as layers.json is matched).
 func FractalLayer(m *engine.Memory) (engine.Layer, error) {
-	var first *engine.Layer
-	for _, l := range m.Layers() {
-		if l.Kind != engine.KindFractal {
-			continue
-		}
-		if l.Name == "journal" {
-			return l, nil
-		}
-		if first == nil {
-			l := l
-			first = &l
-		}
-	}
-	if first == nil {
+	l, ok := m.Layers().Journal()
+	if !ok {
 		return engine.Layer{}, errors.New(`no journal layer: add {"name": "journal", "prefix": "journal/", "kind": "fractal"} to layers.json`)
 	}
-	return *first, nil
+	return l, nil
 }
 
 // JournalFor returns the journal of a dimension and scope in the journal layer
