@@ -18,11 +18,12 @@ import (
 // version it writes, and every version it sees replaced, in the history of
 // the note's memory root (engine/history): <data>/memory/.mf-lsp/history for
 // the data directory's notes, <project>/.magicfrog/memory/.mf-lsp/history for
-// the project's task notes. Loading records nothing: a loaded note is kept
-// the moment something replaces it (a write through the engine, or a change
-// the watcher or a save brings to Refresh), while the loaded tree still holds
-// it. Device notes bound to another machine are never kept. Recording is
-// best effort: a history that cannot be written never fails a write.
+// the project's task notes. The first load records nothing: a loaded note is
+// kept the moment something replaces it (a write through the engine, a change
+// the watcher or a save brings to Refresh, or a Reload finding it changed),
+// while the loaded tree still holds it. Device notes bound to another
+// machine are never kept. Recording is best effort: a history that cannot be
+// written never fails a write.
 
 // HistoryConfig is magicfrog.json's "history": the bounds of the local
 // history (history.DefaultPolicy when absent).
@@ -121,7 +122,12 @@ func (m *Memory) recordSeen(path string, before *Note, nowExists bool) {
 		if n := m.Note(path); n != nil {
 			cur = n.Src
 		} else {
-			return // not a note (a problem): nothing to keep
+			// Not a note now (a problem, or outside the tree): the
+			// version the tree had is kept, the disk's is not judged.
+			if h, rel, ok := m.History(path); ok && old != nil && m.keeps(path, old) {
+				_ = h.Record(rel, old, history.Observed, time.Now())
+			}
+			return
 		}
 	}
 	if old == nil && cur == nil {

@@ -19,7 +19,7 @@ import (
 // TestHistoryLosesNothing: a random sequence of engine writes (with and
 // without the content hash) and foreign overwrites of two notes (a stale
 // copy, an edit in place, anything at any revision), some seen by the
-// watcher (Refresh) and some not, loses no version the engine wrote or
+// watcher (Refresh), some by a Reload of the whole tree and some not, loses no version the engine wrote or
 // observed: each one is in the local history, byte for byte, and restore
 // brings each one back.
 func TestHistoryLosesNothing(t *testing.T) {
@@ -64,7 +64,7 @@ func TestHistoryLosesNothing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			switch rapid.IntRange(0, 2).Draw(t, "action") {
+			switch rapid.IntRange(0, 3).Draw(t, "action") {
 			case 0: // an engine write, expecting what the loaded tree holds
 				req := WriteRequest{Dimension: tg.d, Owner: tg.own, Key: tg.key, Body: fmt.Appendf(nil, "engine %d\n", i), Now: now}
 				if n := m.Note(path); n != nil {
@@ -113,6 +113,12 @@ func TestHistoryLosesNothing(t *testing.T) {
 				if p := pending[path]; p != nil {
 					seen(path, p)
 					delete(pending, path)
+				}
+			case 3: // the whole tree is read again (a sync's end, a configuration change)
+				m.Reload()
+				for p, c := range pending {
+					seen(p, c)
+					delete(pending, p)
 				}
 			}
 		}
@@ -177,5 +183,68 @@ func TestHistoryKeepsNoOtherMachinesDeviceNotes(t *testing.T) {
 		if keep := rel == "device/mine.md"; (len(vs) > 0) != keep {
 			t.Errorf("%s: %d versions in the history, want kept %v", rel, len(vs), keep)
 		}
+	}
+}
+
+// What a Reload observed is kept when the next Reload finds it replaced: the
+// engine writes a note (revision 1), another program overwrites it with
+// revision 0 and a Reload loads that (the overwrite of a newer version is
+// caught), then another program writes an older copy over it that no
+// watcher reports, and the tree is read again. The revision-0 version was
+// observed at load: it must be in the history (issue 21, the combined
+// property TestNoPathLosesARevision in engine/roam).
+func TestHistoryKeepsWhatAReloadObserved(t *testing.T) {
+	m, dir := newTree(t, map[string]string{"data/machine-id": "m-here\n"})
+	p := filepath.Join(dir, "data", "memory", "user", "n3.md")
+	if _, err := m.Write(WriteRequest{Dimension: User, Key: "n3.md", Body: []byte("engine 1\n")}); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.ReadFile(p)
+	foreign := []byte("---\nrevision: 0\n---\nforeign 7\n")
+	if err := os.WriteFile(p, foreign, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.Reload()
+	if n := m.Note(p); n == nil || !bytes.Equal(n.Src, foreign) {
+		t.Fatalf("the reload did not load the foreign version: %v", n)
+	}
+	if o, ok := m.OverwriteAt(p); !ok || o.Blob != history.BlobID(foreign) {
+		t.Errorf("the overwrite of revision 1 by revision 0 found at reload is not open: %+v", o)
+	}
+	if err := os.WriteFile(p, first, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.Reload()
+	for _, want := range [][]byte{first, foreign} {
+		if got, err := m.HistoryVersion(p, history.BlobID(want)); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("not in the history (%v):\n%s", err, want)
+		}
+	}
+}
+
+// A note replaced on disk by a file that is not a note (its frontmatter
+// holds a NUL byte) keeps the version the tree had, whether the watcher
+// reports it (Refresh) or a Reload finds it.
+func TestHistoryKeepsWhatANonNoteReplaced(t *testing.T) {
+	for _, how := range []string{"refresh", "reload"} {
+		t.Run(how, func(t *testing.T) {
+			loaded := "---\nrevision: 2\n---\nloaded, never written by the engine\n"
+			m, dir := newTree(t, map[string]string{"data/machine-id": "m-here\n", "data/memory/user/x.md": loaded})
+			p := filepath.Join(dir, "data", "memory", "user", "x.md")
+			if err := os.WriteFile(p, []byte("---\nrevision: 3\n---\nbinary \x00\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if how == "refresh" {
+				m.Refresh(p)
+			} else {
+				m.Reload()
+			}
+			if m.Note(p) != nil {
+				t.Fatal("the binary file loaded as a note")
+			}
+			if got, err := m.HistoryVersion(p, history.BlobID([]byte(loaded))); err != nil || string(got) != loaded {
+				t.Errorf("the version the tree had is not in the history (%v)", err)
+			}
+		})
 	}
 }

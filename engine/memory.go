@@ -122,11 +122,38 @@ func (m *Memory) TokenCache() *TokenCache { return m.tokenCache }
 // (Options.SecretScans); nil when there is none.
 func (m *Memory) SecretScans() *secrets.Cache { return m.secretScans }
 
-// Reload reads the configuration and every note again.
+// Reload reads the configuration and every note again. Each note that is
+// not as the tree held it (changed, new, removed, or now not a note) goes to
+// the local history as Refresh does for one note: the version the tree had
+// is kept and the disk's is kept and judged. A version the engine observed
+// at load is never dropped unkept because something replaced it while no
+// watcher looked.
 func (m *Memory) Reload() {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	old := m.entries
 	m.reloadLocked()
+	type change struct {
+		path   string
+		before *Note
+	}
+	var changed []change
+	if !m.scopeOnly {
+		for p, e := range old {
+			if n, ok := m.entries[p]; !ok || n.sum != e.sum {
+				changed = append(changed, change{p, e})
+			}
+		}
+		for p := range m.entries {
+			if _, ok := old[p]; !ok {
+				changed = append(changed, change{p, nil})
+			}
+		}
+	}
+	m.mu.Unlock()
+	for _, c := range changed {
+		_, err := os.Lstat(c.path)
+		m.recordSeen(c.path, c.before, !errors.Is(err, fs.ErrNotExist))
+	}
 }
 
 func (m *Memory) reload() {

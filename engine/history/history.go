@@ -11,7 +11,8 @@
 // deleted, overwrite). Overwrites nobody asked for that are still open are in
 // overwrites.json, what the diagnostics read. The history is bounded by a
 // Policy (age and size); the newest version of every note, and every version
-// an open overwrite names, are never pruned.
+// an open overwrite names, are never pruned. A version is stored loose (a
+// file each); every prune packs the versions it keeps into one pack (pack).
 package history
 
 import (
@@ -34,6 +35,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/gofrs/flock"
 
@@ -261,7 +264,10 @@ func (s *Store) put(content []byte) (string, error) {
 	h := plumbing.ComputeHash(plumbing.BlobObject, content)
 	s.objMu.Lock()
 	defer s.objMu.Unlock()
-	if st.HasEncodedObject(h) == nil {
+	// Kept loose unless a loose copy is there: a pack another process is
+	// about to replace (a prune drops the versions no entry names) is not
+	// trusted to hold it; the next pack takes the duplicate in.
+	if fi, err := s.stat("objects/" + h.String()[:2] + "/" + h.String()[2:]); err == nil && fi.Mode().IsRegular() {
 		return h.String(), nil
 	}
 	obj := st.NewEncodedObject()
@@ -291,6 +297,12 @@ func (s *Store) Get(id string) ([]byte, error) {
 	s.objMu.Lock()
 	defer s.objMu.Unlock()
 	obj, err := st.EncodedObject(plumbing.BlobObject, plumbing.NewHash(id))
+	if err != nil {
+		// Another process may have packed it (or replaced the pack this
+		// one indexed) since: index the packs again and look once more.
+		st.Reindex()
+		obj, err = st.EncodedObject(plumbing.BlobObject, plumbing.NewHash(id))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("history: version %s: %w", id, err)
 	}
@@ -678,7 +690,7 @@ func (s *Store) Versions(rel string) ([]Version, error) {
 // PruneDue prunes by the store's policy when the last prune is older than
 // PruneEvery; errors are the prune's.
 func (s *Store) PruneDue(now time.Time) error {
-	if fi, err := s.stat("pruned"); err == nil && now.Sub(fi.ModTime()) < PruneEvery {
+	if fi, err := s.stat("pruned"); err == nil && now.Sub(fi.ModTime()) < PruneEvery && !s.manyLoose() {
 		return nil
 	}
 	s.mu.Lock()
@@ -698,10 +710,33 @@ func (s *Store) PruneDue(now time.Time) error {
 	return r.Chtimes("pruned", now, now)
 }
 
+// PackLoose is about how many versions are kept as loose objects (one file
+// each) before a prune packs them (PruneDue prunes early then): estimated,
+// as git's gc --auto does, from one of the 256 object folders.
+const PackLoose = 1024
+
+// manyLoose reports whether about PackLoose loose objects or more wait to be
+// packed (one folder read).
+func (s *Store) manyLoose() bool {
+	r, err := s.openRoot()
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	f, err := r.Open("objects/17")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(-1)
+	return len(names)*256 >= PackLoose
+}
+
 // Pruned says what a prune took away.
 type Pruned struct {
 	Entries, Blobs int
 	Bytes          int64 // the size of the objects kept
+	Packed         int   // versions written to the new pack (0: none made)
 }
 
 // Prune applies the policy at now: entries older than MaxAge go, then the
@@ -744,11 +779,16 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 		protected[o.Blob], protected[o.Lost], protected[o.Base] = true, true, true
 	}
 	size := func(id string) int64 {
-		fi, err := r.Lstat("objects/" + id[:2] + "/" + id[2:])
+		if fi, err := r.Lstat("objects/" + id[:2] + "/" + id[2:]); err == nil {
+			return fi.Size()
+		}
+		s.objMu.Lock()
+		defer s.objMu.Unlock()
+		n, err := st.EncodedObjectSize(plumbing.NewHash(id)) // packed: its full size
 		if err != nil {
 			return 0
 		}
-		return fi.Size()
+		return n
 	}
 	// Candidates: every entry but each log's newest, unless protected.
 	type cand struct {
@@ -836,7 +876,127 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 		}
 	}
 	out.Bytes = total
-	return out, nil
+	var keep []plumbing.Hash
+	for id, n := range refs {
+		if n > 0 && !protected[id] {
+			keep = append(keep, plumbing.NewHash(id))
+		}
+	}
+	for id := range protected {
+		if id != "" {
+			keep = append(keep, plumbing.NewHash(id))
+		}
+	}
+	n, err := s.pack(r, st, keep)
+	out.Packed = n
+	return out, err
+}
+
+// pack writes every version in keep that the store holds into one new
+// pack, then removes the loose objects and the older packs: many small
+// versions take a file each as loose objects, and a pack holds them
+// compressed together, similar versions of a note as deltas. Crash-safe:
+// the new pack and its index are synced to disk and every version read back
+// from them before anything is removed, so a crash leaves each version
+// loose, packed, or both. A pack that holds no version is not made (the
+// older packs go). Called by Prune, under the history's exclusive lock and
+// with objMu held.
+func (s *Store) pack(r *os.Root, st *filesystem.Storage, keep []plumbing.Hash) (int, error) {
+	st.Reindex()
+	old, err := st.ObjectPacks()
+	if err != nil {
+		return 0, err
+	}
+	loose := 0
+	_ = st.ForEachObjectHash(func(plumbing.Hash) error { loose++; return nil })
+	if loose == 0 && len(old) <= 1 {
+		return 0, nil // packed already
+	}
+	if es, err := fs.ReadDir(r.FS(), "objects/pack"); err == nil {
+		for _, e := range es {
+			if strings.HasPrefix(e.Name(), "tmp_pack_") {
+				r.Remove("objects/pack/" + e.Name()) // a pack a crash left half-written
+			}
+		}
+	}
+	var there []plumbing.Hash
+	for _, h := range keep {
+		if st.HasEncodedObject(h) == nil {
+			there = append(there, h)
+		}
+	}
+	sort.Slice(there, func(i, j int) bool { return bytes.Compare(there[i][:], there[j][:]) < 0 })
+	var made plumbing.Hash
+	if len(there) > 0 {
+		w, err := st.PackfileWriter()
+		if err != nil {
+			return 0, fmt.Errorf("history: pack: %w", err)
+		}
+		made, err = packfile.NewEncoder(w, st, false).Encode(there, 10)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return 0, fmt.Errorf("history: pack: %w", err)
+		}
+		for _, ext := range []string{".pack", ".idx"} {
+			if err := syncFile(r, "objects/pack/pack-"+made.String()+ext); err != nil {
+				return 0, fmt.Errorf("history: pack: %w", err)
+			}
+		}
+		if err := syncFile(r, "objects/pack"); err != nil {
+			return 0, fmt.Errorf("history: pack: %w", err)
+		}
+	}
+	// Every version must read back from the new pack before anything goes:
+	// named by its index, and read (a version the index names is read from
+	// the pack, never from its loose copy).
+	if len(there) > 0 {
+		b, err := r.ReadFile("objects/pack/pack-" + made.String() + ".idx")
+		if err != nil {
+			return 0, fmt.Errorf("history: pack: %w", err)
+		}
+		idx := idxfile.NewMemoryIndex()
+		if err := idxfile.NewDecoder(bytes.NewReader(b)).Decode(idx); err != nil {
+			return 0, fmt.Errorf("history: pack: %w", err)
+		}
+		st.Reindex()
+		for _, h := range there {
+			if ok, err := idx.Contains(h); err != nil || !ok {
+				return 0, fmt.Errorf("history: pack: version %s is not in the new pack", h)
+			}
+			if _, err := st.EncodedObject(plumbing.BlobObject, h); err != nil {
+				return 0, fmt.Errorf("history: pack: version %s does not read back: %w", h, err)
+			}
+		}
+	}
+	for _, h := range old {
+		if h != made {
+			if err := st.DeleteOldObjectPackAndIndex(h, time.Time{}); err != nil {
+				return len(there), err
+			}
+		}
+	}
+	for _, h := range there {
+		// Only what the new pack holds: a version another process stored
+		// meanwhile (it takes no lock to store one) stays loose.
+		_ = st.DeleteLooseObject(h)
+	}
+	st.Reindex()
+	return len(there), nil
+}
+
+// syncFile syncs a file or folder of the history to disk.
+func syncFile(r *os.Root, name string) error {
+	f, err := r.Open(name)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // RelOf is path's name in the root (slash-separated); ok is false outside it.

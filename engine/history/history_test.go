@@ -206,3 +206,96 @@ func TestRecordConcurrently(t *testing.T) {
 		t.Errorf("%d log entries, want 40", len(log))
 	}
 }
+
+// looseObjects counts the history's loose objects and packs.
+func looseObjects(t *testing.T, s *Store) (loose, packs int) {
+	t.Helper()
+	filepath.WalkDir(filepath.Join(s.Dir(), "objects"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		switch {
+		case filepath.Base(filepath.Dir(p)) == "pack":
+			if filepath.Ext(p) == ".pack" {
+				packs++
+			}
+		default:
+			loose++
+		}
+		return nil
+	})
+	return loose, packs
+}
+
+// A prune packs the versions it keeps into one pack and removes their
+// loose objects and the older packs: every version kept still reads, the
+// newest of each note included, from this store and from another process's
+// that indexed the packs before; what the policy dropped is gone.
+func TestPrunePacksWhatItKeeps(t *testing.T) {
+	root := t.TempDir()
+	s := For(root)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ids []string
+	body := ""
+	for rev := 1; rev <= 40; rev++ {
+		body += fmt.Sprintf("line %d of a note that grows\n", rev)
+		c := note(rev, body)
+		if err := s.Record("a.md", c, Written, t0.Add(time.Duration(rev)*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, BlobID(c))
+	}
+	other := &Store{root: s.root, dir: s.dir, policy: DefaultPolicy} // another process
+	if _, err := other.Get(ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Prune(DefaultPolicy, t0.Add(50*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Packed != 40 {
+		t.Errorf("packed %d versions, want 40", got.Packed)
+	}
+	if loose, packs := looseObjects(t, s); loose != 0 || packs != 1 {
+		t.Errorf("%d loose objects and %d packs after the prune, want 0 and 1", loose, packs)
+	}
+	for _, st := range []*Store{s, other} {
+		for _, id := range ids {
+			if _, err := st.Get(id); err != nil {
+				t.Fatalf("version %s after the pack: %v", id[:7], err)
+			}
+		}
+	}
+	// More versions, and a policy that drops the oldest: the next prune
+	// makes one pack of what is kept, without the versions dropped.
+	for rev := 41; rev <= 45; rev++ {
+		c := note(rev, body+fmt.Sprint("more ", rev))
+		if err := s.Record("a.md", c, Written, t0.Add(time.Duration(rev)*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, BlobID(c))
+	}
+	if _, err := s.Prune(Policy{MaxAge: 10 * time.Hour, MaxBytes: 1 << 30}, t0.Add(50*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if loose, packs := looseObjects(t, s); loose != 0 || packs != 1 {
+		t.Errorf("%d loose objects and %d packs after the second prune, want 0 and 1", loose, packs)
+	}
+	for i, id := range ids {
+		_, err := other.Get(id)
+		if kept := i >= 39; (err == nil) != kept {
+			t.Errorf("version %d: read error %v, want kept %v", i+1, err, kept)
+		}
+	}
+	if _, err := s.Get(ids[len(ids)-1]); err != nil {
+		t.Errorf("the newest version is gone: %v", err)
+	}
+	// A version recorded again after it was packed is stored (loose) again:
+	// recording never trusts a pack a prune may replace.
+	if err := s.Record("b.md", note(1, "b"), Written, t0); err != nil {
+		t.Fatal(err)
+	}
+	if loose, _ := looseObjects(t, s); loose != 1 {
+		t.Errorf("%d loose objects after one more version, want 1", loose)
+	}
+}

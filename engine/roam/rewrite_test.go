@@ -214,3 +214,28 @@ func TestSyncRewoundThenWritten(t *testing.T) {
 		t.Errorf("n2: %v", n)
 	}
 }
+
+// A machine that merges a rewritten remote with a lower revision of a note
+// keeps both as a conflict, and the commit it pushes descends from the
+// other machine's last synced commit: that machine must not take the lower
+// revision over its unchanged note as a forward change (issue 21: "no sync
+// takes a note's revision on disk back"; found by TestNoPathLosesARevision).
+func TestSyncTakesNoLowerRevisionAMergedRewritePushed(t *testing.T) {
+	dir := t.TempDir()
+	remote := bareRemote(t, dir)
+	a, b := newMachine(t, dir, "a"), newMachine(t, dir, "b")
+	unrelatedHistory(t, remote, map[string]string{"n3.md": "---\nrevision: 4\n---\nunrelated 4\n"})
+	b.sync(remote)
+	a.sync(remote)
+	unrelatedHistory(t, remote, map[string]string{"n3.md": "---\nrevision: 2\n---\nunrelated 2\n"})
+	a.sync(remote)
+	b.sync(remote)
+	for _, mc := range []*machine{a, b} {
+		if n := mc.userNotes()["n3.md"]; n == nil || n.Revision() != 4 {
+			t.Errorf("%s: n3.md is not at revision 4 (kept):\n%s", mc.name, mc.file("user/n3.md"))
+		}
+		if !mc.conflicted("user/n3.md") {
+			t.Errorf("%s: no conflict keeps revision 2 of n3.md beside revision 4", mc.name)
+		}
+	}
+}

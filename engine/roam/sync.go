@@ -492,6 +492,12 @@ func (s *syncer) decide(p string, l *localFile) error {
 		if l != nil || inRemote {
 			s.agree(p, rh, l)
 		}
+	case lh == bh && inBase && l != nil && inRemote && s.remoteRevision(rh) < l.rev:
+		// The remote moved this note to a lower revision than the one here
+		// (a machine that merged a rewritten remote pushed its side's older
+		// version): never taken as a rollback; both versions are kept.
+		s.conflict(p, l, "the remote holds a lower revision than this machine's", s.o.Now().UTC(), rh, inRemote)
+		s.keepBase(p)
 	case lh == bh && inBase || (!inBase && l == nil):
 		return s.take(p, l, rh, inRemote)
 	case rh == bh && inBase || (!inBase && !inRemote):
