@@ -10,7 +10,29 @@ import (
 // note a link leads to, or the note that shadows this one (on its first
 // line). Nothing while the tree loads after loadGrace.
 func (s *Server) definition(p *protocol.DefinitionParams) (any, error) {
+	if d, ok := s.Docs.Get(p.TextDocument.URI); ok && d.Path == "" {
+		return s.viewDefinition(d, p.Position)
+	}
 	return s.placesAt(p.TextDocumentPositionParams, session.Definition)
+}
+
+// viewDefinition answers textDocument/definition in a document the editor
+// opened that is no file (its <memory> block preview, its effective view:
+// magicfrog-memory:/…, magicfrog://…) with session.ViewDefinition over the
+// main tree: the note a key, path or block element there names.
+func (s *Server) viewDefinition(d *Document, pos protocol.Position) (any, error) {
+	none := func() (any, error) { return []protocol.Location{}, nil }
+	return s.whenLoaded("", loadGrace, func() (any, error) {
+		snap, err := s.sess.Snapshot("")
+		if err != nil {
+			return none()
+		}
+		off, err := NewMapper(d.Text).PositionOffset(pos)
+		if err != nil {
+			return none()
+		}
+		return locations(session.ViewDefinition(snap, d.Text, off)), nil
+	}, none)
 }
 
 // placesAt answers a request at a position of a note with places (find), as

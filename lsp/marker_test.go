@@ -87,6 +87,7 @@ func runMarkerCase(t *testing.T, file string) {
 	var notePath string
 	var disk *string
 	var links string
+	var viewURI string // the marked document when it is a view/ one
 	machineID := true
 	for _, f := range ar.Files {
 		data := string(f.Data)
@@ -115,6 +116,16 @@ func runMarkerCase(t *testing.T, file string) {
 				data = mc.unmark(t, data)
 			}
 			putFile(t, path, data)
+		case strings.HasPrefix(f.Name, "view/"):
+			// A document the editor shows that is no file (a block preview,
+			// an effective view): opened as magicfrog-memory:/NAME, never
+			// written to disk.
+			if notePath != "" || !markerRE.MatchString(data) {
+				t.Fatalf("%s: a view/ document must be the one marked document", f.Name)
+			}
+			notePath, viewURI = f.Name, "magicfrog-memory:/"+strings.TrimPrefix(f.Name, "view/")
+			data = strings.ReplaceAll(mc.unmark(t, data), "$ROOT", mc.root)
+			mc.text = data
 		default:
 			t.Fatalf("unknown section %q", f.Name)
 		}
@@ -151,10 +162,20 @@ func runMarkerCase(t *testing.T, file string) {
 
 	c := serveInProcess(t, lsp.Options{Now: func() time.Time { return clock }})
 	c.Initialize(string(session.PathToURI(filepath.Join(mc.root, "project"))), settings)
-	mc.uri = openText(t, c, notePath, mc.text)
-	published, err := c.WaitDiagnostics(mc.uri, func(p lsptest.PublishedDiagnostics) bool { return p.Version != nil && *p.Version == 1 })
-	if err != nil {
-		t.Fatal(err)
+	var published lsptest.PublishedDiagnostics
+	if viewURI != "" {
+		mc.uri = viewURI
+		if err := c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+			"uri": viewURI, "languageId": "markdown", "version": 1, "text": mc.text}}); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		mc.uri = openText(t, c, notePath, mc.text)
+		var err error
+		published, err = c.WaitDiagnostics(mc.uri, func(p lsptest.PublishedDiagnostics) bool { return p.Version != nil && *p.Version == 1 })
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	changed := false

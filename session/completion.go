@@ -201,13 +201,17 @@ type candidate struct {
 	sort     string
 }
 
-// candidateCache holds a tree's completion candidates for one scope, built
-// once per version of the tree, not per keystroke.
+// candidateCache holds a tree's completion candidates for one scope, kept in
+// step with the tree: at a new version only the keys of the notes that came or
+// went are computed again (engine.Memory.ViewOfKey), not the whole view; a
+// new scope, or a change to most of the tree (a configuration reload), builds
+// them again from the view.
 type candidateCache struct {
 	mu      sync.Mutex
 	version uint64
 	scope   string
-	list    []candidate // every note in scope, by lower-case key
+	notes   noteSet
+	list    []candidate // every note in scope, by lower-case key; never written once made
 	winners []candidate // the list's winners
 }
 
@@ -234,16 +238,40 @@ func matching(list []candidate, want string, yield func(candidate) bool) {
 
 func (c *candidateCache) lists(snap *Snapshot) (list, winners []candidate) {
 	m, sc := snap.Memory, snap.Participant
-	v := m.Version()
 	key := sc.Task + "\x00" + strings.Join(sc.Agents, "\x00") + "\x00" + m.MachineOf(sc)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	v := m.Version() // before the notes: a refresh between them is caught up next time
 	if c.list != nil && c.version == v && c.scope == key {
 		return c.list, c.winners
 	}
-	view := m.View(sc)
-	list = make([]candidate, 0, len(view.Keys)+len(view.Device))
-	for _, kv := range view.Keys {
+	added, removed := c.notes.update(m.NotesUnordered())
+	if c.list == nil || c.scope != key || len(added)+len(removed) > 1000 {
+		c.list = viewCandidates(m.View(sc))
+	} else {
+		c.list = updateCandidates(m, sc, c.list, added, removed)
+	}
+	c.winners = make([]candidate, 0, len(c.list))
+	for _, cand := range c.list {
+		if cand.winner {
+			c.winners = append(c.winners, cand)
+		}
+	}
+	c.version, c.scope = v, key
+	return c.list, c.winners
+}
+
+// viewCandidates are the candidates of view, sorted.
+func viewCandidates(view *engine.View) []candidate {
+	list := make([]candidate, 0, len(view.Keys)+len(view.Device))
+	list = appendCandidates(list, view.Keys, view.Device)
+	sort.SliceStable(list, func(i, j int) bool { return list[i].sort < list[j].sort })
+	return list
+}
+
+// appendCandidates appends the candidates of the view's rows keys and device.
+func appendCandidates(list []candidate, keys []engine.KeyView, device []*engine.Note) []candidate {
+	for _, kv := range keys {
 		standing := OwnerLabel(kv.Winner) + " · effective"
 		if len(kv.Shadowed) > 0 {
 			standing += " · shadows " + strings.Join(shadowedDimensions(kv.Shadowed), ", ")
@@ -254,19 +282,43 @@ func (c *candidateCache) lists(snap *Snapshot) (list, winners []candidate) {
 			list = append(list, candidate{note: x, lower: lower, standing: OwnerLabel(x) + " · shadowed by " + OwnerLabel(kv.Winner), sort: lower + "\x001" + x.Ref()})
 		}
 	}
-	for _, x := range view.Device {
+	for _, x := range device {
 		lower := strings.ToLower(x.Key)
 		list = append(list, candidate{note: x, lower: lower, standing: "device · this machine", winner: true, sort: lower + "\x002" + x.Path})
 	}
-	sort.SliceStable(list, func(i, j int) bool { return list[i].sort < list[j].sort })
-	winners = make([]candidate, 0, len(view.Keys)+len(view.Device))
-	for _, cand := range list {
-		if cand.winner {
-			winners = append(winners, cand)
-		}
+	return list
+}
+
+// updateCandidates is list (the candidates of an earlier version of the tree)
+// with the keys of the notes added and removed since computed again: a new
+// list, merged in sort order.
+func updateCandidates(m *engine.Memory, sc engine.Scope, list []candidate, added, removed []*engine.Note) []candidate {
+	keys := map[string]bool{}
+	for _, e := range added {
+		keys[e.Key] = true
 	}
-	c.version, c.scope, c.list, c.winners = v, key, list, winners
-	return list, winners
+	for _, e := range removed {
+		keys[e.Key] = true
+	}
+	var fresh []candidate
+	for k := range keys {
+		kv, device := m.ViewOfKey(sc, k)
+		fresh = appendCandidates(fresh, kv, device)
+	}
+	sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].sort < fresh[j].sort })
+	out := make([]candidate, 0, len(list)+len(fresh))
+	i := 0
+	for _, cand := range list {
+		if keys[cand.note.Key] {
+			continue
+		}
+		for i < len(fresh) && fresh[i].sort < cand.sort {
+			out = append(out, fresh[i])
+			i++
+		}
+		out = append(out, cand)
+	}
+	return append(out, fresh[i:]...)
 }
 
 // CompleteConfig completes an ID in a configuration file of the snapshot's

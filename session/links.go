@@ -113,8 +113,12 @@ type Place struct {
 	Span frontmatter.Span
 }
 
-// linkIndexCache holds a tree's backlink index, built once per version of the
-// tree; a note that did not change keeps the links found in it before.
+// linkIndexCache holds a tree's backlink index, kept in step with the tree:
+// at each new version of the tree only the notes that changed (a changed note
+// is a new *engine.Note; one that did not change keeps its pointer) are taken
+// out of it or put into it, so a request after a save costs one pass over the
+// tree's notes, not parsing every note's links again. It is read and updated
+// under mu only (linksTo).
 type linkIndexCache struct {
 	mu  sync.Mutex
 	idx *linkIndex
@@ -123,54 +127,113 @@ type linkIndexCache struct {
 // linkIndex is every note's links, by the path or key they name.
 type linkIndex struct {
 	version uint64
+	notes   noteSet // every note indexed
 	out     map[*engine.Note][]mdlinks.Link
 	byPath  map[string][]*engine.Note // notes with a Markdown link to the path
 	byKey   map[string][]*engine.Note // notes with a wikilink to the key
 }
 
-func (c *linkIndexCache) of(snap *Snapshot) *linkIndex {
-	m := snap.Memory
-	v := m.Version()
+// linkSource is a note with a link that may name a target, and its links.
+type linkSource struct {
+	from  *engine.Note
+	links []mdlinks.Link
+}
+
+// linksTo are the notes with a link to path (a Markdown link) or key (a
+// wikilink), from the index brought to m's version.
+func (c *linkIndexCache) linksTo(m *engine.Memory, path, key string) []linkSource {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	prev := c.idx
-	if prev != nil && prev.version == v {
-		return prev
-	}
-	idx := &linkIndex{version: v, out: map[*engine.Note][]mdlinks.Link{}, byPath: map[string][]*engine.Note{}, byKey: map[string][]*engine.Note{}}
-	for _, e := range snap.tree.index.of(m).notes {
-		var ls []mdlinks.Link
-		if prev != nil {
-			var seen bool
-			ls, seen = prev.out[e]
-			if !seen {
-				ls = linksOf(e.Src, e.BodyStart())
-			}
-		} else {
-			ls = linksOf(e.Src, e.BodyStart())
-		}
-		if len(ls) == 0 {
-			continue
-		}
-		idx.out[e] = ls
-		for _, l := range ls {
-			if l.Wiki {
-				k := mdlinks.WikiKey(l.Dest)
-				idx.byKey[k] = appendOnce(idx.byKey[k], e)
-			} else if p, ok := mdlinks.NoteTarget(e.Path, l.Dest); ok {
-				idx.byPath[p] = appendOnce(idx.byPath[p], e)
+	idx := c.updateLocked(m)
+	var out []linkSource
+	seen := map[*engine.Note]bool{}
+	for _, group := range [][]*engine.Note{idx.byPath[path], idx.byKey[key]} {
+		for _, src := range group {
+			if !seen[src] {
+				seen[src] = true
+				out = append(out, linkSource{from: src, links: idx.out[src]})
 			}
 		}
 	}
+	return out
+}
+
+// updateLocked brings the index to m's version: the notes not seen before
+// are added, the notes gone from the tree (deleted, renamed, or replaced by a
+// new version) are removed.
+func (c *linkIndexCache) updateLocked(m *engine.Memory) *linkIndex {
+	v := m.Version() // before the notes: a refresh between them scans again next time
+	idx := c.idx
+	if idx != nil && idx.version == v {
+		return idx
+	}
+	if idx == nil {
+		idx = &linkIndex{out: map[*engine.Note][]mdlinks.Link{}, byPath: map[string][]*engine.Note{}, byKey: map[string][]*engine.Note{}}
+	}
+	added, removed := idx.notes.update(m.NotesUnordered())
+	for _, e := range removed {
+		idx.remove(e)
+	}
+	for _, e := range added {
+		idx.add(e)
+	}
+	idx.version = v
 	c.idx = idx
 	return idx
 }
 
-func appendOnce(es []*engine.Note, e *engine.Note) []*engine.Note {
-	if n := len(es); n > 0 && es[n-1] == e {
-		return es
+// linkTargets calls f with the path or key each of e's links names.
+func linkTargets(e *engine.Note, ls []mdlinks.Link, f func(byKey bool, target string)) {
+	for _, l := range ls {
+		if l.Wiki {
+			f(true, mdlinks.WikiKey(l.Dest))
+		} else if p, ok := mdlinks.NoteTarget(e.Path, l.Dest); ok {
+			f(false, p)
+		}
 	}
-	return append(es, e)
+}
+
+func (idx *linkIndex) add(e *engine.Note) {
+	ls := linksOf(e.Src, e.BodyStart())
+	if len(ls) == 0 {
+		return
+	}
+	idx.out[e] = ls
+	linkTargets(e, ls, func(byKey bool, t string) {
+		m := idx.byPath
+		if byKey {
+			m = idx.byKey
+		}
+		if g := m[t]; len(g) == 0 || g[len(g)-1] != e {
+			m[t] = append(g[:len(g):len(g)], e) // a new slice: never written under a reader
+		}
+	})
+}
+
+func (idx *linkIndex) remove(e *engine.Note) {
+	ls, ok := idx.out[e]
+	if !ok {
+		return
+	}
+	delete(idx.out, e)
+	linkTargets(e, ls, func(byKey bool, t string) {
+		m := idx.byPath
+		if byKey {
+			m = idx.byKey
+		}
+		g := m[t]
+		kept := make([]*engine.Note, 0, len(g))
+		for _, x := range g {
+			if x != e {
+				kept = append(kept, x)
+			}
+		}
+		if len(kept) == 0 {
+			delete(m, t)
+		} else {
+			m[t] = kept
+		}
+	})
 }
 
 // Backlinks are the links, in notes of the participant's scope, that resolve
@@ -190,20 +253,15 @@ type backlink struct {
 }
 
 func backlinks(snap *Snapshot, target *engine.Note) []backlink {
-	idx := snap.tree.links.of(snap)
 	m, sc := snap.Memory, snap.Participant
-	seen := map[*engine.Note]bool{}
 	var out []backlink
-	for _, group := range [][]*engine.Note{idx.byPath[target.Path], idx.byKey[target.Key]} {
-		for _, src := range group {
-			if seen[src] || !inScope(m, sc, src) {
-				continue
-			}
-			seen[src] = true
-			for _, l := range idx.out[src] {
-				if t := resolveLink(m, sc, src.Path, l); t != nil && t.Path == target.Path {
-					out = append(out, backlink{from: src, link: l})
-				}
+	for _, src := range snap.tree.links.linksTo(m, target.Path, target.Key) {
+		if !inScope(m, sc, src.from) {
+			continue
+		}
+		for _, l := range src.links {
+			if t := resolveLink(m, sc, src.from.Path, l); t != nil && t.Path == target.Path {
+				out = append(out, backlink{from: src.from, link: l})
 			}
 		}
 	}

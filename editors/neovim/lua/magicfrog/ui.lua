@@ -49,6 +49,12 @@ function U.show_scratch(name, ft, lines, client_id, focus)
   fill(buf, lines)
   if vim.bo[buf].filetype ~= ft then vim.bo[buf].filetype = ft end
   vim.b[buf].magicfrog_client = client_id
+  -- Attached, the server gets the text (under the buffer's name as URI,
+  -- magicfrog://view) and answers go to definition on a key, a note's path or
+  -- a block's <note> element there (docs/protocol.md, "Definition").
+  if client_id and not vim.lsp.buf_is_attached(buf, client_id) then
+    pcall(vim.lsp.buf_attach_client, buf, client_id)
+  end
   if focus then
     local win = vim.fn.bufwinid(buf)
     if win ~= -1 then

@@ -50,6 +50,15 @@ T.run(function()
   T.check("view: the journal boot set in the seed's order (2026-11-30: yesterday, MEMORY.md, sticky notes)",
     text:find("# Journal boot set, in order: 4\n1%. journal/2026%-11%-29%.md  task r1\n2%. journal/MEMORY%.md  task r3\n3%. journal/sticky%-notes/infrastructure%.md"), text)
 
+  -- Go to definition on a key in the view: the note that wins it.
+  vim.api.nvim_set_current_buf(vb)
+  vim.api.nvim_win_set_cursor(0, { at, 3 })
+  T.wait(5000, function() return vim.lsp.buf_is_attached(vb, vim.b[vb].magicfrog_client) end)
+  vim.lsp.buf.definition()
+  local went = T.wait(5000, function() return vim.api.nvim_buf_get_name(0) == task end)
+  T.check("go to definition on a key in the view opens the note that wins it", went, vim.api.nvim_buf_get_name(0))
+  vim.api.nvim_set_current_buf(vb)
+
   -- The view refreshes when the memory changes on disk.
   T.write(fx.memory .. "/account/notes/nvim-view-new.md", T.note(7, "new"))
   local refreshed = T.wait(5000, function() return T.text(vb):find("\nnotes/nvim%-view%-new%.md\n  winner:   account r7") end)
