@@ -418,9 +418,19 @@ func (s *Store) Record(rel string, content []byte, how string, now time.Time) er
 	return err
 }
 
-// record keeps content; cur says it is what the disk holds now (only that
-// may close an overwrite).
-func (s *Store) record(rel string, log []Entry, content []byte, how string, cur bool, now time.Time) (Entry, error) {
+// keep stores content and logs it, under the history's shared lock: a prune
+// (exclusive) between the two would find a version no entry names yet and
+// delete it. The lock is let go before the overwrites file is touched (it
+// takes the lock exclusively).
+func (s *Store) keep(rel string, log []Entry, content []byte, how string, now time.Time) (Entry, error) {
+	if err := s.makeDir(); err != nil {
+		return Entry{}, err
+	}
+	unlock, err := s.lock(false)
+	if err != nil {
+		return Entry{}, err
+	}
+	defer unlock()
 	id, err := s.put(content)
 	if err != nil {
 		return Entry{}, err
@@ -432,6 +442,36 @@ func (s *Store) record(rel string, log []Entry, content []byte, how string, cur 
 			return e, err
 		}
 	}
+	return e, nil
+}
+
+// keepNamed stores content (unless nil) and logs e, which names it, under
+// the history's shared lock, as keep does.
+func (s *Store) keepNamed(rel string, content []byte, e Entry) error {
+	if err := s.makeDir(); err != nil {
+		return err
+	}
+	unlock, err := s.lock(false)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if content != nil {
+		if _, err := s.put(content); err != nil {
+			return err
+		}
+	}
+	return s.appendEntry(rel, e)
+}
+
+// record keeps content; cur says it is what the disk holds now (only that
+// may close an overwrite).
+func (s *Store) record(rel string, log []Entry, content []byte, how string, cur bool, now time.Time) (Entry, error) {
+	e, err := s.keep(rel, log, content, how, now)
+	if err != nil {
+		return e, err
+	}
+	rev, id := e.Revision, e.Blob
 	if o, ok := s.OverwriteAt(rel); cur && ok && (rev > max(o.LostRevision, o.Revision) || id == o.Lost) {
 		return e, s.setOverwrite(rel, nil) // restored, merged or kept as a newer revision
 	}
@@ -496,11 +536,8 @@ func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, a
 		_, err := s.record(rel, log, now, Observed, true, at)
 		return nil, err
 	}
-	if _, err := s.put(now); err != nil {
-		return nil, err
-	}
 	o := Overwrite{Path: rel, Revision: rev, Blob: id, Lost: h.Blob, LostRevision: h.Revision, Base: baseOf(log, rev, id), By: "disk", Time: at.UTC()}
-	return &o, s.open(o)
+	return &o, s.openWith(o, now)
 }
 
 // Replaced judges a write by the engine that replaced old with a newer
@@ -534,11 +571,8 @@ func (s *Store) Replaced(rel string, old []byte, hashChecked bool, id string, re
 	// old itself may be an overwrite nobody saw (made while no process had
 	// the note loaded): a revision below the highest the history holds.
 	if h, ok := highest(log); ok && oldRev < h.Revision && h.Blob != oldID {
-		if _, err := s.put(old); err != nil {
-			return nil, err
-		}
 		o := Overwrite{Path: rel, Revision: oldRev, Blob: oldID, Lost: h.Blob, LostRevision: h.Revision, Base: baseOf(log, oldRev, oldID), By: "disk", Time: at.UTC()}
-		return &o, s.open(o)
+		return &o, s.openWith(o, old)
 	}
 	if _, err := s.record(rel, log, old, Observed, false, at); err != nil {
 		return nil, err
@@ -563,8 +597,13 @@ func baseOf(log []Entry, rev int, id string) string {
 
 // open logs the overwrite and opens it in overwrites.json; an overwrite of
 // the note already open stays (it names the first version lost).
-func (s *Store) open(o Overwrite) error {
-	if err := s.appendEntry(o.Path, Entry{Time: o.Time, How: Overwrote, Revision: o.Revision, Blob: o.Blob, Lost: o.Lost, LostRevision: o.LostRevision}); err != nil {
+func (s *Store) open(o Overwrite) error { return s.openWith(o, nil) }
+
+// openWith is open that first stores content (the overwriting version, nil:
+// stored already). The blob and the entry naming it are written under the
+// history's shared lock, so that no prune between them deletes the blob.
+func (s *Store) openWith(o Overwrite, content []byte) error {
+	if err := s.keepNamed(o.Path, content, Entry{Time: o.Time, How: Overwrote, Revision: o.Revision, Blob: o.Blob, Lost: o.Lost, LostRevision: o.LostRevision}); err != nil {
 		return err
 	}
 	if _, ok := s.OverwriteAt(o.Path); ok {

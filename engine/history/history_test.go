@@ -299,3 +299,43 @@ func TestPrunePacksWhatItKeeps(t *testing.T) {
 		t.Errorf("%d loose objects after one more version, want 1", loose)
 	}
 }
+
+// TestRecordWhilePruning: a version is stored, then logged; a prune (another
+// process's, or this one's PruneDue) between the two found a blob no entry
+// named and deleted it. Every version recorded while prunes run must read
+// back.
+func TestRecordWhilePruning(t *testing.T) {
+	dir := t.TempDir()
+	writer := For(dir)
+	pruner := &Store{root: writer.root, dir: writer.dir} // another process's
+	stop := make(chan struct{})
+	pruned := make(chan error)
+	go func() {
+		var err error
+		for {
+			select {
+			case <-stop:
+				pruned <- err
+				return
+			default:
+			}
+			if _, e := pruner.Prune(Policy{MaxAge: 24 * time.Hour, MaxBytes: 1 << 30}, time.Now()); e != nil {
+				err = e
+			}
+		}
+	}()
+	for i := range 100 {
+		if err := writer.Record(fmt.Sprintf("n%d.md", i%7), note(i+1, fmt.Sprint("v", i)), Written, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	if err := <-pruned; err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if _, err := writer.Get(BlobID(note(i+1, fmt.Sprint("v", i)))); err != nil {
+			t.Fatalf("version %d recorded while pruning: %v", i, err)
+		}
+	}
+}
