@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
@@ -46,9 +47,9 @@ type SkillFile struct {
 
 // skillName is the Agent Skills name rule: lower-case letters, digits and
 // hyphens, not starting or ending with one, at most 64 characters.
-var skillName = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$`)
+var skillName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$`) })
 
-var hyphens = regexp.MustCompile(`-+`)
+var hyphens = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-+`) })
 
 // SkillNameOf is the folder name a skill note is written under: its `name`
 // frontmatter, else its file name (the folder's for a skills/NAME/SKILL.md),
@@ -70,11 +71,11 @@ func SkillNameOf(e *engine.Note) string {
 			b.WriteByte('-')
 		}
 	}
-	s := strings.Trim(hyphens.ReplaceAllString(b.String(), "-"), "-")
+	s := strings.Trim(hyphens().ReplaceAllString(b.String(), "-"), "-")
 	if len(s) > 64 {
 		s = strings.TrimRight(s[:64], "-")
 	}
-	if !skillName.MatchString(s) {
+	if !skillName().MatchString(s) {
 		return ""
 	}
 	return s

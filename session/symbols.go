@@ -64,7 +64,9 @@ func DocumentSymbols(src []byte) []DocumentSymbol {
 // headingParser finds blocks only: headings need no inline parsing, and
 // goldmark's inline link parsing is quadratic on pathological input such as
 // thousands of unclosed "[a](". Shared: a parser keeps no state between calls.
-var headingParser = parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
+var headingParser = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
+})
 
 // heading is one heading of a body, in src offsets.
 type heading struct {
@@ -80,7 +82,7 @@ func headingSymbols(src []byte, body int) []DocumentSymbol {
 	if !bytes.Contains(b, []byte("#")) && !bytes.Contains(b, []byte("\n=")) && !bytes.Contains(b, []byte("\n-")) {
 		return nil
 	}
-	root := headingParser.Parse(text.NewReader(b))
+	root := headingParser().Parse(text.NewReader(b))
 	var hs []heading
 	for c := root.FirstChild(); c != nil; c = c.NextSibling() {
 		h, ok := c.(*ast.Heading)

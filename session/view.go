@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/managed"
@@ -316,7 +317,9 @@ type RenderOmitted struct {
 
 // omittedAttrs reads an <omitted/> line: the budget's carry tokens, an
 // unregistered folder's do not.
-var omittedAttrs = regexp.MustCompile(`^<omitted path="([^"]*)"(?: tokens="(\d+)")? reason="([^"]*)"/>$`)
+var omittedAttrs = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^<omitted path="([^"]*)"(?: tokens="(\d+)")? reason="([^"]*)"/>$`)
+})
 
 // groupClose are the closing lines of the block's groups: a body never holds
 // one (engine.EscapeBody), so they cut the block into its groups reliably.
@@ -343,7 +346,7 @@ func blockGroups(text string) ([]RenderGroup, []RenderOmitted) {
 	start := 1 // line 0 is <memory …>
 	for i, l := range lines {
 		t := strings.TrimRight(l, "\n")
-		if m := omittedAttrs.FindStringSubmatch(t); m != nil {
+		if m := omittedAttrs().FindStringSubmatch(t); m != nil {
 			n, _ := strconv.Atoi(m[2])
 			omitted = append(omitted, RenderOmitted{Ref: m[1], Tokens: n, Reason: m[3], Line: i})
 		}

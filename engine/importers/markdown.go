@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -59,11 +60,11 @@ func proseLines(ls [][]byte, fn func(i int, line []byte)) {
 	}
 }
 
-var atxHeading = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*\r?\n?$`)
+var atxHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*\r?\n?$`) })
 
 // heading returns an ATX heading's level and text; level 0 when line is none.
 func heading(line []byte) (int, string) {
-	m := atxHeading.FindSubmatch(line)
+	m := atxHeading().FindSubmatch(line)
 	if m == nil {
 		return 0, ""
 	}
@@ -164,9 +165,9 @@ func uniqueSlugs(titles []string) []string {
 	return out
 }
 
-var codeSpan = regexp.MustCompile("`+[^`]*`+")
+var codeSpan = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`+[^`]*`+") })
 
-var atRef = regexp.MustCompile(`(?:^|[\s(\[])@(\S+)`)
+var atRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s(\[])@(\S+)`) })
 
 // atImports lists the @path references of a Claude Code memory file, in order:
 // not inside fenced code blocks or code spans (Claude Code does not evaluate
@@ -175,8 +176,8 @@ var atRef = regexp.MustCompile(`(?:^|[\s(\[])@(\S+)`)
 func atImports(src []byte) []string {
 	var out []string
 	proseLines(lines(src), func(_ int, l []byte) {
-		l = codeSpan.ReplaceAllFunc(l, func(b []byte) []byte { return bytes.Repeat([]byte(" "), len(b)) })
-		for _, m := range atRef.FindAllSubmatch(l, -1) {
+		l = codeSpan().ReplaceAllFunc(l, func(b []byte) []byte { return bytes.Repeat([]byte(" "), len(b)) })
+		for _, m := range atRef().FindAllSubmatch(l, -1) {
 			ref := string(m[1])
 			if strings.ContainsAny(ref, "/.~") {
 				out = append(out, ref)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Source is one file a rollup reads: its key (path in the layer, used for order,
@@ -182,10 +183,12 @@ func lessonText(s string) string {
 
 // themeStop are words too generic to be a theme: the journal's own verbs and
 // nouns for kinds of items.
-var themeStop = wordSet(strings.Fields(`error fail failed failing failure fix fixed bug problem issue
+var themeStop = sync.OnceValue(func() map[string]bool {
+	return wordSet(strings.Fields(`error fail failed failing failure fix fixed bug problem issue
 	test tested testing built build shipped implemented finished merged added completed released deployed
 	wrote rewrite rewrote waiting wait started start ran run running again work worked working because
 	tried try added add decide going use never always still keep`))
+})
 
 // term is a candidate theme: a significant word or a pair of adjacent ones.
 type term struct {
@@ -210,7 +213,7 @@ func themes(docs []doc, secs []string, max int) []term {
 			for _, it := range d.secs[s] {
 				var ws []string
 				for _, w := range sigWords(it) {
-					if !themeStop[w] {
+					if !themeStop()[w] {
 						ws = append(ws, w)
 					}
 				}

@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -58,7 +59,7 @@ func isASCII(s string) bool {
 
 // stopwords are left out of significant words: function words and the journal's
 // own vocabulary, which says nothing about what a line is about.
-var stopwords = func() map[string]bool {
+var stopwords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a about above after again against all also am an and any are as at be
 	because been before being below between both but by can could did do does doing done down during each
@@ -72,7 +73,7 @@ var stopwords = func() map[string]bool {
 		m[w] = true
 	}
 	return m
-}()
+})
 
 // sigWords returns the significant words of s: normalized words of three or more
 // characters that are not stopwords or numbers, with a plural "s" taken off words
@@ -83,7 +84,7 @@ func sigWords(s string) []string {
 	seen := map[string]bool{}
 	for _, w := range strings.Fields(normalize(s)) {
 		w = stem(w)
-		if utf8.RuneCountInString(w) < 3 || stopwords[w] || isNumber(w) || seen[w] {
+		if utf8.RuneCountInString(w) < 3 || stopwords()[w] || isNumber(w) || seen[w] {
 			continue
 		}
 		seen[w] = true
@@ -94,11 +95,13 @@ func sigWords(s string) []string {
 
 // notPlural are words ending in "s" that are not plurals ("always" is not
 // "alway").
-var notPlural = wordSet(strings.Fields(`always perhaps status thus plus focus bonus virus analysis basis
+var notPlural = sync.OnceValue(func() map[string]bool {
+	return wordSet(strings.Fields(`always perhaps status thus plus focus bonus virus analysis basis
 	axis canvas alias atlas series chaos corpus radius census bias lens various previous nervous`))
+})
 
 func stem(w string) string {
-	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !notPlural[w] {
+	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !notPlural()[w] {
 		return w[:len(w)-1]
 	}
 	return w

@@ -10,17 +10,17 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 )
 
 // mdParser is shared: goldmark's parser keeps no state between Parse calls.
-var mdParser parser.Parser = goldmark.DefaultParser()
+var mdParser = sync.OnceValue(goldmark.DefaultParser)
 
 // Link is one link of a body. Spans are byte offsets in the whole source.
 type Link struct {
@@ -61,7 +61,7 @@ func Links(src []byte, body int) []Link {
 	if bytes.Count(b, []byte("](")) > MaxLinkOpeners {
 		return nil
 	}
-	root := mdParser.Parse(text.NewReader(b))
+	root := mdParser().Parse(text.NewReader(b))
 	var out []Link
 	cursor := map[ast.Node]int{} // per block: where the next link's search starts
 	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {

@@ -131,24 +131,23 @@ func (p *Participant) inScope() []scopedNote {
 }
 
 // stopWords are left out of the index and of queries: they are on every line.
-var stopWords = map[string]bool{}
-
-func init() {
+var stopWords = sync.OnceValue(func() map[string]bool {
+	words := map[string]bool{}
 	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been before
 being below between both but by can could did do does doing down during each few for from further had has have having
 he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of
 off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them
 themselves then there these they this those through to too under until up very was we were what when where which while
 who whom why will with would you your yours yourself yourselves s t d ll m re ve`) {
-		stopWords[w] = true
+		words[w] = true
 	}
-}
+	return words
+})
 
 // irregular maps common irregular English verb forms to their base, which
 // a stemmer cannot: "went" finds "go", "ran" finds "run".
-var irregular = map[string]string{}
-
-func init() {
+var irregular = sync.OnceValue(func() map[string]string {
+	forms := map[string]string{}
 	for _, f := range strings.Fields(`went:go gone:go ran:run began:begin begun:begin bought:buy brought:bring built:build
 came:come caught:catch chose:choose chosen:choose did:do done:do drew:draw drawn:draw drank:drink drunk:drink drove:drive
 driven:drive ate:eat eaten:eat fell:fall fallen:fall felt:feel fought:fight found:find flew:fly flown:fly forgot:forget
@@ -159,9 +158,10 @@ slept:sleep spoke:speak spoken:speak spent:spend stood:stand stole:steal stolen:
 taken:take taught:teach told:tell thought:think threw:throw thrown:throw understood:understand woke:wake woken:wake
 wore:wear worn:wear won:win wrote:write written:write`) {
 		from, to, _ := strings.Cut(f, ":")
-		irregular[from] = to
+		forms[from] = to
 	}
-}
+	return forms
+})
 
 // stems caches the Snowball stem of each word seen, shared by every index.
 var stems sync.Map
@@ -175,7 +175,7 @@ func stem(w string) string {
 		return s.(string)
 	}
 	s := w
-	if base, ok := irregular[w]; ok {
+	if base, ok := irregular()[w]; ok {
 		s = base
 	}
 	s = english.Stem(s, false)
@@ -203,7 +203,7 @@ func tokens(text string, f func(w string, stop bool)) {
 	start := -1
 	emit := func(end int) {
 		w := strings.ToLower(text[start:end])
-		if stopWords[w] {
+		if stopWords()[w] {
 			f(w, true)
 		} else {
 			f(stem(w), false)

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/magicfrog/mf-lsp/engine/journal"
@@ -14,29 +15,37 @@ type dayRange struct{ from, to journal.Day }
 
 func (r dayRange) holds(d journal.Day) bool { return !d.Before(r.from) && !d.After(r.to) }
 
-var monthNames = map[string]time.Month{}
-
-func init() {
+// monthNames maps a month's name and its abbreviations to the month; built
+// at first use, as the expressions below are, so that a command that never
+// searches does not pay for them at start-up.
+var monthNames = sync.OnceValue(func() map[string]time.Month {
+	names := map[string]time.Month{}
 	for m := time.January; m <= time.December; m++ {
 		name := strings.ToLower(m.String())
-		monthNames[name] = m
+		names[name] = m
 		if len(name) > 3 {
-			monthNames[name[:3]] = m
+			names[name[:3]] = m
 		}
 	}
-	monthNames["sept"] = time.September
-}
+	names["sept"] = time.September
+	return names
+})
 
 const monthRe = `(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)`
 
-var (
-	isoDayRe   = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
-	dayMonthRe = regexp.MustCompile(`\b(?:on\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRe + `\b(?:,?\s+(\d{4})\b)?`)
-	monthDayRe = regexp.MustCompile(`\b(?:on\s+)?` + monthRe + `\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?`)
-	inMonthRe  = regexp.MustCompile(`\b(?:in|during|of)\s+` + monthRe + `\b(?:\s+(\d{4})\b)?`)
-	monthYrRe  = regexp.MustCompile(`\b` + monthRe + `\s+(\d{4})\b`)
-	relativeRe = regexp.MustCompile(`\b(yesterday|today|(?:last|this|past)\s+(?:week|month|year)|(\d+|a|one|two|three|four|five|six)\s+(days?|weeks?|months?)\s+ago)\b`)
-)
+// dateExprs are the date expressions of a query, compiled at first use.
+type dateExprs struct{ isoDay, dayMonth, monthDay, inMonth, monthYr, relative *regexp.Regexp }
+
+var dateRes = sync.OnceValue(func() dateExprs {
+	return dateExprs{
+		isoDay:   regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`),
+		dayMonth: regexp.MustCompile(`\b(?:on\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRe + `\b(?:,?\s+(\d{4})\b)?`),
+		monthDay: regexp.MustCompile(`\b(?:on\s+)?` + monthRe + `\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?`),
+		inMonth:  regexp.MustCompile(`\b(?:in|during|of)\s+` + monthRe + `\b(?:\s+(\d{4})\b)?`),
+		monthYr:  regexp.MustCompile(`\b` + monthRe + `\s+(\d{4})\b`),
+		relative: regexp.MustCompile(`\b(yesterday|today|(?:last|this|past)\s+(?:week|month|year)|(\d+|a|one|two|three|four|five|six)\s+(days?|weeks?|months?)\s+ago)\b`),
+	}
+})
 
 var smallNumbers = map[string]int{"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
@@ -46,6 +55,7 @@ var smallNumbers = map[string]int{"a": 1, "one": 1, "two": 2, "three": 3, "four"
 // latest one not after today.
 func queryDates(q string, today journal.Day) (string, []dayRange) {
 	lower := strings.ToLower(q)
+	res, months := dateRes(), monthNames()
 	var out []dayRange
 	cut := func(re *regexp.Regexp, resolve func(m []string) (dayRange, bool)) {
 		for {
@@ -98,29 +108,29 @@ func queryDates(q string, today journal.Day) (string, []dayRange) {
 		first := journal.Day{Year: y, Month: m, Day: 1}
 		return dayRange{first, journal.DayOf(time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC))}
 	}
-	cut(isoDayRe, func(m []string) (dayRange, bool) {
+	cut(res.isoDay, func(m []string) (dayRange, bool) {
 		d, err := journal.ParseDay(m[0])
 		return dayRange{d, d}, err == nil
 	})
-	cut(dayMonthRe, func(m []string) (dayRange, bool) {
+	cut(res.dayMonth, func(m []string) (dayRange, bool) {
 		d, _ := strconv.Atoi(m[1])
 		y, ok := year(m[3])
-		return day(y, ok, monthNames[m[2]], d)
+		return day(y, ok, months[m[2]], d)
 	})
-	cut(monthDayRe, func(m []string) (dayRange, bool) {
+	cut(res.monthDay, func(m []string) (dayRange, bool) {
 		d, _ := strconv.Atoi(m[2])
 		y, ok := year(m[3])
-		return day(y, ok, monthNames[m[1]], d)
+		return day(y, ok, months[m[1]], d)
 	})
-	cut(monthYrRe, func(m []string) (dayRange, bool) {
+	cut(res.monthYr, func(m []string) (dayRange, bool) {
 		y, _ := year(m[2])
-		return month(y, true, monthNames[m[1]]), true
+		return month(y, true, months[m[1]]), true
 	})
-	cut(inMonthRe, func(m []string) (dayRange, bool) {
+	cut(res.inMonth, func(m []string) (dayRange, bool) {
 		y, ok := year(m[2])
-		return month(y, ok, monthNames[m[1]]), true
+		return month(y, ok, months[m[1]]), true
 	})
-	cut(relativeRe, func(m []string) (dayRange, bool) {
+	cut(res.relative, func(m []string) (dayRange, bool) {
 		w := strings.Fields(m[1])
 		switch {
 		case m[1] == "yesterday":

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -142,10 +143,12 @@ func joinBlocks(text []byte, entries []string) []byte {
 
 // entryTime is the clock time an entry starts with, after a list marker,
 // heading marks, emphasis or a bracket: "09:30", "9:30:15", "2026-12-01T09:30".
-var entryTime = regexp.MustCompile(`^(?:[-*+]\s+|#+\s+)?(?:\*\*|\[|\()?(?:\d{4}-\d{2}-\d{2}[T ])?(\d{1,2}):(\d{2})(?::(\d{2}))?\b`)
+var entryTime = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[-*+]\s+|#+\s+)?(?:\*\*|\[|\()?(?:\d{4}-\d{2}-\d{2}[T ])?(\d{1,2}):(\d{2})(?::(\d{2}))?\b`)
+})
 
 func timeKey(entry string) (string, bool) {
-	m := entryTime.FindStringSubmatch(entry)
+	m := entryTime().FindStringSubmatch(entry)
 	if m == nil {
 		return "", false
 	}

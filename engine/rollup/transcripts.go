@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -110,7 +111,7 @@ func LoadTranscripts(dir string, loc *time.Location) (*Transcripts, error) {
 	return t, err
 }
 
-var dateInName = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})`)
+var dateInName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d{4}-\d{2}-\d{2})`) })
 
 // readTranscript returns a file's text by day, or why it was skipped.
 func readTranscript(path, ext string, loc *time.Location) (map[journal.Day]string, string) {
@@ -140,7 +141,7 @@ func readTranscript(path, ext string, loc *time.Location) (map[journal.Day]strin
 		return nil, "not UTF-8 text"
 	}
 	day := journal.DayOf(info.ModTime().In(loc))
-	if m := dateInName.FindString(filepath.Base(path)); m != "" {
+	if m := dateInName().FindString(filepath.Base(path)); m != "" {
 		if d, err := journal.ParseDay(m); err == nil {
 			day = d
 		}

@@ -7,6 +7,23 @@
 //	go run ./engine/internal/coldbench                 # 10,000 notes, 5 runs
 //	go run ./engine/internal/coldbench -n 1000,10000,100000 -runs 7
 //	go run ./engine/internal/coldbench -n 10000 -profile /tmp/prof   # + CPU profiles
+//	go run ./engine/internal/coldbench -n 1000,10000 -bytes 200-8192,8192-65536
+//
+// -bytes sets the note sizes (each note's text after its frontmatter,
+// uniformly in the range; the default 200-600 is the tree it always built):
+// every size of -n is built and measured for each range, and a growth table
+// prints each path's exponent between consecutive sizes (the slope of
+// log CPU, and of log wall, against log notes: 1.0 is linear). Only the last
+// tree is kept on disk at a time. 100,000 notes of 8-64 KB is about 3 GB
+// of text: check the disk first.
+//
+// Start-up rows come first (-startup, on by default): version, append and
+// render on a one-note tree, beside a minimal Go program that reads one file,
+// built by the same toolchain in the same run; median CPU of at least 11
+// interleaved runs, and, when valgrind is on PATH, the instructions each
+// executes under callgrind (GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 for both;
+// the count moves by a few percent run to run, CPU time by tens). The target
+// is 2× the minimal program; the instruction ratio decides when it is known.
 //
 // It builds ./cmd/mf-lsp (or takes -bin), writes a synthetic tree of N notes
 // (engine/internal/synth), runs every path once to warm the page cache and the
@@ -229,6 +246,32 @@
 //     cycles at the end of a load 44-60 ms each, 13-14 cycles to load
 //     100,000 notes instead of 10. RSS beyond the heap is the binary's pages
 //     (18.7 MB file-backed) and the runtime's own.
+//
+// Start-up (issue 27; callgrind_annotate --inclusive=yes on mf-lsp version,
+// GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1):
+//
+//   - mf-lsp version executed 13.0 M instructions, the minimal program
+//     0.5 M. Our own package initializers (participant's date regexps and
+//     word tables, session's and importers' regexps, journal's stopwords,
+//     mdlinks' and session's goldmark parsers, roam's and rollup's regexps;
+//     about 1.3 M together) are now built at first use: 11.6 M.
+//   - What is left is dependencies' initializers, which any binary that
+//     links them pays. callgrind's inclusive counts overlap (Go's stack
+//     switches confuse its call graph), so they are an order, not a sum:
+//     goldmark/util (its email-domain regexp with {0,61} repetitions:
+//     the largest), Masterminds/semver, encoding/gob, klauspost's snapref,
+//     runtime/metrics, shopspring/decimal, ProtonMail's ecc, goldmark/parser.
+//   - Who links them: semver and decimal come with sprig, which gitleaks'
+//     report package imports; klauspost/compress and h2non/filetype with
+//     gitleaks' sources (mholt/archives); viper, gotenv, hashicorp/go-version
+//     with its config loading. All are imports of gitleaks/v8/detect
+//     itself, the package whose Detector engine/secrets uses: no narrower
+//     import gives the detector. encoding/gob is imported by go-git's gcfg
+//     (its config reader) and by the MCP go-sdk; go-crypto's ecc by go-git;
+//     runtime/metrics by the server's heap goal (cmd/mf-lsp/heap.go). None
+//     can go without dropping a required library or forking it, so the 2×
+//     target is out of reach from this repository: the floor is 0.5 M and
+//     the dependencies' initializers alone are over ten times that.
 package main
 
 import (
@@ -238,6 +281,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -269,12 +313,14 @@ const floorArg = "__floor"
 
 type config struct {
 	sizes    []int
+	ranges   [][2]int // note sizes in bytes, min and max
 	runs     int
 	budget   int
 	bin      string
 	keep     string
 	profile  string
 	latency  bool
+	startup  bool
 	requests int
 	out      io.Writer
 }
@@ -283,12 +329,14 @@ func run(args []string, out io.Writer) error {
 	c := config{out: out}
 	fs := flag.NewFlagSet("coldbench", flag.ContinueOnError)
 	sizes := fs.String("n", "10000", "tree `SIZES`: notes, comma-separated (e.g. 1000,10000,100000)")
+	ranges := fs.String("bytes", "200-600", "note `RANGES`: each note's text in bytes, min-max, comma-separated (e.g. 200-8192,8192-65536)")
 	fs.IntVar(&c.runs, "runs", 5, "timed `ROUNDS` of every path (0: only the latency run)")
 	fs.IntVar(&c.budget, "budget", 8000, "the `TOKENS` of the budgeted render")
 	fs.StringVar(&c.bin, "bin", "", "the mf-lsp `BINARY` to measure (default: go build ./cmd/mf-lsp)")
 	fs.StringVar(&c.keep, "keep", "", "write trees below `DIR` and keep them; a tree already there is reused")
 	fs.StringVar(&c.profile, "profile", "", "write a CPU profile of one run of each path into `DIR`")
 	fs.BoolVar(&c.latency, "latency", true, "drive the server over stdio on the largest tree: hover, code lens, didChange, RSS")
+	fs.BoolVar(&c.startup, "startup", true, "measure start-up first: version, append and render on a one-note tree beside a minimal Go program")
 	fs.IntVar(&c.requests, "requests", 500, "`COUNT` of each request in the latency run")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -299,6 +347,15 @@ func run(args []string, out io.Writer) error {
 			return fmt.Errorf("-n %q: want note counts like 10000 or 1000,10000", *sizes)
 		}
 		c.sizes = append(c.sizes, n)
+	}
+	for _, s := range strings.Split(*ranges, ",") {
+		lo, hi, ok := strings.Cut(strings.TrimSpace(s), "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if !ok || err1 != nil || err2 != nil || a < 1 || b < a {
+			return fmt.Errorf("-bytes %q: want ranges like 200-8192 or 200-8192,8192-65536", *ranges)
+		}
+		c.ranges = append(c.ranges, [2]int{a, b})
 	}
 	if c.runs < 0 || c.requests < 10 {
 		return fmt.Errorf("-runs at least 0 (0: the latency run only), -requests at least 10")
@@ -318,24 +375,40 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 	}
+	if c.startup {
+		if err := startup(c, tmp); err != nil {
+			return fmt.Errorf("start-up: %v", err)
+		}
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
 	var last *synth.Tree
 	var lastCache string
-	for _, n := range c.sizes {
-		t, err := tree(c, tmp, n)
-		if err != nil {
-			return err
-		}
-		cache := filepath.Join(tmp, "cache-"+strconv.Itoa(n))
-		if c.runs > 0 {
-			if err := measure(c, self, t, cache); err != nil {
+	for _, r := range c.ranges {
+		var rows [][]result // per tree size
+		for _, n := range c.sizes {
+			t, err := tree(c, tmp, n, r)
+			if err != nil {
 				return err
 			}
+			cache := filepath.Join(tmp, "cache-"+treeName(n, r))
+			if c.runs > 0 {
+				got, err := measure(c, self, t, cache, sizeLabel(r))
+				if err != nil {
+					return err
+				}
+				rows = append(rows, got)
+			}
+			if last != nil && c.keep == "" {
+				// Trees of large notes take gigabytes: only the last is
+				// kept, for the latency run.
+				os.RemoveAll(last.Root)
+			}
+			last, lastCache = t, cache
 		}
-		last, lastCache = t, cache
+		growth(c, r, rows)
 	}
 	if c.latency {
 		return latency(c, last, lastCache)
@@ -358,11 +431,73 @@ func build(dir string) (string, error) {
 	return bin, nil
 }
 
-// tree generates (or, with -keep, reuses) a tree of n notes.
-func tree(c config, tmp string, n int) (*synth.Tree, error) {
-	dir := filepath.Join(tmp, "tree-"+strconv.Itoa(n))
+// sizeLabel spells a range of note sizes: "200 B-8 KB".
+func sizeLabel(r [2]int) string { return bytesLabel(r[0]) + "-" + bytesLabel(r[1]) }
+
+func bytesLabel(n int) string {
+	if n >= 1024 && n%1024 == 0 {
+		return strconv.Itoa(n/1024) + " KB"
+	}
+	return strconv.Itoa(n) + " B"
+}
+
+// growth prints each path's exponent between consecutive tree sizes of one
+// range of note sizes: the slope of log(time) against log(notes), 1 for
+// linear growth, on the CPU medians (steadier than wall on a shared
+// machine) and on wall.
+func growth(c config, r [2]int, rows [][]result) {
+	if len(rows) < 2 {
+		return
+	}
+	fmt.Fprintf(c.out, "growth, notes of %s: exponent of CPU (and wall) between tree sizes, 1.0 is linear\n\n", sizeLabel(r))
+	head, rule := "| path |", "| --- |"
+	for k := 1; k < len(rows); k++ {
+		head += fmt.Sprintf(" %d → %d |", rows[k-1][0].notes, rows[k][0].notes)
+		rule += " --- |"
+	}
+	fmt.Fprintln(c.out, head)
+	fmt.Fprintln(c.out, rule)
+	slope := func(a, b time.Duration, n0, n1 int) float64 {
+		return math.Log(float64(b)/float64(a)) / math.Log(float64(n1)/float64(n0))
+	}
+	find := func(rs []result, name string) (result, bool) {
+		for _, r := range rs {
+			if r.name == name {
+				return r, true
+			}
+		}
+		return result{}, false
+	}
+	for _, p := range rows[0] {
+		line := "| " + p.name + " |"
+		for k := 1; k < len(rows); k++ {
+			a, okA := find(rows[k-1], p.name)
+			b, okB := find(rows[k], p.name)
+			if !okA || !okB {
+				line += " — |" // not measured at both sizes
+				continue
+			}
+			line += fmt.Sprintf(" %.2f (%.2f) |", slope(a.cpu, b.cpu, a.notes, b.notes), slope(a.wall, b.wall, a.notes, b.notes))
+		}
+		fmt.Fprintln(c.out, line)
+	}
+	fmt.Fprintln(c.out)
+}
+
+// treeName names the tree of n notes of sizes r: "10000" for the default
+// 200-600 bytes (the name -keep always used), else "10000-8192-65536".
+func treeName(n int, r [2]int) string {
+	if r == [2]int{200, 600} {
+		return strconv.Itoa(n)
+	}
+	return fmt.Sprintf("%d-%d-%d", n, r[0], r[1])
+}
+
+// tree generates (or, with -keep, reuses) a tree of n notes of sizes r.
+func tree(c config, tmp string, n int, r [2]int) (*synth.Tree, error) {
+	dir := filepath.Join(tmp, "tree-"+treeName(n, r))
 	if c.keep != "" {
-		dir = filepath.Join(c.keep, strconv.Itoa(n))
+		dir = filepath.Join(c.keep, treeName(n, r))
 		if _, err := os.Stat(filepath.Join(dir, "complete")); err == nil {
 			t, err := synth.Describe(dir, n)
 			if err == nil {
@@ -375,7 +510,7 @@ func tree(c config, tmp string, n int) (*synth.Tree, error) {
 		}
 	}
 	start := time.Now()
-	t, err := synth.Generate(dir, n)
+	t, err := synth.GenerateSized(dir, n, r[0], r[1])
 	if err != nil {
 		return nil, err
 	}
@@ -412,7 +547,16 @@ func (s *sample) usage(ps *os.ProcessState) {
 	}
 }
 
-func measure(c config, self string, t *synth.Tree, cache string) error {
+// result is one path's medians on one tree.
+type result struct {
+	name     string
+	notes    int
+	wall     time.Duration
+	cpu      time.Duration
+	floorCPU time.Duration
+}
+
+func measure(c config, self string, t *synth.Tree, cache, sizes string) ([]result, error) {
 	env := benchEnv(cache)
 	common := []string{"--data-dir", t.DataDir, "--project", t.ProjectDir}
 	budget := "--budget=" + strconv.Itoa(c.budget)
@@ -468,7 +612,7 @@ func measure(c config, self string, t *synth.Tree, cache string) error {
 	}
 	// Warm up: the page cache, the token-count cache, the binaries.
 	if _, err := floorRun(); err != nil {
-		return fmt.Errorf("floor: %v", err)
+		return nil, fmt.Errorf("floor: %v", err)
 	}
 	for _, p := range paths {
 		prof := ""
@@ -476,7 +620,7 @@ func measure(c config, self string, t *synth.Tree, cache string) error {
 			prof = filepath.Join(c.profile, fmt.Sprintf("%d-%s.pprof", t.Notes, fileName(p.name)))
 		}
 		if _, err := once(p, prof); err != nil {
-			return fmt.Errorf("%s: %v", p.name, err)
+			return nil, fmt.Errorf("%s: %v", p.name, err)
 		}
 	}
 	floors := []sample{}
@@ -484,24 +628,26 @@ func measure(c config, self string, t *synth.Tree, cache string) error {
 	for r := 0; r < c.runs; r++ {
 		s, err := floorRun()
 		if err != nil {
-			return fmt.Errorf("floor: %v", err)
+			return nil, fmt.Errorf("floor: %v", err)
 		}
 		floors = append(floors, s)
 		for i, p := range paths {
 			s, err := once(p, "")
 			if err != nil {
-				return fmt.Errorf("%s: %v", p.name, err)
+				return nil, fmt.Errorf("%s: %v", p.name, err)
 			}
 			got[i] = append(got[i], s)
 		}
 	}
 	floor, floorCPU := median(floors), medianCPU(floors)
-	fmt.Fprintf(c.out, "\n%d notes (%.0f MB), %d runs each; wall: median (range); CPU: median user+system; floor %s, CPU %s; %d CPUs, load average %s\n\n",
-		t.Notes, float64(t.Bytes)/1e6, c.runs, span(floors), ms(floorCPU), runtime.NumCPU(), loadAverage())
+	fmt.Fprintf(c.out, "\n%d notes of %s (%.0f MB), %d runs each; wall: median (range); CPU: median user+system; floor %s, CPU %s; %d CPUs, load average %s\n\n",
+		t.Notes, sizes, float64(t.Bytes)/1e6, c.runs, span(floors), ms(floorCPU), runtime.NumCPU(), loadAverage())
 	fmt.Fprintln(c.out, "| path | floor | mf-lsp | ratio | target | met | CPU floor | CPU mf-lsp | CPU ratio | peak RSS |")
 	fmt.Fprintln(c.out, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	var results []result
 	for i, p := range paths {
 		m, cpu := median(got[i]), medianCPU(got[i])
+		results = append(results, result{p.name, t.Notes, m, cpu, floorCPU})
 		ratio := float64(m) / float64(floor)
 		target, met := fmt.Sprintf("≤ %.1f×", p.ratio), yesNo(ratio <= p.ratio)
 		switch {
@@ -514,7 +660,7 @@ func measure(c config, self string, t *synth.Tree, cache string) error {
 			ms(floorCPU), ms(cpu), float64(cpu)/float64(floorCPU), maxRSS(got[i]))
 	}
 	fmt.Fprintln(c.out)
-	return nil
+	return results, nil
 }
 
 // benchEnv is this process's environment with the token-count cache in

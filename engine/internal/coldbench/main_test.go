@@ -27,12 +27,13 @@ func TestSmoke(t *testing.T) {
 		t.Skip("builds the binary and runs processes")
 	}
 	var out bytes.Buffer
-	if err := run([]string{"-n", "300", "-runs", "1", "-requests", "10"}, &out); err != nil {
+	if err := run([]string{"-n", "100,300", "-runs", "1", "-requests", "10"}, &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	for _, want := range []string{
 		"| render |", "| render --budget=8000 |", "| render --budget=8000, empty cache |",
 		"| tree |", "| check |", "| first workspace/symbol over stdio |",
+		"| version |", "| append |", "| start-up | CPU floor |", "| path | 100 → 300 |",
 		"| hover |", "| codeLens |", "| definition |", "| completion |", "| references |", "| didChange → publishDiagnostics |", "| peak RSS of the server |",
 	} {
 		if !strings.Contains(out.String(), want) {

@@ -47,7 +47,15 @@ const (
 
 // Generate writes n notes below root (which should be empty) and returns the
 // tree. It is deterministic: the same n gives the same tree.
-func Generate(root string, n int) (*Tree, error) {
+func Generate(root string, n int) (*Tree, error) { return GenerateSized(root, n, 200, 600) }
+
+// GenerateSized is Generate with each note's text after its frontmatter
+// between minSize and maxSize bytes (uniformly). Generate's 200-600 gives
+// the same tree as it always did.
+func GenerateSized(root string, n, minSize, maxSize int) (*Tree, error) {
+	if minSize < 1 || maxSize < minSize {
+		return nil, fmt.Errorf("synth: note sizes %d-%d: want 1 <= min <= max", minSize, maxSize)
+	}
 	t := names(root)
 	tasks := make([]string, numTasks)
 	for i := range tasks {
@@ -72,7 +80,7 @@ func Generate(root string, n int) (*Tree, error) {
 	}
 
 	rng := rand.New(rand.NewPCG(uint64(n), 7))
-	text := corpus(rng)
+	text := corpus(rng, max(64<<10, 2*maxSize))
 	// Shared topic keys: about a third of the chain notes use one, so the same
 	// key turns up in several dimensions and shadowing happens.
 	topics := n / 20
@@ -122,7 +130,7 @@ func Generate(root string, n int) (*Tree, error) {
 		}
 		used[p] = true
 		dirs[filepath.Dir(p)] = true
-		size := 200 + rng.IntN(401)
+		size := minSize + rng.IntN(maxSize-minSize+1)
 		off := rng.IntN(len(text) - size)
 		data := make([]byte, 0, len(fm)+4+size+1)
 		data = append(data, fm...)
@@ -217,16 +225,17 @@ func agentID(i int) string   { return fmt.Sprintf("agent-%04d", i) }
 func taskID(i int) string    { return fmt.Sprintf("T-%04d", i) }
 func machineID(i int) string { return fmt.Sprintf("machine-%02d", i) }
 
-// corpus is 64 KiB of prose-like text to cut bodies from: words, sentences,
+// corpus is at least size bytes (64 KiB unless notes are larger) of
+// prose-like text to cut bodies from: words, sentences,
 // an occasional Markdown heading, list item or code span.
-func corpus(rng *rand.Rand) string {
+func corpus(rng *rand.Rand, size int) string {
 	words := strings.Fields(`the a to of and in is for on with that this it as be by are use run test
 		build deploy review note memory agent task user account device prefer never always when before
 		after because config file path api client server cache index query budget token render view
 		layer skill journal weekly monthly daily refined sticky commit branch merge release rollback
 		go node python yaml json markdown lint format error retry timeout latency throughput owner`)
 	var b strings.Builder
-	for b.Len() < 64<<10 {
+	for b.Len() < size {
 		switch rng.IntN(12) {
 		case 0:
 			b.WriteString("\n## ")
