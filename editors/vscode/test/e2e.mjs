@@ -123,7 +123,12 @@ async function shot(name) {
   return file;
 }
 
+// E2E_ONLY=regex runs only the steps it matches (and the workbench's load).
+const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : null;
 async function step(name, fn) {
+  if (ONLY && !ONLY.test(name) && results.length > 0) {
+    return;
+  }
   const t0 = Date.now();
   try {
     const detail = await fn();
@@ -749,6 +754,73 @@ await step('import memory from a folder', async () => {
   await shot('vscode-import');
   await clearNotifications();
   return `"${msg.replace(/ from \S+/, '')}"; ${lost.join('/')} restored`;
+});
+
+await step('save conflict: Keep mine as next revision puts my edit on disk above the agent\'s', async () => {
+  await clearNotifications();
+  await openFile(DEMO_NOTE);
+  await runCommandId('File: Revert File').catch(() => {});
+  await sleep(800);
+  await page.click('.editor-group-container.active .monaco-editor .view-lines');
+  await page.keyboard.down('Control');
+  await page.keyboard.press('End');
+  await page.keyboard.up('Control');
+  const mine = `kept-mine-${Date.now()}`;
+  await page.keyboard.type(`\n${mine}`, { delay: 2 });
+  const disk = fs.readFileSync(DEMO_NOTE, 'utf8');
+  const agentRev = Number(/revision:\s*(\d+)/.exec(disk)[1]) + 1;
+  const agentMarker = `agent-again-${Date.now()}`;
+  fs.writeFileSync(DEMO_NOTE, disk.replace(/revision:\s*(\d+)/, `revision: ${agentRev}`) + `\n${agentMarker}\n`);
+  await sleep(1500);
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyS');
+  await page.keyboard.up('Control');
+  const actions = ['Take disk version', 'Keep mine as next revision'];
+  const clickIn = async (needs, label) => {
+    const button = await page.evaluateHandle((needs, label) => {
+      const item = [...document.querySelectorAll('.notification-list-item')].find((it) =>
+        [...it.querySelectorAll('.monaco-button')].some((b) => b.textContent.trim() === needs));
+      return item && [...item.querySelectorAll('.monaco-button')].find((b) => b.textContent.trim() === label);
+    }, needs, label);
+    if (!button.asElement()) throw new Error(`no "${label}" button`);
+    await button.asElement().click();
+  };
+  try {
+    await waitFor('the conflict question', () => notificationWithActions(actions), 15000);
+    await clickIn('Keep mine as next revision', 'Keep mine as next revision');
+    const want = new RegExp(`^revision: ${agentRev + 1}$`, 'm');
+    await waitFor(`revision ${agentRev + 1} with my edit in the buffer`, async () => {
+      const t = await fullEditorText();
+      return want.test(t) && t.includes(mine);
+    }, 15000);
+    // VS Code refused its own save (the file is newer): save again, and answer
+    // VS Code's "file is newer" with Overwrite if it asks, as a user would.
+    const onDisk = () => { const d = fs.readFileSync(DEMO_NOTE, 'utf8'); return want.test(d) && d.includes(mine); };
+    let how = 'saved';
+    if (!onDisk()) {
+      await clearNotifications();
+      await page.click('.editor-group-container.active .monaco-editor .view-lines');
+      await page.keyboard.down('Control');
+      await page.keyboard.press('KeyS');
+      await page.keyboard.up('Control');
+      await sleep(1500);
+      if (!onDisk() && (await notificationWithActions(['Overwrite']))) {
+        await clickIn('Overwrite', 'Overwrite');
+        how = 'saved after VS Code\'s Overwrite';
+      }
+    }
+    await waitOrError(`revision ${agentRev + 1} with my edit on disk`, onDisk, 15000).catch((e) => {
+      throw new Error(`${e.message}; on disk: "${fs.readFileSync(DEMO_NOTE, 'utf8').slice(0, 200)}"`);
+    });
+    return `disk revision ${agentRev + 1} holds my edit (${how}); the agent's was ${agentRev}`;
+  } catch (e) {
+    await shot('fail-keep-mine-before-revert');
+    throw e;
+  } finally {
+    await page.keyboard.press('Escape');
+    await runCommandId('File: Revert File').catch(() => {});
+    await clearNotifications();
+  }
 });
 
 await step('promote the demo note to user', async () => {

@@ -11,6 +11,7 @@
 #                    the clone so CI runs on the same machine reuse it)
 #      SCREENSHOTS=0 do not copy the screenshots into images/ and docs/screenshots/
 #      KEEP=1        keep the temporary work dir (logs, settings, fixture copy)
+#      E2E_ONLY=regex  run only the browser steps whose name matches (the workbench always loads)
 # Exits non-zero on any failure; a missing editor or browser is a failure.
 # The last line is `vscode: N passed, M failed`.
 set -euo pipefail
