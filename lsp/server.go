@@ -150,6 +150,10 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	s.conn = conn
 	s.mu.Unlock()
 	_ = conn.Run(glspHandler(s, conn, s.log.Printf)) // the conn logged why it ended
+	// The client is gone, with or without shutdown: the watchers stop, and a
+	// batch they are applying (the history it records) ends before Serve
+	// returns, so nothing of this server writes after it.
+	s.sess.Shutdown()
 	if lifecycle(s.state.Load()) == stateExited && s.shutdownSeen.Load() {
 		return nil
 	}

@@ -228,18 +228,24 @@ func (s *Session) rebaseOnDisk(st *docState) (disk []byte, exists bool) {
 }
 
 // baseOf is the disk version behind a buffer: the disk's when the buffer holds
-// exactly its bytes, else only the revision the buffer names.
+// exactly its bytes, or when the buffer names the disk's next revision (it is
+// that revision being made from the disk version: a promotion's WorkspaceEdit
+// bumps the buffer, then moves the file, and the editor opens the moved note
+// so), else only the revision the buffer names.
 func baseOf(path string, text []byte) Base {
 	b := Base{}
 	if path == "" {
 		return b
 	}
-	if disk, err := safefs.ReadFile(path, engine.MaxNoteSize); err == nil && string(disk) == string(text) {
-		b.Revision, _ = store.RevisionOf(disk)
+	disk, err := safefs.ReadFile(path, engine.MaxNoteSize)
+	bufRev, _ := store.RevisionOf(text)
+	diskRev, readable := store.RevisionOf(disk)
+	if err == nil && (string(disk) == string(text) || (readable && bufRev == diskRev+1)) {
+		b.Revision = diskRev
 		b.Hash = store.Hash(disk)
 		b.Text = disk
 	} else {
-		b.Revision, _ = store.RevisionOf(text)
+		b.Revision = bufRev
 	}
 	return b
 }

@@ -153,3 +153,25 @@ func TestNoteLensOfAnEffectiveNote(t *testing.T) {
 		t.Errorf("lens %+v; want effective, opening the note itself", l)
 	}
 }
+
+// TestOpenedAtTheDisksNextRevisionSavesWithoutAConflict: after a promotion's
+// WorkspaceEdit (the frontmatter edit, then the RenameFile), VS Code opens the
+// moved note with the buffer at the next revision while the file it moved
+// still holds the one before. That buffer is the next revision being made from
+// the disk version: saving it is no conflict (VS Code's save asked "at
+// revision 3 on disk, written after this buffer read revision 4").
+func TestOpenedAtTheDisksNextRevisionSavesWithoutAConflict(t *testing.T) {
+	s, data := loaded(t, Options{Now: func() time.Time { return clock }})
+	path := filepath.Join(data, "memory", "user", "tone.md") // tone is revision 2 on disk
+	next := strings.Replace(tone, "revision: 2", "revision: 3", 1) + "My unsaved edit.\n"
+	if _, err := s.Open(PathToURI(path), "markdown", 1, []byte(next)); err != nil {
+		t.Fatal(err)
+	}
+	dec, err := s.WillSave(path)
+	if err != nil || dec.Conflict != nil {
+		t.Fatalf("WillSave of the disk's next revision: %+v, %v; want no conflict", dec, err)
+	}
+	if got := string(frontmatter.Apply([]byte(next), dec.Edits)); !strings.Contains(got, "revision: 3\n") {
+		t.Errorf("after the edits:\n%s\nwant it to stay revision 3", got)
+	}
+}
