@@ -344,6 +344,12 @@ func parseLog(b []byte) []Entry {
 // appendEntry adds one line to the note's log (O_APPEND, one write: lines of
 // two processes never interleave).
 func (s *Store) appendEntry(rel string, e Entry) error {
+	return s.underShared(func() error { return s.appendLine(rel, e) })
+}
+
+// underShared runs fn with the history's folder made and its shared lock
+// held (appends take it; a prune takes it exclusively).
+func (s *Store) underShared(fn func() error) error {
 	if err := s.makeDir(); err != nil {
 		return err
 	}
@@ -352,6 +358,11 @@ func (s *Store) appendEntry(rel string, e Entry) error {
 		return err
 	}
 	defer unlock()
+	return fn()
+}
+
+// appendLine is appendEntry under the lock.
+func (s *Store) appendLine(rel string, e Entry) error {
 	r, err := s.openRoot()
 	if err != nil {
 		return err
@@ -418,50 +429,31 @@ func (s *Store) Record(rel string, content []byte, how string, now time.Time) er
 	return err
 }
 
-// keep stores content and logs it, under the history's shared lock: a prune
-// (exclusive) between the two would find a version no entry names yet and
-// delete it. The lock is let go before the overwrites file is touched (it
-// takes the lock exclusively).
+// keep stores content and logs it (unless the log since the last deletion
+// names it already), under the history's shared lock: a prune (exclusive)
+// between the two would find a version no entry names yet and delete it. The
+// lock is let go before the overwrites file is touched (it takes the lock
+// exclusively).
 func (s *Store) keep(rel string, log []Entry, content []byte, how string, now time.Time) (Entry, error) {
-	if err := s.makeDir(); err != nil {
-		return Entry{}, err
-	}
-	unlock, err := s.lock(false)
-	if err != nil {
-		return Entry{}, err
-	}
-	defer unlock()
-	id, err := s.put(content)
-	if err != nil {
-		return Entry{}, err
-	}
 	rev, _ := store.RevisionOf(content)
-	e := Entry{Time: now.UTC(), How: how, Revision: rev, Blob: id}
-	if !has(log, id) {
-		if err := s.appendEntry(rel, e); err != nil {
-			return e, err
-		}
-	}
-	return e, nil
+	e := Entry{Time: now.UTC(), How: how, Revision: rev, Blob: BlobID(content)}
+	return e, s.keepNamed(rel, content, e, !has(log, e.Blob))
 }
 
-// keepNamed stores content (unless nil) and logs e, which names it, under
-// the history's shared lock, as keep does.
-func (s *Store) keepNamed(rel string, content []byte, e Entry) error {
-	if err := s.makeDir(); err != nil {
-		return err
-	}
-	unlock, err := s.lock(false)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	if content != nil {
-		if _, err := s.put(content); err != nil {
-			return err
+// keepNamed stores content (unless nil) and, when logIt, logs e, which
+// names it, both under the history's shared lock.
+func (s *Store) keepNamed(rel string, content []byte, e Entry, logIt bool) error {
+	return s.underShared(func() error {
+		if content != nil {
+			if _, err := s.put(content); err != nil {
+				return err
+			}
 		}
-	}
-	return s.appendEntry(rel, e)
+		if !logIt {
+			return nil
+		}
+		return s.appendLine(rel, e)
+	})
 }
 
 // record keeps content; cur says it is what the disk holds now (only that
@@ -603,7 +595,7 @@ func (s *Store) open(o Overwrite) error { return s.openWith(o, nil) }
 // stored already). The blob and the entry naming it are written under the
 // history's shared lock, so that no prune between them deletes the blob.
 func (s *Store) openWith(o Overwrite, content []byte) error {
-	if err := s.keepNamed(o.Path, content, Entry{Time: o.Time, How: Overwrote, Revision: o.Revision, Blob: o.Blob, Lost: o.Lost, LostRevision: o.LostRevision}); err != nil {
+	if err := s.keepNamed(o.Path, content, Entry{Time: o.Time, How: Overwrote, Revision: o.Revision, Blob: o.Blob, Lost: o.Lost, LostRevision: o.LostRevision}, true); err != nil {
 		return err
 	}
 	if _, ok := s.OverwriteAt(o.Path); ok {
