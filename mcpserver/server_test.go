@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -348,18 +349,29 @@ func TestResources(t *testing.T) {
 		}
 	}
 	// Another writer (an editor, another process) changes the note on disk.
+	// This SDK's Subscribe returns before the server has taken the
+	// subscription (subscriptions/listen is sent and not awaited), so a
+	// change made at once may be told to nobody: the writer writes again,
+	// a revision higher, until both subscriptions have heard of a change.
 	path := filepath.Join(f.root, "data", "memory", "agent", "larry", "notes", "style.md")
-	if err := os.WriteFile(path, []byte("---\nrevision: 6\nupdated: 2026-11-30T10:00:00.000Z\n---\nLarry: changed outside.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	got := map[string]bool{}
 	timeout := time.After(10 * time.Second)
-	for !got["memory://agent/larry/notes/style.md"] || !got["memory://context"] {
-		select {
-		case uri := <-f.updates:
-			got[uri] = true
-		case <-timeout:
-			t.Fatalf("notifications: %v", got)
+	for revision := 6; !got["memory://agent/larry/notes/style.md"] || !got["memory://context"]; revision++ {
+		note := fmt.Sprintf("---\nrevision: %d\nupdated: 2026-11-30T10:00:00.000Z\n---\nLarry: changed outside.\n", revision)
+		if err := os.WriteFile(path, []byte(note), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		again := time.After(time.Second)
+	wait:
+		for !got["memory://agent/larry/notes/style.md"] || !got["memory://context"] {
+			select {
+			case uri := <-f.updates:
+				got[uri] = true
+			case <-again:
+				break wait
+			case <-timeout:
+				t.Fatalf("notifications: %v", got)
+			}
 		}
 	}
 	var c participant.Context
