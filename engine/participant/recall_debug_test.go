@@ -14,7 +14,7 @@ func TestRecallDebug(t *testing.T) {
 	if os.Getenv("RECALL_DEBUG") == "" {
 		t.Skip()
 	}
-	c := genRecall(1, 120)
+	c := genRecall(1, 180)
 	p := recallTree(t, c)
 	for _, q := range c.questions {
 		res, _ := p.Search(q.q, 100)
