@@ -25,12 +25,15 @@ import (
 // Snowball-stemmed, with their positions. A query's terms go through the same
 // steps; its date expressions ("on 8 May 2026", "in May", "last week") are
 // taken out and resolved against the participant's today. A note ranks by its
-// best passage (three lines around a line that holds a term): BM25 over
-// passages (line-level document frequencies, so a word that is in every note
-// but on few lines still counts), a bonus for terms close together, a smaller
-// one for terms in the section's heading, terms in the key, and a journal day
-// that a date of the query names. The index is derived: in memory, rebuilt
-// from the notes at any time, never written.
+// best passage (three lines around a line that holds a term, the centre line
+// counting most): BM25 over passages (line-level document frequencies, so a
+// word that is in every note but on few lines still counts), a bonus for
+// terms close together and for adjacent words of the query in its order (stop
+// words included), the query's stop words on the centre line (together less
+// than its weakest term), a smaller bonus for terms in the section's heading,
+// terms in the key, and a journal day that a date of the query names. The
+// index is derived: in memory, rebuilt from the notes at any time, never
+// written.
 
 // DefaultSearchLimit is how many hits a search returns when not told.
 const DefaultSearchLimit = 10
@@ -296,11 +299,15 @@ func (a *analyzed) text(body string, lo, hi int) string {
 	return strings.TrimRight(body[a.lineAt[lo]:end], "\r\n")
 }
 
+// wordPair is two words next to each other, each a stem or a stop word.
+type wordPair [2]string
+
 // query is a search's terms and what narrows it.
 type query struct {
-	terms   []string // stems, each once
-	phrases []string // quoted text, lower-cased: every one must be in the note
-	minor   []string // the stop words, each once: they only tell apart passages that hold terms
+	terms   []string   // stems, each once
+	phrases []string   // quoted text, lower-cased: every one must be in the note
+	minor   []string   // the stop words, each once: they only tell apart passages that hold terms
+	pairs   []wordPair // adjacent words of the query, stop words too, not both stop words; each once
 	dates   []dayRange
 }
 
@@ -328,7 +335,14 @@ func parseQuery(q string, today journal.Day) query {
 	rest, dates := queryDates(strings.Join(plain, " "), today)
 	out.dates = dates
 	minor := map[string]bool{}
+	pairs := map[wordPair]bool{}
+	prev, prevStop := "", true
 	tokens(rest, func(w string, stop bool) {
+		if pw := (wordPair{prev, w}); prev != "" && !(stop && prevStop) && !pairs[pw] && len(out.pairs) < 32 {
+			pairs[pw] = true
+			out.pairs = append(out.pairs, pw)
+		}
+		prev, prevStop = w, stop
 		switch {
 		case !stop:
 			add(w)
@@ -342,16 +356,17 @@ func parseQuery(q string, today journal.Day) query {
 
 // The ranking's weights.
 const (
-	bm25K1       = 0.6 // low: a passage saying a thing twice says it no better
-	bm25B        = 0.5 // mild: a long line says as much as a short one
-	passageReach = 1   // a passage is a line and this many lines either side
-	sideWeight   = 0.5 // a term on a side line of a passage, against one on its centre line
-	keyWeight    = 1.0 // a term in the key, per its idf
-	headWeight   = 0.3 // a term in a heading: in the passage, or over it
-	nearWeight   = 0.5 // two different terms next to each other
-	minorWeight  = 1.0 // a stop word of the query on a passage's centre line, per its idf
-	dateBoost    = 1.0 // a journal day a date of the query names: score × (1 + dateBoost)
-	maxSnippet   = 800 // bytes of a snippet
+	bm25K1       = 0.6  // low: a passage saying a thing twice says it no better
+	bm25B        = 0.5  // mild: a long line says as much as a short one
+	passageReach = 1    // a passage is a line and this many lines either side
+	sideWeight   = 0.15 // a term only on a side line of a passage, against one on its centre line
+	keyWeight    = 1.0  // a term in the key, per its idf
+	headWeight   = 0.3  // a term in a heading: in the passage, or over it
+	nearWeight   = 0.5  // two different terms next to each other
+	pairWeight   = 1.0  // two words of the query next to each other in its order, per the lesser idf
+	minorWeight  = 1.0  // the query's stop words on a passage's centre line, all of them, against its weakest term
+	dateBoost    = 1.0  // a journal day a date of the query names: score × (1 + dateBoost)
+	maxSnippet   = 800  // bytes of a snippet
 )
 
 // Search ranks the notes in scope by query, best first: see the comment at
@@ -515,6 +530,10 @@ type lineStats struct {
 	idf        []float64 // per term
 	minorIdf   []float64 // per minor word
 	avgPassage float64   // terms in a passage, on average
+	weakest    float64   // the least idf of a term
+	minorTotal float64   // the idfs of the minor words on some line, summed
+	pairIdf    []float64 // per pair of the query: the lesser idf of its two words
+	pairNeeds  []uint32  // per pair: its terms, by bit
 }
 
 // stats counts lines across the scope: every note's lines and terms, and the
@@ -544,9 +563,34 @@ func (q *query) stats(cands []cand, matched []*cand) lineStats {
 		avgPassage: max(1, (2*passageReach+1)*length/max(1, lines))}
 	for i := range df {
 		st.idf[i] = idf(df[i])
+		if i == 0 || st.idf[i] < st.weakest {
+			st.weakest = st.idf[i]
+		}
 	}
 	for i := range minorDf {
 		st.minorIdf[i] = idf(minorDf[i])
+		if minorDf[i] > 0 { // a word on no line tells no passage apart
+			st.minorTotal += st.minorIdf[i]
+		}
+	}
+	wordIdf := func(w string) float64 {
+		if i := slices.Index(q.terms, w); i >= 0 {
+			return st.idf[i]
+		}
+		if i := slices.Index(q.minor, w); i >= 0 {
+			return st.minorIdf[i]
+		}
+		return 0
+	}
+	for _, pw := range q.pairs {
+		st.pairIdf = append(st.pairIdf, min(wordIdf(pw[0]), wordIdf(pw[1])))
+		need := uint32(0)
+		for _, w := range pw {
+			if i := slices.Index(q.terms, w); i >= 0 {
+				need |= 1 << (i & 31)
+			}
+		}
+		st.pairNeeds = append(st.pairNeeds, need)
 	}
 	return st
 }
@@ -566,7 +610,7 @@ func (q *query) score(matched []*cand, st lineStats) []scored {
 	parallel(len(matched), func(j int) {
 		c := matched[j]
 		sc := scored{c: c}
-		sc.score, sc.lo, sc.hi = bestPassage(c.a, c.hits, st, q.minor)
+		sc.score, sc.lo, sc.hi = bestPassage(c.a, c.e.Body(), c.hits, st, q)
 		for i, k := range c.inKey {
 			if k {
 				sc.score += keyWeight * st.idf[i]
@@ -658,8 +702,11 @@ func parallel(n int, f func(int)) {
 
 // bestPassage scores every passage centred on a line holding a term and
 // returns the best, with its lines (0-based, included). A note matched by its
-// key only has its first lines as passage.
-func bestPassage(a *analyzed, hits []*posting, st lineStats, minor []string) (best float64, blo, bhi int) {
+// key only has its first lines as passage. The query's word pairs are looked
+// for only on the centre lines they could still lift to the top (they are
+// not indexed: the line of body, the note's, is read again).
+func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *query) (best float64, blo, bhi int) {
+	minor := q.minor
 	idf, avg := st.idf, st.avgPassage
 	last := a.lines() - 1
 	blo, bhi = 0, min(last, 2*passageReach)
@@ -678,14 +725,16 @@ func bestPassage(a *analyzed, hits []*posting, st lineStats, minor []string) (be
 	if len(centres) == 0 {
 		return 0, blo, bhi
 	}
-	best = -1 // ties go to the earliest passage
 	type occ struct {
 		pos  int
 		term int
 	}
 	var in []occ
 	tf := make([]float64, len(hits))
-	for _, c := range centres {
+	aside := make([]bool, len(hits)) // the term is only on a side line
+	base := make([]float64, len(centres))
+	held := make([]uint32, len(centres)) // the terms on each centre line, by bit
+	for j, c := range centres {
 		lo, hi := max(0, c-passageReach), min(last, c+passageReach)
 		in = in[:0]
 		clear(tf)
@@ -705,13 +754,15 @@ func bestPassage(a *analyzed, hits []*posting, st lineStats, minor []string) (be
 					if l == c {
 						centre += w
 						in = append(in, occ{int(uint32(x)), i})
+						held[j] |= 1 << (i & 31)
 					} else {
 						side += w
 					}
 				}
 			}
-			if tf[i] = centre; centre == 0 {
-				tf[i] = sideWeight * min(side, 1)
+			tf[i], aside[i] = centre, centre == 0 && side > 0
+			if aside[i] {
+				tf[i] = min(side, 1)
 			}
 		}
 		n := 0.0
@@ -721,7 +772,11 @@ func bestPassage(a *analyzed, hits []*posting, st lineStats, minor []string) (be
 		s := 0.0
 		for i, f := range tf {
 			if f > 0 {
-				s += idf[i] * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*n/avg))
+				w := 1.0
+				if aside[i] {
+					w = sideWeight
+				}
+				s += w * idf[i] * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*n/avg))
 			} else if h := a.heading[c]; h >= 0 && hits[i] != nil {
 				for _, x := range hits[i].at {
 					if int32(x>>32) == h {
@@ -733,10 +788,16 @@ func bestPassage(a *analyzed, hits []*posting, st lineStats, minor []string) (be
 		}
 		// The query's small words on the centre line tell apart passages
 		// with the same terms ("visiting from" against "visit sometime").
-		for i, w := range minor {
-			if _, ok := slices.BinarySearch(a.minor[w], int32(c)); ok {
-				s += minorWeight * st.minorIdf[i]
+		// Together they weigh at most minorWeight of the query's weakest
+		// term: they never outrank a line holding one more term.
+		if len(minor) > 0 {
+			m := 0.0
+			for i, w := range minor {
+				if _, ok := slices.BinarySearch(a.minor[w], int32(c)); ok {
+					m += st.minorIdf[i]
+				}
 			}
+			s += minorWeight * st.weakest * m / st.minorTotal
 		}
 		// Proximity: different terms next to each other on the centre line.
 		slices.SortFunc(in, func(x, y occ) int { return x.pos - y.pos })
@@ -746,11 +807,47 @@ func bestPassage(a *analyzed, hits []*posting, st lineStats, minor []string) (be
 				s += nearWeight * min(idf[in[k].term], idf[in[k-1].term]) / gap
 			}
 		}
+		base[j] = s
+	}
+	// Pairs of the query's words, stop words included, in its order on the
+	// centre line ("moving to", "to the airport"): a phrase the question
+	// shares with the answer.
+	top := slices.Max(base)
+	best = -1 // ties go to the earliest passage
+	for j, c := range centres {
+		s := base[j]
+		// A pair can be on the line only if its terms are.
+		reach := 0.0
+		for k, need := range st.pairNeeds {
+			if held[j]&need == need {
+				reach += pairWeight * st.pairIdf[k]
+			}
+		}
+		if reach > 0 && s+reach >= top {
+			s += pairWeight * a.pairsOn(body, c, q.pairs, st.pairIdf)
+		}
+		lo := max(0, c-passageReach)
 		if s > best || s == best && lo < blo {
-			best, blo, bhi = s, lo, hi
+			best, blo, bhi = s, lo, min(last, c+passageReach)
 		}
 	}
 	return best, blo, bhi
+}
+
+// pairsOn sums the weights of the pairs of words on line l of body.
+func (a *analyzed) pairsOn(body []byte, l int, pairs []wordPair, weight []float64) float64 {
+	var seen uint32
+	prev, sum := "", 0.0
+	tokens(string(body[a.lineAt[l]:a.lineAt[l+1]]), func(w string, _ bool) {
+		if prev != "" {
+			if i := slices.Index(pairs, wordPair{prev, w}); i >= 0 && seen&(1<<i) == 0 {
+				seen |= 1 << i
+				sum += weight[i]
+			}
+		}
+		prev = w
+	})
+	return sum
 }
 
 // clip shortens a snippet to maxSnippet bytes, on a rune boundary.
