@@ -112,6 +112,9 @@ type Finding struct {
 type Base struct {
 	Revision int
 	Hash     string
+	// MovedTo is the file a promotion moved the note to while the buffer
+	// stayed on the old path; "" when none did.
+	MovedTo string
 }
 
 // DefaultOpenLoopDays is how old a refined day's blocker or next step must be

@@ -178,7 +178,11 @@ func (c *checker) commandFixes(f Finding) []Fix {
 	case CodeStaleRevision:
 		// Both run magicfrog.resolveConflict, the code the save-time question
 		// runs, so that both know what the conflict found on disk. A note
-		// removed on disk has nothing to choose: saving creates it again.
+		// removed on disk has nothing to choose: saving creates it again. One a
+		// promotion moved from under the buffer is shown where it went.
+		if to, _ := f.Data["movedTo"].(string); to != "" {
+			command("Open the note where it went", "magicfrog.showEntry", map[string]any{"uri": FileArg(to)})
+		}
 		if exists, _ := f.Data["exists"].(bool); exists {
 			resolve := func(title, choice string) {
 				command(title, "magicfrog.resolveConflict", map[string]any{"uri": FileArg(e.Path), "choice": choice})

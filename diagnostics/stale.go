@@ -19,6 +19,11 @@ func (c *checker) stale() {
 	disk := m.Note(c.e.Path)
 	data := map[string]any{"baseRevision": b.Revision, "exists": disk != nil}
 	switch {
+	case disk == nil && b.MovedTo != "":
+		data["diskRevision"], data["movedTo"] = 0, b.MovedTo
+		c.add(Finding{Span: c.head(), Severity: Error, Code: CodeStaleRevision, Data: data,
+			Related: []Related{{Path: b.MovedTo, Message: "the note, where the promotion moved it"}},
+			Message: fmt.Sprintf("this note was promoted to %s after this buffer read revision %d; this buffer is left on the old path, and saving it makes a second copy of the note here", b.MovedTo, b.Revision)})
 	case disk == nil && (b.Revision != 0 || b.Hash != ""):
 		data["diskRevision"] = 0
 		c.add(Finding{Span: c.head(), Severity: Warning, Code: CodeStaleRevision, Data: data,

@@ -59,6 +59,13 @@ func (s *Server) promoteCommand(_ *glsp.Context, a session.PromoteArgs) (any, er
 			p.Base = &base
 		}
 		out, changed, err := session.Promote(snap.Memory, p)
+		if err == nil && open && out.Moved {
+			// Before the republish: a buffer left on the old path says where
+			// the note went.
+			if to, err := session.URIToPath(out.URI); err == nil {
+				s.sess.PromotedAway(a.URI, to)
+			}
+		}
 		if changed {
 			s.memoryChanged()
 		}

@@ -188,19 +188,27 @@ func TestPromoteCommandSavesTheBuffer(t *testing.T) {
 	}
 }
 
+// promoteWithoutShowDocument runs "Promote to user" from the menu on task
+// T-7's progress note, open with an unsaved edit, in a client with neither
+// resource operations nor window/showDocument; the note's URI, old and new file.
+func promoteWithoutShowDocument(t *testing.T) (c *lsptest.Client, uri, src, dest string) {
+	t.Helper()
+	c, data, project := startDemoCaps(t, func(caps map[string]any) {
+		delete(caps["window"].(map[string]any), "showDocument")
+	})
+	src = filepath.Join(project, ".magicfrog/memory/T-7/notes/progress.md")
+	uri = openFile(t, c, src)
+	editBuffer(t, c, uri, src)
+	a := findAction(t, actionsFor(t, c, uri, "refactor.move"), "Promote to user")
+	mustExec(t, c, a.Command.Command, a.Command.Arguments[0], nil)
+	return c, uri, src, filepath.Join(data, "memory/user/notes/progress.md")
+}
+
 // TestPromoteCommandWithoutShowDocument: Vim + yegappan/lsp has neither
 // resource operations nor window/showDocument: the command saves the buffer
 // at the new place and a message names the new path.
 func TestPromoteCommandWithoutShowDocument(t *testing.T) {
-	c, data, project := startDemoCaps(t, func(caps map[string]any) {
-		delete(caps["window"].(map[string]any), "showDocument")
-	})
-	src := filepath.Join(project, ".magicfrog/memory/T-7/notes/progress.md")
-	uri := openFile(t, c, src)
-	editBuffer(t, c, uri, src)
-	a := findAction(t, actionsFor(t, c, uri, "refactor.move"), "Promote to user")
-	mustExec(t, c, a.Command.Command, a.Command.Arguments[0], nil)
-	dest := filepath.Join(data, "memory/user/notes/progress.md")
+	c, _, _, dest := promoteWithoutShowDocument(t)
 	if b, _ := os.ReadFile(dest); !strings.Contains(string(b), unsavedMarker) {
 		t.Errorf("the destination:\n%s\nwant the unsaved edit", b)
 	}
@@ -211,5 +219,39 @@ func TestPromoteCommandWithoutShowDocument(t *testing.T) {
 	}
 	if reqs := c.Requests("window/showDocument"); len(reqs) != 0 {
 		t.Errorf("window/showDocument sent to a client without it: %v", reqs)
+	}
+}
+
+// TestStrandedBufferNamesWhereItsNoteWent: a client that neither applies a
+// RenameFile nor opens documents for the server (eglot 1.9, Vim + yegappan)
+// keeps the buffer on the old path after a promotion moved its note. That
+// buffer says where the note went (its stale-revision diagnostic), and saving
+// it, which the server cannot stop, is said to make a second copy of the note,
+// naming the first: never a silent duplicate.
+func TestStrandedBufferNamesWhereItsNoteWent(t *testing.T) {
+	c, uri, src, dest := promoteWithoutShowDocument(t)
+	if _, err := os.Stat(src); !os.IsNotExist(err) {
+		t.Fatalf("the source is still on disk after the move (%v)", err)
+	}
+	names := func(p lsptest.PublishedDiagnostics) bool {
+		for _, d := range p.Diagnostics {
+			if strings.Contains(string(d), `"code":"stale-revision"`) && strings.Contains(string(d), "promoted to "+dest) {
+				return true
+			}
+		}
+		return false
+	}
+	if _, err := c.WaitDiagnostics(uri, names); err != nil {
+		t.Errorf("the stranded buffer has no stale-revision diagnostic naming %s: %v", dest, err)
+	}
+	open := findAction(t, actionsFor(t, c, uri, "quickfix"), "Open the note where it went")
+	if open.Command == nil || open.Command.Command != "magicfrog.showEntry" || len(open.Command.Arguments) != 1 || !strings.Contains(string(open.Command.Arguments[0]), dest) {
+		t.Errorf("the fix %+v; want magicfrog.showEntry on %s", open.Command, dest)
+	}
+	willSave(t, c, uri)
+	if _, err := c.WaitNotification("window/showMessage", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), "second copy") && strings.Contains(string(p), dest)
+	}); err != nil {
+		t.Errorf("saving the stranded buffer: no warning that it makes a second copy of %s: %v", dest, err)
 	}
 }

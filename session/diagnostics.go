@@ -18,7 +18,7 @@ func FindingsWithFixes(snap *Snapshot) []diagnostics.Finding {
 func findingsInput(snap *Snapshot) diagnostics.Input {
 	in := diagnostics.Input{Memory: snap.Memory, Note: snap.Note, Scope: snap.Participant, Today: snap.Today, OpenLoopDays: snap.Settings.OpenLoopDays, SyncState: snap.session.opts.SyncState}
 	if snap.Doc != nil && snap.HasBase {
-		in.Base = &diagnostics.Base{Revision: snap.Base.Revision, Hash: snap.Base.Hash}
+		in.Base = &diagnostics.Base{Revision: snap.Base.Revision, Hash: snap.Base.Hash, MovedTo: snap.Base.MovedTo}
 	}
 	return in
 }

@@ -31,6 +31,10 @@ type Base struct {
 	Revision int
 	Hash     string // "" when the buffer never matched the disk
 	Text     []byte // the disk's bytes when Hash is set: a merge's common ancestor
+	// MovedTo is the file a promotion moved the note to from under the buffer,
+	// when the client left the buffer on the old path (PromotedAway); the next
+	// base the buffer takes (a save, a reopen) has none.
+	MovedTo string
 }
 
 // TooLargeError says a document is over the size limit and is not tracked.
@@ -197,6 +201,20 @@ func (s *Session) forgetLocked(uri string) {
 	delete(s.docs, uri)
 	if st.doc.Path != "" && s.byPath[st.doc.Path] == st {
 		delete(s.byPath, st.doc.Path)
+	}
+}
+
+// PromotedAway records that a promotion moved the note of the open buffer uri
+// to the file to, and the client left the buffer where it was (it neither
+// applies a RenameFile nor opens documents for the server: eglot 1.9, Vim +
+// yegappan). The buffer's stale-revision finding then names where the note
+// went, and so does the warning of a save that would write a second copy of
+// it at the old path.
+func (s *Session) PromotedAway(uri, to string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.docs[uri]; ok && st.hasBase {
+		st.base.MovedTo = to
 	}
 }
 

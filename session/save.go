@@ -120,7 +120,11 @@ func (s *Session) WillSave(path string) (SaveDecision, error) {
 		next = max(base.Revision, floor) + 1
 	}
 	var out SaveDecision
-	if deleted {
+	switch {
+	case deleted && base.MovedTo != "":
+		out.Recreated = fmt.Sprintf("%s was promoted to %s after this buffer read revision %d; saving this buffer on the old path makes a second copy of the note here (revision %d). Open the note where it went, and delete this copy unless it was meant.",
+			snap.Note.Ref(), base.MovedTo, base.Revision, next)
+	case deleted:
 		out.Recreated = fmt.Sprintf("%s was deleted on disk after this buffer read revision %d; saving creates it again (revision %d). Delete it again if that was meant.",
 			snap.Note.Ref(), base.Revision, next)
 	}

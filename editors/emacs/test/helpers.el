@@ -266,9 +266,15 @@ text contains it) or t/nil for yes-or-no questions.")
   (find-file path)
   ;; What the command loop would run after C-x C-f: eglot-ensure's
   ;; post-command hook, lsp-deferred's idle timer.
-  (run-hooks 'post-command-hook)
-  (mft--run-idle-timers)
+  (mft-after-command)
   (current-buffer))
+
+(defun mft-after-command ()
+  "What the command loop runs after a command, in the buffer it left current
+\(eglot-ensure's post-command hook connects a buffer a command visited)."
+  (with-current-buffer (window-buffer)
+    (run-hooks 'post-command-hook)
+    (mft--run-idle-timers)))
 
 (defun mft-attached (&optional buffer secs)
   "Wait until the client has initialized for BUFFER; non-nil when it has."

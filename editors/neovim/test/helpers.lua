@@ -199,6 +199,20 @@ function T.diag_summary(bufnr)
   return #out > 0 and table.concat(out, " | ") or "no diagnostics"
 end
 
+-- Whether Neovim sees bufnr's file changed since the buffer read it (what makes
+-- :write ask "WARNING: The file has been changed since reading it!!!"): the
+-- reason :checktime gives (v:fcs_reason), or nil when it sees no change.
+function T.changed_since_read(bufnr)
+  local reason
+  local id = vim.api.nvim_create_autocmd("FileChangedShell", {
+    buffer = bufnr,
+    callback = function() reason = vim.v.fcs_reason end,
+  })
+  vim.cmd("checktime " .. bufnr)
+  vim.api.nvim_del_autocmd(id)
+  return reason
+end
+
 function T.buf_named(name)
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_get_name(b) == name then return b end

@@ -6,7 +6,10 @@
 ;;   lsp-mode saves the buffer, moves the file and visits the new path;
 ;; - eglot 1.9 announces no resource operations: the server's fallback, a
 ;;   command that saves the buffer's text at the new path and tells the client
-;;   where the note went (a message naming the path).
+;;   where the note went (a message naming the path); the README's snippet
+;;   (its `eglot-execute-command' method) then visits the note there, and its
+;;   `mf-lsp-promote' does the same from M-x. A buffer still left on the old
+;;   path says where the note went, and saving it warns of the second copy.
 ;; Either way the unsaved edit is in the note at its new path, and the old path
 ;; is gone.
 
@@ -30,9 +33,8 @@
                     (cl-some (lambda (s) (string-match-p "Promote to agent larry" s)) offered)
                     (format "%S" offered)))
        (mft-wait 5 (lambda () (and (file-exists-p dest) (not (file-exists-p src)))))
-       (mft-wait 1 (lambda () (pcase mft-client
-                                ('lsp-mode (equal (buffer-file-name (window-buffer)) dest))
-                                ('eglot (string-match-p (regexp-quote dest) (mft-messages))))))
+       (mft-wait 1 (lambda () (equal (buffer-file-name (window-buffer)) dest)))
+       (mft-after-command)
        (let* ((text (or (mft-read dest) ""))
               (state (format "error %S; dest %s; src %s; buffer %s; messages: %s"
                              err (file-exists-p dest) (file-exists-p src)
@@ -48,21 +50,36 @@
                                (string-match-p "promote-me-marker" text)
                                (not (file-exists-p src)))
                           state)
-         (pcase mft-client
-           ('lsp-mode
-            ;; lsp-mode 8.0 leaves the moved buffer marked modified (it clears
-            ;; the flag before set-visited-file-name, which sets it again): what
-            ;; counts is that its text is the note on disk at the new path.
-            (mft-check "the buffer follows the note: it visits the new path and holds what is on disk there"
-                             (let ((nb (find-buffer-visiting dest)))
-                               (and nb (eq nb (window-buffer))
-                                    (equal (with-current-buffer nb (buffer-string)) (mft-read dest))
-                                    (not (find-buffer-visiting src))))
-                             state)
-            (mft-check "the followed buffer has the client"
-                             (let ((nb (find-buffer-visiting dest))) (and nb (mft-attached nb 3)))
-                             state))
-           ('eglot
-            (mft-check "fallback: the user is told the path the note was saved at"
-                             (string-match-p (regexp-quote dest) (mft-messages))
-                             state))))))))
+         ;; lsp-mode 8.0 leaves the moved buffer marked modified (it clears
+         ;; the flag before set-visited-file-name, which sets it again): what
+         ;; counts is that its text is the note on disk at the new path.
+         (mft-check "the buffer follows the note: it visits the new path and holds what is on disk there"
+                    (let ((nb (find-buffer-visiting dest)))
+                      (and nb (eq nb (window-buffer))
+                           (equal (with-current-buffer nb (buffer-string)) (mft-read dest))
+                           (not (find-buffer-visiting src))))
+                    state)
+         (mft-check "the followed buffer has the client"
+                    (let ((nb (find-buffer-visiting dest))) (and nb (mft-attached nb 3)))
+                    state)
+         (when (eq mft-client 'eglot)
+           (mft-check "fallback: the user is told the path the note was saved at"
+                      (string-match-p (regexp-quote dest) (mft-messages))
+                      state)
+           (mft-check "the followed buffer is not modified (its text is the note on disk)"
+                      (let ((nb (find-buffer-visiting dest)))
+                        (and nb (not (buffer-modified-p nb))))
+                      state)
+           ;; M-x mf-lsp-promote, from the followed buffer: on to user.
+           (let ((user (mft-fx :memory "user/notes/emacs-promote.md")))
+             (with-current-buffer (find-buffer-visiting dest)
+               (condition-case e (mf-lsp-promote "user")
+                 (error (mft-check "mf-lsp-promote runs without an error" nil (error-message-string e)))))
+             (mft-after-command)
+             (mft-check "mf-lsp-promote moves the note and the buffer follows it"
+                        (and (mft-wait 5 (lambda () (equal (buffer-file-name (window-buffer)) user)))
+                             (string-match-p "unsaved-edit-marker" (or (mft-read user) ""))
+                             (not (file-exists-p dest))
+                             (not (find-buffer-visiting dest)))
+                        (format "window %S; user note %s; %s still there %s"
+                                (buffer-file-name (window-buffer)) (file-exists-p user) dest (file-exists-p dest)))))))))))

@@ -269,8 +269,76 @@ function M.on_compare(_, params)
   if again then vim.schedule(again) end
 end
 
+-- The bytes :write would put on disk for bufnr (nil when the plugin cannot
+-- tell: a BOM, binary, another encoding).
+local function buffer_bytes(bufnr)
+  local bo = vim.bo[bufnr]
+  if bo.bomb or bo.binary or (bo.fileencoding ~= "" and bo.fileencoding ~= "utf-8") then return nil end
+  local nl = ({ dos = "\r\n", mac = "\r" })[bo.fileformat] or "\n"
+  local text = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), nl)
+  if bo.eol or bo.fixeol then text = text .. nl end
+  return text
+end
+
+--- Whether the modified buffer bufnr holds exactly what its file holds.
+function M.equals_disk(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == "" or vim.bo[bufnr].buftype ~= "" then return false end
+  local f = io.open(name, "rb")
+  if not f then return false end
+  local disk = f:read("*a")
+  f:close()
+  return buffer_bytes(bufnr) == disk
+end
+
+-- A buffer that an edit of the server made equal to its file is that file:
+-- "Keep mine as next revision" after the editor's own save has the server
+-- write the next revision to disk and send the same text as the edit. Neovim
+-- would still hold the file's old time and ask "WARNING: The file has been
+-- changed since reading it!!!" at the next :write, a question about a write
+-- the user just chose. The buffer is marked unmodified and read again from the
+-- file (the same bytes; 'undoreload' keeps the undo history), which takes the
+-- file's new time. A buffer that differs from its file is left as it is.
+function M.settle_on_disk(bufnr)
+  if not (vim.api.nvim_buf_is_loaded(bufnr) and vim.bo[bufnr].modified) then return false end
+  if not M.equals_disk(bufnr) then return false end
+  vim.bo[bufnr].modified = false
+  local autoread = vim.bo[bufnr].autoread
+  vim.bo[bufnr].autoread = true
+  pcall(vim.cmd, "silent! checktime " .. bufnr)
+  vim.bo[bufnr].autoread = autoread
+  return true
+end
+
+-- The URIs of the documents a WorkspaceEdit changes.
+local function edited_uris(edit)
+  local out = {}
+  for uri in pairs(edit.changes or {}) do table.insert(out, uri) end
+  for _, c in ipairs(edit.documentChanges or {}) do
+    if c.textDocument and c.textDocument.uri then table.insert(out, c.textDocument.uri) end
+  end
+  return out
+end
+
+--- workspace/applyEdit: Neovim's own handler, then each edited buffer that now
+--- equals its file is settled on it (M.settle_on_disk).
+function M.apply_edit(err, result, ctx, cfg)
+  local reply = vim.lsp.handlers["workspace/applyEdit"](err, result, ctx, cfg)
+  if type(result) == "table" and type(result.edit) == "table" and type(reply) == "table" and reply.applied then
+    local uris = edited_uris(result.edit)
+    vim.schedule(function()
+      for _, uri in ipairs(uris) do
+        local b = vim.fn.bufnr(vim.uri_to_fname(uri))
+        if b > 0 then M.settle_on_disk(b) end
+      end
+    end)
+  end
+  return reply
+end
+
 function M.handlers()
   local h = {
+    ["workspace/applyEdit"] = M.apply_edit,
     ["magicfrog/compare"] = M.on_compare,
     ["magicfrog/memoryChanged"] = M.on_memory_changed,
     ["window/showMessageRequest"] = M.show_message_request,

@@ -1,5 +1,6 @@
 -- Neovim 0.11+ without setup(): `vim.lsp.enable("mf_lsp")` and the plugin's
--- lsp/mf_lsp.lua. Code lenses show without the user enabling them, and
+-- lsp/mf_lsp.lua. Code lenses show without the user enabling them (running
+-- the shadowing lens opens the winning version), and
 -- :checkhealth magicfrog counts the client vim.lsp.enable started.
 local T = dofile(os.getenv("MF_PLUGIN") .. "/test/helpers.lua")
 
@@ -21,9 +22,23 @@ T.run(function()
   local b = T.open(fx.taskmem .. "/notes/progress.md")
   local c = T.wait_client(b)
   if not T.check("vim.lsp.enable starts and attaches mf-lsp", c ~= nil, "no initialized client within 5 s") then return end
-  T.check("code lenses are shown without vim.lsp.codelens.enable", T.wait(5000, function()
-    return #vim.lsp.codelens.get(b) > 0
-  end) ~= nil, "no code lens on the buffer")
+  local lenses = T.wait(5000, function()
+    local l = vim.lsp.codelens.get(b)
+    return #l > 0 and l or nil
+  end)
+  T.check("code lenses are shown without vim.lsp.codelens.enable", lenses ~= nil, "no code lens on the buffer")
+  -- The project's shared notes/progress.md is shadowed by task T-7's own:
+  -- running its lens opens that one (as 28_codelens does through setup()).
+  if lenses then
+    local title = lenses[1].command and lenses[1].command.title or ""
+    T.check("the lens says what shadows the note", title:find("shadowed by task T%-7") ~= nil, vim.inspect(lenses[1]))
+    local winner = fx.taskmem .. "/T-7/notes/progress.md"
+    vim.api.nvim_win_set_cursor(0, { 1, 0 })
+    vim.lsp.codelens.run()
+    T.check("vim.lsp.codelens.run opens the winning version", T.wait(5000, function()
+      return vim.api.nvim_buf_get_name(0) == winner
+    end) ~= nil, "current buffer " .. vim.api.nvim_buf_get_name(0))
+  end
 
   vim.cmd("checkhealth magicfrog")
   local text = T.text(vim.api.nvim_get_current_buf())
