@@ -276,6 +276,38 @@
 //     can go without dropping a required library or forking it, so the 2×
 //     target is out of reach from this repository: the floor is 0.5 M and
 //     the dependencies' initializers alone are over ten times that.
+//
+// Navigation after a change (issue "Curating is navigating"; -profile, the
+// server's profile of the latency run, go tool pprof -top -cum -focus
+// 'Server..Handle'; 100,000 notes, 2 CPUs, load average 8-28):
+//
+//   - Before: 8.05 s of the 15.6 s of samples were the read loop's
+//     requests, and 5.72 s of those were noteSet.update, the backlink and
+//     completion indexes' pass over every note at each new tree version to
+//     find what changed (1.51 s of it Memory.NotesUnordered copying the
+//     notes out, most of the rest map lookups by note), then completion
+//     copying its sorted candidates and their winners; the collector took
+//     another 3.6 s beside it. The first completion / references after a
+//     write on disk: p50 13-18 / 10-14 ms, p99 0.34-1.16 s / 0.30-0.98 s
+//     (three runs).
+//   - The engine now records which notes each version added and removed
+//     (engine/changes.go, Memory.ChangesSince); the indexes apply that and
+//     nothing else, and completion keeps the keys it computed again beside
+//     its sorted list, merging them in once 512 keys were. The requests'
+//     share of the profile is 0.94 s of 6.4 s (the load's walk is now the
+//     largest part), and of it the request handlers are about a third:
+//     completion 0.13 s, references 0.17 s for 800 of each; the rest
+//     is didChange's diagnostics (the open note's secret scan) and
+//     Session.treeFor's Locate (filepath.Rel per root, per request). The
+//     first completion / references after a write on disk: p50 0.77-1.11 /
+//     0.25-0.35 ms, p99 36-74 / 19-49 ms (three runs); in process at
+//     100,000 notes p99 239 µs / 1.6 ms (docs/navigation.md).
+//   - What is left in p99 over stdio is this machine's: with a load
+//     average of 8-28 on 2 CPUs a request that loses its time slice, or
+//     meets a collector cycle over the 150 MB heap, waits 2-40 ms, steady
+//     rows as much as the after-a-change ones; in process
+//     (BenchmarkNavigation, session) the first request after a change has
+//     the steady request's cost plus the changed note's links and key.
 package main
 
 import (
