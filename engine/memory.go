@@ -83,7 +83,8 @@ type Memory struct {
 	moreByKey map[string][]*Note
 	groups    map[group]map[*Note]struct{} // notes by where they apply
 	problems  map[string]Problem           // files that could not be read, by path
-	version   uint64                       // bumped on every change
+	version   uint64                       // bumped on every change (bumpLocked)
+	changes   changeLog                    // what each recent version changed (changes.go)
 	onDir     func(dir string)             // Options.OnDir
 	// historyPolicy bounds the local history (magicfrog.json "history").
 	historyPolicy history.Policy
@@ -169,10 +170,12 @@ func (m *Memory) reloadLocked() {
 	m.moreByKey = make(map[string][]*Note)
 	m.groups = make(map[group]map[*Note]struct{})
 	m.problems = make(map[string]Problem)
+	m.changes.off = true
 	for _, r := range m.Paths.Roots() {
 		m.loadRoot(r, r.Dir)
 	}
 	m.version++
+	m.forgetChangesLocked()
 }
 
 func (m *Memory) readConfig() {
@@ -587,6 +590,7 @@ func (m *Memory) putLocked(e *Note) {
 		m.dropLocked(old)
 	}
 	m.entries[e.Path] = e
+	m.noteAddedLocked(e)
 	g := groupOf(e)
 	if m.groups[g] == nil {
 		m.groups[g] = map[*Note]struct{}{}
@@ -601,6 +605,7 @@ func (m *Memory) putLocked(e *Note) {
 
 func (m *Memory) dropLocked(e *Note) {
 	delete(m.entries, e.Path)
+	m.noteRemovedLocked(e)
 	if g := m.groups[groupOf(e)]; g != nil {
 		delete(g, e)
 	}
@@ -709,8 +714,9 @@ func (m *Memory) refresh(path string) (changed bool, before *Note, exists, singl
 		m.loadRoot(loc.Root, path)
 		changed = true
 	}
-	if changed {
-		m.version++
+	if changed || m.changes.pendingAny() {
+		changed = true
+		m.bumpLocked()
 	}
 	return changed, before, exists, single
 }

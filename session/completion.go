@@ -141,8 +141,7 @@ func linkItems(snap *Snapshot, start int, typed string) Completion {
 	want := strings.ToLower(typed[strings.LastIndex(typed, "/")+1:])
 	span := frontmatter.Span{Start: start, End: start + len(typed)}
 	var c Completion
-	list, _ := snap.tree.candidates.lists(snap)
-	matching(list, want, func(cand candidate) bool {
+	snap.tree.candidates.lists(snap).matching(want, false, func(cand candidate) bool {
 		e := cand.note
 		if e.Path == snap.Path {
 			return true
@@ -174,8 +173,7 @@ func wikiItems(snap *Snapshot, start int, typed string) Completion {
 				Edit: frontmatter.Edit{Span: span, Text: l.Prefix}, Sort: "0" + l.Prefix})
 		}
 	}
-	_, winners := snap.tree.candidates.lists(snap)
-	matching(winners, want, func(cand candidate) bool {
+	snap.tree.candidates.lists(snap).matching(want, true, func(cand candidate) bool {
 		e := cand.note
 		if e.Path == snap.Path {
 			return true
@@ -203,70 +201,121 @@ type candidate struct {
 
 // candidateCache holds a tree's completion candidates for one scope, kept in
 // step with the tree: at a new version only the keys of the notes that came or
-// went are computed again (engine.Memory.ViewOfKey), not the whole view; a
-// new scope, or a change to most of the tree (a configuration reload), builds
-// them again from the view.
+// went (as the tree tells them: engine.Memory.ChangesSince) are computed again
+// (engine.Memory.ViewOfKey), not the whole view, and the sorted list of the
+// rest is not copied: the keys computed again sit beside it (candidates) until
+// there are compactAt of them. A new scope, or a tree that cannot tell what
+// changed (a configuration reload), builds them again from the view.
 type candidateCache struct {
-	mu      sync.Mutex
-	version uint64
-	scope   string
-	notes   noteSet
-	list    []candidate // every note in scope, by lower-case key; never written once made
-	winners []candidate // the list's winners
+	mu    sync.Mutex
+	scope string
+	notes noteSet
+	cands *candidates // never written once made
 }
 
-// matching calls yield with the candidates whose key (lower case) holds want,
-// those that start with it first (found by binary search: the list is
-// sorted), until yield returns false.
-func matching(list []candidate, want string, yield func(candidate) bool) {
-	i := sort.Search(len(list), func(i int) bool { return list[i].lower >= want })
-	j := i
-	for ; j < len(list) && strings.HasPrefix(list[j].lower, want); j++ {
-		if !yield(list[j]) {
-			return
+// compactAt is how many keys computed again the candidates keep beside their
+// sorted list before merging them into it: a merge copies the list (a few
+// milliseconds at 100,000 notes), once in that many changed keys.
+var compactAt = 512 // a variable for the tests
+
+// candidates are every note in a scope, sorted by lower-case key: base, an
+// earlier version's list, less the keys in redone, merged with over, those
+// keys' candidates now. Never written once made: a new version of the tree
+// makes new candidates that share base.
+type candidates struct {
+	base   []candidate
+	redone map[string]bool // note keys whose base candidates are stale
+	over   []candidate     // the redone keys' candidates, sorted
+}
+
+// stale reports whether cand, a base candidate, is of a key computed again.
+func (cs *candidates) stale(cand candidate) bool {
+	return len(cs.redone) > 0 && cs.redone[cand.note.Key]
+}
+
+// each calls yield with the candidates from base index i and over index j
+// on, in sort order, while more(cand) holds, until yield returns false; it
+// reports whether yield never did.
+func (cs *candidates) each(i, j int, more, yield func(candidate) bool) bool {
+	for {
+		for i < len(cs.base) && cs.stale(cs.base[i]) {
+			i++
+		}
+		var cand candidate
+		switch {
+		case i < len(cs.base) && (j >= len(cs.over) || cs.base[i].sort <= cs.over[j].sort):
+			cand = cs.base[i]
+			i++
+		case j < len(cs.over):
+			cand = cs.over[j]
+			j++
+		default:
+			return true
+		}
+		if !more(cand) {
+			return true
+		}
+		if !yield(cand) {
+			return false
 		}
 	}
-	if want == "" {
+}
+
+// list is every candidate, in sort order.
+func (cs *candidates) list() []candidate {
+	out := make([]candidate, 0, len(cs.base)+len(cs.over))
+	cs.each(0, 0, func(candidate) bool { return true }, func(c candidate) bool {
+		out = append(out, c)
+		return true
+	})
+	return out
+}
+
+// matching calls yield with the candidates (the winners only, when winners)
+// whose key (lower case) holds want, those that start with it first (found
+// by binary search: the lists are sorted), until yield returns false.
+func (cs *candidates) matching(want string, winners bool, yield func(candidate) bool) {
+	pick := func(cand candidate) bool { return !winners || cand.winner }
+	prefixed := func(cand candidate) bool { return strings.HasPrefix(cand.lower, want) }
+	i := sort.Search(len(cs.base), func(i int) bool { return cs.base[i].lower >= want })
+	j := sort.Search(len(cs.over), func(j int) bool { return cs.over[j].lower >= want })
+	if !cs.each(i, j, prefixed, func(cand candidate) bool { return !pick(cand) || yield(cand) }) || want == "" {
 		return
 	}
-	for k, cand := range list {
-		if (k < i || k >= j) && strings.Contains(cand.lower, want) && !yield(cand) {
-			return
-		}
-	}
+	// Then those that hold it further in, in sort order too.
+	others := func(cand candidate) bool { return !prefixed(cand) && strings.Contains(cand.lower, want) && pick(cand) }
+	cs.each(0, 0, func(candidate) bool { return true }, func(cand candidate) bool { return !others(cand) || yield(cand) })
 }
 
-func (c *candidateCache) lists(snap *Snapshot) (list, winners []candidate) {
+func (c *candidateCache) lists(snap *Snapshot) *candidates {
 	m, sc := snap.Memory, snap.Participant
 	key := sc.Task + "\x00" + strings.Join(sc.Agents, "\x00") + "\x00" + m.MachineOf(sc)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	v := m.Version() // before the notes: a refresh between them is caught up next time
-	if c.list != nil && c.version == v && c.scope == key {
-		return c.list, c.winners
+	if c.cands != nil && c.scope == key && c.notes.current(m) {
+		return c.cands
 	}
-	added, removed := c.notes.update(m.NotesUnordered())
-	if c.list == nil || c.scope != key || len(added)+len(removed) > 1000 {
-		c.list = viewCandidates(m.View(sc))
-	} else {
-		c.list = updateCandidates(m, sc, c.list, added, removed)
+	ch := c.notes.update(m)
+	switch {
+	case c.cands == nil || c.scope != key || ch.Full:
+		c.cands = &candidates{base: viewCandidates(m.View(sc))}
+	case len(ch.Added)+len(ch.Removed) > 0:
+		c.cands = updateCandidates(m, sc, c.cands, ch.Added, ch.Removed)
 	}
-	c.winners = make([]candidate, 0, len(c.list))
-	for _, cand := range c.list {
-		if cand.winner {
-			c.winners = append(c.winners, cand)
-		}
-	}
-	c.version, c.scope = v, key
-	return c.list, c.winners
+	c.scope = key
+	return c.cands
 }
 
 // viewCandidates are the candidates of view, sorted.
 func viewCandidates(view *engine.View) []candidate {
 	list := make([]candidate, 0, len(view.Keys)+len(view.Device))
 	list = appendCandidates(list, view.Keys, view.Device)
-	sort.SliceStable(list, func(i, j int) bool { return list[i].sort < list[j].sort })
+	sortCandidates(list)
 	return list
+}
+
+func sortCandidates(list []candidate) {
+	sort.SliceStable(list, func(i, j int) bool { return list[i].sort < list[j].sort })
 }
 
 // appendCandidates appends the candidates of the view's rows keys and device.
@@ -289,10 +338,11 @@ func appendCandidates(list []candidate, keys []engine.KeyView, device []*engine.
 	return list
 }
 
-// updateCandidates is list (the candidates of an earlier version of the tree)
-// with the keys of the notes added and removed since computed again: a new
-// list, merged in sort order.
-func updateCandidates(m *engine.Memory, sc engine.Scope, list []candidate, added, removed []*engine.Note) []candidate {
+// updateCandidates is cs (the candidates of an earlier version of the tree)
+// with the keys of the notes added and removed since computed again: new
+// candidates sharing cs's sorted list, or, once compactAt keys were computed
+// again, one new sorted list.
+func updateCandidates(m *engine.Memory, sc engine.Scope, cs *candidates, added, removed []*engine.Note) *candidates {
 	keys := map[string]bool{}
 	for _, e := range added {
 		keys[e.Key] = true
@@ -300,25 +350,29 @@ func updateCandidates(m *engine.Memory, sc engine.Scope, list []candidate, added
 	for _, e := range removed {
 		keys[e.Key] = true
 	}
-	var fresh []candidate
+	var over []candidate
 	for k := range keys {
 		kv, device := m.ViewOfKey(sc, k)
-		fresh = appendCandidates(fresh, kv, device)
+		over = appendCandidates(over, kv, device)
 	}
-	sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].sort < fresh[j].sort })
-	out := make([]candidate, 0, len(list)+len(fresh))
-	i := 0
-	for _, cand := range list {
-		if keys[cand.note.Key] {
-			continue
+	for _, cand := range cs.over {
+		if !keys[cand.note.Key] {
+			over = append(over, cand)
 		}
-		for i < len(fresh) && fresh[i].sort < cand.sort {
-			out = append(out, fresh[i])
-			i++
-		}
-		out = append(out, cand)
 	}
-	return append(out, fresh[i:]...)
+	sortCandidates(over)
+	redone := make(map[string]bool, len(cs.redone)+len(keys))
+	for k := range cs.redone {
+		redone[k] = true
+	}
+	for k := range keys {
+		redone[k] = true
+	}
+	next := &candidates{base: cs.base, redone: redone, over: over}
+	if len(redone) >= compactAt {
+		next = &candidates{base: next.list()}
+	}
+	return next
 }
 
 // CompleteConfig completes an ID in a configuration file of the snapshot's

@@ -115,9 +115,10 @@ type Place struct {
 
 // linkIndexCache holds a tree's backlink index, kept in step with the tree:
 // at each new version of the tree only the notes that changed (a changed note
-// is a new *engine.Note; one that did not change keeps its pointer) are taken
-// out of it or put into it, so a request after a save costs one pass over the
-// tree's notes, not parsing every note's links again. It is read and updated
+// is a new *engine.Note; one that did not change keeps its pointer), as the
+// tree tells them (engine.Memory.ChangesSince), are taken out of it or put
+// into it, so a request after a save costs what changed, not a pass over the
+// tree's notes. It is read and updated
 // under mu only (linksTo).
 type linkIndexCache struct {
 	mu  sync.Mutex
@@ -126,11 +127,10 @@ type linkIndexCache struct {
 
 // linkIndex is every note's links, by the path or key they name.
 type linkIndex struct {
-	version uint64
-	notes   noteSet // every note indexed
-	out     map[*engine.Note][]mdlinks.Link
-	byPath  map[string][]*engine.Note // notes with a Markdown link to the path
-	byKey   map[string][]*engine.Note // notes with a wikilink to the key
+	notes  noteSet // the tree's version indexed
+	out    map[*engine.Note][]mdlinks.Link
+	byPath map[string][]*engine.Note // notes with a Markdown link to the path
+	byKey  map[string][]*engine.Note // notes with a wikilink to the key
 }
 
 // linkSource is a note with a link that may name a target, and its links.
@@ -158,28 +158,36 @@ func (c *linkIndexCache) linksTo(m *engine.Memory, path, key string) []linkSourc
 	return out
 }
 
-// updateLocked brings the index to m's version: the notes not seen before
+// updateLocked brings the index to m's version: the notes that came since
 // are added, the notes gone from the tree (deleted, renamed, or replaced by a
-// new version) are removed.
+// new version) are removed; when the tree cannot tell what changed (a
+// reload), the index is built again from every note.
 func (c *linkIndexCache) updateLocked(m *engine.Memory) *linkIndex {
-	v := m.Version() // before the notes: a refresh between them scans again next time
 	idx := c.idx
-	if idx != nil && idx.version == v {
+	if idx != nil && idx.notes.current(m) {
 		return idx
 	}
 	if idx == nil {
-		idx = &linkIndex{out: map[*engine.Note][]mdlinks.Link{}, byPath: map[string][]*engine.Note{}, byKey: map[string][]*engine.Note{}}
+		idx = newLinkIndex()
 	}
-	added, removed := idx.notes.update(m.NotesUnordered())
-	for _, e := range removed {
+	ch := idx.notes.update(m)
+	if ch.Full {
+		notes := idx.notes
+		idx = newLinkIndex()
+		idx.notes = notes
+	}
+	for _, e := range ch.Removed {
 		idx.remove(e)
 	}
-	for _, e := range added {
+	for _, e := range ch.Added {
 		idx.add(e)
 	}
-	idx.version = v
 	c.idx = idx
 	return idx
+}
+
+func newLinkIndex() *linkIndex {
+	return &linkIndex{out: map[*engine.Note][]mdlinks.Link{}, byPath: map[string][]*engine.Note{}, byKey: map[string][]*engine.Note{}}
 }
 
 // linkTargets calls f with the path or key each of e's links names.

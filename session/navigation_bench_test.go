@@ -18,13 +18,17 @@ import (
 // Navigation at scale, in process (no JSON-RPC): completion, definition and
 // references on a tree of MF_BENCH_NOTES notes (default 100,000) of realistic
 // sizes (200 B to 8 KB, most of them small: log-uniform) that link to each
-// other (wikilinks and Markdown links, a few per note), each request once
-// steady and once as the first after a note changed on disk:
+// other (wikilinks and Markdown links, a few per note), each request steady,
+// as the first after an edit of the open buffer, and as the first after a
+// note changed on disk:
 //
 //	go test ./session -run '^$' -bench Navigation -benchtime 200x -cpuprofile cpu.out
 //
-// The "after a change" rows write one note and refresh the tree before each
-// request, so they pay whatever the request rebuilds per tree version.
+// The "-afterEdit" rows change the open buffer (an "Edit N." stamp of fixed
+// width, so the positions stay) before each request; the "-afterWrite" rows
+// write another note (a user note, with a link to the topic the requests
+// name) and refresh the tree before each request, so they pay whatever the
+// request rebuilds per tree version.
 func BenchmarkNavigation(b *testing.B) {
 	n := 100_000
 	if v, err := strconv.Atoi(os.Getenv("MF_BENCH_NOTES")); err == nil && v > 0 {
@@ -32,12 +36,16 @@ func BenchmarkNavigation(b *testing.B) {
 	}
 	s, nav, changing := navBenchSession(b, n)
 	// The open buffer: a wikilink to a topic key on line 4, and an open "[[topics/".
-	text := "---\nrevision: 1\nupdated: 2026-10-01T09:00:00.000Z\n---\nSee [[topics/hot]] and [[topics/"
-	if _, err := s.Open(string(PathToURI(nav)), "markdown", 1, []byte(text)); err != nil {
+	fm := "---\nrevision: 1\nupdated: 2026-10-01T09:00:00.000Z\n---\n"
+	textOf := func(edit int) string {
+		return fm + fmt.Sprintf("Edit %06d. ", edit) + "See [[topics/hot]] and [[topics/"
+	}
+	uri := string(PathToURI(nav))
+	if _, err := s.Open(uri, "markdown", 1, []byte(textOf(0))); err != nil {
 		b.Fatal(err)
 	}
-	def := len("---\nrevision: 1\nupdated: 2026-10-01T09:00:00.000Z\n---\nSee [[to")
-	comp := len(text)
+	def := len(fm + "Edit 000000. See [[to")
+	comp := len(textOf(0))
 	snapOf := func(b *testing.B) *Snapshot {
 		snap, err := s.Snapshot(nav)
 		if err != nil {
@@ -45,17 +53,23 @@ func BenchmarkNavigation(b *testing.B) {
 		}
 		return snap
 	}
-	rev := 1
-	change := func(b *testing.B) {
+	rev, version := 1, int32(1)
+	write := func(b *testing.B) {
 		rev++
 		writeNoteB(b, changing, fmt.Sprintf("---\nrevision: %d\nupdated: 2026-10-01T09:00:00.000Z\n---\nChanged %d: see [[topics/hot]].\n", rev, rev))
 		s.Refresh([]string{changing})
 	}
-	run := func(name string, after bool, req func(*Snapshot)) {
+	edit := func(b *testing.B) {
+		version++
+		if _, err := s.Change(uri, version, []byte(textOf(int(version))), true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run := func(name string, change func(*testing.B), req func(*Snapshot)) {
 		b.Run(name, func(b *testing.B) {
 			d := make([]time.Duration, 0, b.N)
 			for range b.N {
-				if after {
+				if change != nil {
 					b.StopTimer()
 					change(b)
 					b.StartTimer()
@@ -67,22 +81,21 @@ func BenchmarkNavigation(b *testing.B) {
 			reportNavPercentiles(b, d)
 		})
 	}
-	for _, after := range []bool{false, true} {
-		suffix := ""
-		if after {
-			suffix = "-afterChange"
-		}
-		run("definition"+suffix, after, func(snap *Snapshot) {
+	for _, mode := range []struct {
+		suffix string
+		change func(*testing.B)
+	}{{"", nil}, {"-afterEdit", edit}, {"-afterWrite", write}} {
+		run("definition"+mode.suffix, mode.change, func(snap *Snapshot) {
 			if len(Definition(snap, def)) == 0 {
 				b.Fatal("no definition")
 			}
 		})
-		run("completion"+suffix, after, func(snap *Snapshot) {
+		run("completion"+mode.suffix, mode.change, func(snap *Snapshot) {
 			if len(Complete(snap, comp).Items) == 0 {
 				b.Fatal("no completion")
 			}
 		})
-		run("references"+suffix, after, func(snap *Snapshot) {
+		run("references"+mode.suffix, mode.change, func(snap *Snapshot) {
 			if len(References(snap, def, true)) < 2 {
 				b.Fatal("no references")
 			}
@@ -97,6 +110,7 @@ func reportNavPercentiles(b *testing.B, d []time.Duration) {
 	}
 	b.ReportMetric(at(0.5), "p50-µs")
 	b.ReportMetric(at(0.99), "p99-µs")
+	b.ReportMetric(float64(d[len(d)-1].Microseconds()), "max-µs")
 }
 
 func writeNoteB(b *testing.B, path, text string) {

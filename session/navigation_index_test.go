@@ -12,10 +12,12 @@ import (
 )
 
 // TestNavigationIndexesMatchTheTree: the backlink index and completion's
-// candidates, kept in step with the tree by its deltas, answer after every
-// write, delete and rename what computing them from the whole tree answers:
-// the candidates of the whole effective view, and for every note the links
-// of every note in scope that resolve to it.
+// candidates, kept in step with the tree by the changes it tells
+// (engine.Memory.ChangesSince), answer after writes, deletes, renames, folder
+// events and configuration reloads (where the tree cannot tell and they build
+// again), read every step or several steps behind, what computing them from
+// the whole tree answers: the candidates of the whole effective view, and for
+// every note the links of every note in scope that resolve to it.
 func TestNavigationIndexesMatchTheTree(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		data, err := os.MkdirTemp("", "mf-nav-index-")
@@ -70,7 +72,7 @@ func TestNavigationIndexesMatchTheTree(t *testing.T) {
 				rt.Fatal(err)
 			}
 			m, sc := snap.Memory, snap.Participant
-			got, _ := snap.tree.candidates.lists(snap)
+			got := snap.tree.candidates.lists(snap).list()
 			want := viewCandidates(m.View(sc))
 			if a, b := candidateRows(got), candidateRows(want); a != b {
 				rt.Fatalf("step %d: candidates\n%s\nwant (from the whole view)\n%s", step, a, b)
@@ -99,11 +101,19 @@ func TestNavigationIndexesMatchTheTree(t *testing.T) {
 			}
 		}
 		check(0)
-		for step := 1; step <= rapid.IntRange(1, 8).Draw(rt, "steps"); step++ {
+		// The indexes follow the tree by the changes it tells (a delta since
+		// the version they hold, which may be several steps behind: not every
+		// step reads them), or build again when it cannot tell (a reload).
+		// A small compaction threshold merges the recomputed keys into the
+		// sorted list now and then.
+		defer func(n int) { compactAt = n }(compactAt)
+		compactAt = rapid.IntRange(1, 6).Draw(rt, "compactAt")
+		roster := []string{`{"agents": ["larry", "bob"]}`, `{"agents": ["larry"]}`, `{"agents": ["larry", "bob"], "shared": ["bob"]}`}
+		for step := 1; step <= rapid.IntRange(1, 12).Draw(rt, "steps"); step++ {
 			place := rapid.SampledFrom(places).Draw(rt, "opPlace")
 			p := pathOf(place, rapid.SampledFrom(keys).Draw(rt, "opKey"))
 			var changed []string
-			switch rapid.SampledFrom([]string{"write", "delete", "rename"}).Draw(rt, "op") {
+			switch rapid.SampledFrom([]string{"write", "write", "delete", "rename", "folder", "reload"}).Draw(rt, "op") {
 			case "write":
 				write(p, text(rt, place))
 				changed = []string{p}
@@ -115,10 +125,25 @@ func TestNavigationIndexesMatchTheTree(t *testing.T) {
 				os.MkdirAll(filepath.Dir(to), 0o755)
 				os.Rename(p, to)
 				changed = []string{p, to}
+			case "folder": // a folder's event: every note below it read again
+				write(pathOf(place, "notes/c.md"), text(rt, place))
+				changed = []string{pathOf(place, "notes")}
+			case "reload": // a configuration file: the tree cannot tell what changed
+				file := filepath.Join(data, "magicfrog.json")
+				write(file, rapid.SampledFrom(roster).Draw(rt, "roster"))
+				changed = []string{file}
 			}
 			s.Refresh(changed)
-			check(step)
+			if rapid.IntRange(0, 2).Draw(rt, "read") > 0 {
+				check(step)
+			}
 		}
+		check(-1)
+		// And a reload always, read after a delta or several.
+		file := filepath.Join(data, "magicfrog.json")
+		write(file, rapid.SampledFrom(roster).Draw(rt, "lastRoster"))
+		s.Refresh([]string{file})
+		check(-2)
 	})
 }
 

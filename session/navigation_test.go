@@ -30,7 +30,7 @@ func TestNavigationIndexesFollowTheTree(t *testing.T) {
 		t.Error("the backlink index was built again for an unchanged tree")
 	}
 	wiki := func(snap *Snapshot) int { // candidates for "[[p"
-		list, _ := snap.tree.candidates.lists(snap)
+		list := snap.tree.candidates.lists(snap).list()
 		n := 0
 		for _, c := range list {
 			if c.note.Key == "plan.md" {

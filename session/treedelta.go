@@ -2,38 +2,30 @@ package session
 
 import "github.com/magicfrog/mf-lsp/engine"
 
-// noteSet is the notes of a tree an index has taken in, to tell, at a new
-// version of the tree, which notes came and which went: a note that changed
-// on disk is a new *engine.Note (and its old one is gone), one that did not
-// keeps its pointer. Navigation's indexes (backlinks, completion) follow the
-// tree by these deltas instead of being built again at every version.
+// noteSet follows a tree for an index kept beside it (backlinks,
+// completion): at a new version of the tree it asks the tree what changed
+// since the version the index last took in (engine.Memory.ChangesSince), so
+// the index applies only the notes that came and went, never a pass over
+// every note of the tree. A note that changed on disk is a new *engine.Note
+// (and its old one is gone); one that did not keeps its pointer.
 type noteSet struct {
-	seen  map[*engine.Note]uint64 // the last scan that saw each note
-	scans uint64
+	memory  *engine.Memory // the tree followed
+	version uint64         // its version the index holds; 0: none yet
 }
 
-// update takes in notes, the tree's notes now, and returns the notes new
-// since the last update and those gone.
-func (ns *noteSet) update(notes []*engine.Note) (added, removed []*engine.Note) {
-	if ns.seen == nil {
-		ns.seen = make(map[*engine.Note]uint64, len(notes))
+// update is what changed in m since the last update. Full says the index
+// starts over: Added is every note of the tree (its first update, a reload,
+// an index too far behind).
+func (ns *noteSet) update(m *engine.Memory) engine.Changes {
+	if ns.memory != m {
+		ns.memory, ns.version = m, 0 // another tree: start over
 	}
-	ns.scans++
-	scan := ns.scans
-	for _, e := range notes {
-		if _, ok := ns.seen[e]; !ok {
-			added = append(added, e)
-		}
-		ns.seen[e] = scan
-	}
-	if len(ns.seen) == len(notes) {
-		return added, nil
-	}
-	for e, s := range ns.seen {
-		if s != scan {
-			removed = append(removed, e)
-			delete(ns.seen, e)
-		}
-	}
-	return added, removed
+	c := m.ChangesSince(ns.version)
+	ns.version = c.Version
+	return c
+}
+
+// current reports whether the index holds m's version.
+func (ns *noteSet) current(m *engine.Memory) bool {
+	return ns.memory == m && ns.version != 0 && ns.version == m.Version()
 }

@@ -32,6 +32,7 @@ type client struct {
 	nextID   int
 	pending  map[int]chan reply
 	diags    map[string]int // uri → last published version
+	pubs     map[string]int // uri → publications so far (a republish keeps the version)
 	diagSeen chan struct{}  // closed and replaced on each publishDiagnostics
 	readErr  error
 	closed   chan struct{}
@@ -71,7 +72,7 @@ func startServer(bin, dir string, env []string) (*client, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	c := &client{cmd: cmd, in: in, pending: map[int]chan reply{}, diags: map[string]int{},
+	c := &client{cmd: cmd, in: in, pending: map[int]chan reply{}, diags: map[string]int{}, pubs: map[string]int{},
 		diagSeen: make(chan struct{}), closed: make(chan struct{})}
 	go c.read(bufio.NewReaderSize(out, 1<<20))
 	return c, nil
@@ -130,6 +131,7 @@ func (c *client) dispatch(m message) {
 		if p.Version != nil {
 			c.diags[p.URI] = *p.Version
 		}
+		c.pubs[p.URI]++
 		close(c.diagSeen)
 		c.diagSeen = make(chan struct{})
 		c.mu.Unlock()
@@ -193,12 +195,30 @@ func (c *client) notify(method string, params any) error {
 // waitDiagnostics waits until diagnostics for uri at version (or later) are
 // published.
 func (c *client) waitDiagnostics(uri string, version int, timeout time.Duration) error {
+	return c.waitFor(uri, timeout, fmt.Sprintf("diagnostics for version %d", version), func() bool { return c.diags[uri] >= version })
+}
+
+// published is how many times diagnostics for uri were published so far.
+func (c *client) published(uri string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pubs[uri]
+}
+
+// waitPublished waits until diagnostics for uri were published more than n
+// times: the server republishes open buffers when its tree changed on disk.
+func (c *client) waitPublished(uri string, n int, timeout time.Duration) error {
+	return c.waitFor(uri, timeout, "new diagnostics", func() bool { return c.pubs[uri] > n })
+}
+
+// waitFor waits until done (called under c.mu) holds after a publication.
+func (c *client) waitFor(uri string, timeout time.Duration, what string, done func() bool) error {
 	deadline := time.After(timeout)
 	for {
 		c.mu.Lock()
-		v, seen := c.diags[uri], c.diagSeen
+		ok, seen := done(), c.diagSeen
 		c.mu.Unlock()
-		if v >= version {
+		if ok {
 			return nil
 		}
 		select {
@@ -206,7 +226,7 @@ func (c *client) waitDiagnostics(uri string, version int, timeout time.Duration)
 		case <-c.closed:
 			return errors.New("server closed while waiting for diagnostics")
 		case <-deadline:
-			return fmt.Errorf("no diagnostics for version %d of %s within %v", version, uri, timeout)
+			return fmt.Errorf("no %s of %s within %v", what, uri, timeout)
 		}
 	}
 }

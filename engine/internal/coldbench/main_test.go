@@ -34,7 +34,7 @@ func TestSmoke(t *testing.T) {
 		"| render |", "| render --budget=8000 |", "| render --budget=8000, empty cache |",
 		"| tree |", "| check |", "| first workspace/symbol over stdio |",
 		"| version |", "| append |", "| start-up | CPU floor |", "| path | 100 → 300 |",
-		"| hover |", "| codeLens |", "| definition |", "| completion |", "| references |", "| didChange → publishDiagnostics |", "| peak RSS of the server |",
+		"| hover |", "| codeLens |", "| definition |", "| completion |", "| references |", "| completion, first after didChange |", "| references, first after a write on disk |", "| didChange → publishDiagnostics |", "| peak RSS of the server |",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %q row in:\n%s", want, out.String())
