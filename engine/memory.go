@@ -103,7 +103,7 @@ func Open(opts Options) (*Memory, error) {
 			return nil, err
 		}
 	}
-	m := &Memory{Paths: Paths{DataDir: filepath.Clean(data), ProjectDir: project}}
+	m := &Memory{Paths: Paths{DataDir: filepath.Clean(data), ProjectDir: project, mounts: &mountTable{}}}
 	m.machine = opts.Machine
 	m.named = Scope{Task: opts.Named.Task, Agents: append([]string(nil), opts.Named.Agents...)}
 	m.onDir = opts.OnDir
@@ -192,8 +192,8 @@ func (m *Memory) readConfig() {
 	}
 	mounts, probs := m.binding.mounts(m.Paths.ProjectDir, m.layers)
 	m.config = append(m.config, probs...)
-	if !sameMounts(m.Paths.Mounts, mounts) {
-		m.Paths.Mounts = mounts
+	if !sameMounts(m.Paths.Mounts(), mounts) {
+		m.Paths.setMounts(mounts)
 	}
 	// The roster is magicfrog.json's agents plus the agents the project names: an
 	// agent a project is bound to is an agent, registered or not.
