@@ -877,6 +877,16 @@ func (m *Memory) IsTaskID(id string) bool {
 	return m.ids.tasks[id]
 }
 
+// SharedTaskFolder reports whether a first folder of the task root holds
+// notes every task shares, as the view reads it: one not shaped like a task
+// ID (notes/, style/), a layer's folder (journal/, skills/), or one the
+// project lists in "shared". Its notes apply to every task (SPEC §2).
+func (m *Memory) SharedTaskFolder(name string) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return !m.ids.tasks[name] && (!looksLikeTaskID(name) || m.ids.layers[name] || m.ids.taskShared[name])
+}
+
 // IsAgentID reports whether id is an agent ID: on the roster, in the project's
 // agents, or named by the session's scope.
 func (m *Memory) IsAgentID(id string) bool {

@@ -3,7 +3,6 @@ package roam
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -108,28 +107,7 @@ func (cs Conflicts) At(path string) (LocalConflict, bool) {
 // portableOf maps a file of the memory tree to its portable path, as
 // newMapping would, without asking the project's git repository.
 func portableOf(m *engine.Memory, path string) (string, bool) {
-	p := m.Paths
-	switch path {
-	case p.RosterFile():
-		return rosterPath, true
-	case p.LayersFile():
-		return layersPath, true
-	}
-	roots := map[string]string{}
-	for _, d := range []engine.Dimension{engine.Account, engine.User, engine.Agent} {
-		roots[d.String()+"/"] = p.CanonicalRoot(d)
-	}
-	if task := m.Binding().Task; task != "" && p.TaskDir() != "" {
-		roots["task/"+task+"/"] = p.TaskDir()
-	}
-	for prefix, root := range roots {
-		rel, err := filepath.Rel(root, path)
-		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-			continue
-		}
-		return prefix + filepath.ToSlash(rel), true
-	}
-	return "", false
+	return mappingFor(m, nil).portable(path)
 }
 
 // MergeText is a note for the user to merge by hand: its frontmatter and,
