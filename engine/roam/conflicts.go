@@ -3,6 +3,7 @@ package roam
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -93,13 +94,19 @@ func (cs Conflicts) At(path string) (LocalConflict, bool) {
 	if !ok {
 		return LocalConflict{}, false
 	}
-	c, ok := cs.st.Conflicts[rel]
+	key := rel
+	if inner, ok := strings.CutPrefix(rel, "task/"); ok && cs.st.Layout != portableLayout {
+		// A state no sync of this version has read yet keeps the project's
+		// task notes under task/<bound ID>/ (layout.go).
+		key = "task/" + cs.m.Binding().Task + "/" + inner
+	}
+	c, ok := cs.st.Conflicts[key]
 	if !ok {
 		return LocalConflict{}, false
 	}
 	lc := LocalConflict{Path: rel, Reason: c.Reason, Since: c.Since}
 	if c.Theirs != "" {
-		lc.Theirs = ConflictFile(cs.m.Paths.DataDir, rel)
+		lc.Theirs = ConflictFile(cs.m.Paths.DataDir, key)
 	}
 	return lc, true
 }

@@ -202,6 +202,7 @@ func Resolve(ctx context.Context, m *engine.Memory, rel, keep string, now time.T
 		return err
 	}
 	defer unlock()
+	st.migrateState(data, newMapping(m).task, true) // saved below with the resolution
 	c, ok := st.Conflicts[rel]
 	if !ok {
 		return fmt.Errorf("%s is not in conflict (mf-lsp sync status lists conflicts)", rel)

@@ -1,11 +1,13 @@
 package roam
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -186,5 +188,42 @@ func TestOldLayoutMigrationCollision(t *testing.T) {
 	}
 	if got := remoteFiles(t, remote)["task/notes/progress.md"]; !strings.Contains(got, "T-9's project") {
 		t.Errorf("the remote's task-shared note: %q", got)
+	}
+}
+
+// A conflict the older layout recorded (task/T-1/notes/progress.md) is shown
+// on its note and resolved by its new path before any sync of this version.
+func TestOldLayoutConflictResolves(t *testing.T) {
+	_, remote, a := oldLayoutRemote(t)
+	st, err := LoadState(a.data)
+	must(t, err)
+	g, err := openRepo(a.data, remote, nil)
+	must(t, err)
+	theirs, err := g.put(plumbing.BlobObject, []byte("---\nrevision: 2\n---\ntheirs\n"))
+	must(t, err)
+	must(t, g.flush())
+	old := "task/T-1/notes/progress.md"
+	st.Conflicts = map[string]Conflict{old: {Theirs: theirs.String(), TheirsRevision: 2, Reason: "changed on both sides"}}
+	must(t, st.save(a.data))
+	must(t, os.MkdirAll(filepath.Dir(ConflictFile(a.data, old)), 0o755))
+	must(t, os.WriteFile(ConflictFile(a.data, old), []byte("theirs\n"), 0o644))
+	file := filepath.Join(a.proj, ".magicfrog", "memory", "notes", "progress.md")
+	lc, ok := ConflictAt(a.m, file)
+	if !ok || lc.Path != "task/notes/progress.md" || lc.Theirs != ConflictFile(a.data, old) {
+		t.Fatalf("ConflictAt = %+v, %v", lc, ok)
+	}
+	must(t, Resolve(context.Background(), a.m, lc.Path, "mine", time.Now()))
+	st, err = LoadState(a.data)
+	must(t, err)
+	if len(st.Conflicts) != 0 || st.Layout != portableLayout {
+		t.Errorf("after resolve: conflicts %v, layout %q", st.Conflicts, st.Layout)
+	}
+	if _, ok := st.Notes["task/notes/progress.md"]; !ok {
+		t.Errorf("after resolve the base is not at the new path: %v", st.Notes)
+	}
+	for _, p := range []string{ConflictFile(a.data, old), ConflictFile(a.data, lc.Path)} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s is still there", p)
+		}
 	}
 }
