@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"github.com/magicfrog/mf-lsp/engine/secrets"
 )
@@ -169,7 +170,7 @@ func (mt Mount) file(key string) string {
 
 // MountOf is the mount that holds path, if any.
 func (p Paths) MountOf(path string) (Mount, bool) {
-	for _, mt := range p.Mounts {
+	for _, mt := range p.Mounts() {
 		if within(mt.Dir, path) {
 			return mt, true
 		}
@@ -179,7 +180,7 @@ func (p Paths) MountOf(path string) (Mount, bool) {
 
 // mountFor is the mount where the key of owner in d is written, if any.
 func (p Paths) mountFor(d Dimension, owner, key string) (Mount, bool) {
-	for _, mt := range p.Mounts {
+	for _, mt := range p.Mounts() {
 		if mt.Dimension == d && mt.Owner == owner && strings.HasPrefix(key, mt.Prefix) {
 			return mt, true
 		}
@@ -190,9 +191,34 @@ func (p Paths) mountFor(d Dimension, owner, key string) (Mount, bool) {
 // Paths of the files the engine reads, derived from the two directories.
 type Paths struct {
 	DataDir, ProjectDir string
-	// Mounts are the journals the project keeps in place (Binding.Journals),
-	// set when the configuration is read.
-	Mounts []Mount
+	// mounts are the journals the project keeps in place (Binding.Journals),
+	// replaced when the configuration is read again; nil for Paths made
+	// without a Memory (no journal is mounted there).
+	mounts *mountTable
+}
+
+// mountTable holds the mounts of a Memory: a reload replaces them while
+// others read them (a write's LockRoot, a watcher's MountOf, a load's
+// Roots), so the slice is swapped whole, atomically, and never changed in
+// place. Copies of Paths share the table and so see the same mounts.
+type mountTable struct{ cur atomic.Pointer[[]Mount] }
+
+// Mounts are the journals the project keeps in place (Binding.Journals), as
+// the configuration was last read. The slice is the caller's to read, never
+// to change.
+func (p Paths) Mounts() []Mount {
+	if p.mounts == nil {
+		return nil
+	}
+	if cur := p.mounts.cur.Load(); cur != nil {
+		return *cur
+	}
+	return nil
+}
+
+// setMounts replaces the mounts (Memory's reload).
+func (p Paths) setMounts(mounts []Mount) {
+	p.mounts.cur.Store(&mounts)
 }
 
 func (p Paths) MemoryDir() string  { return filepath.Join(p.DataDir, "memory") }
@@ -222,7 +248,7 @@ func (p Paths) TaskDir() string {
 func (p Paths) Roots() []Root {
 	m := p.MemoryDir()
 	var roots []Root
-	for _, mt := range p.Mounts {
+	for _, mt := range p.Mounts() {
 		roots = append(roots, Root{Dir: mt.Dir, Dimension: mt.Dimension, Mount: mt.prefix()})
 	}
 	roots = append(roots, []Root{

@@ -104,7 +104,7 @@ func Open(opts Options) (*Memory, error) {
 			return nil, err
 		}
 	}
-	m := &Memory{Paths: Paths{DataDir: filepath.Clean(data), ProjectDir: project}}
+	m := &Memory{Paths: Paths{DataDir: filepath.Clean(data), ProjectDir: project, mounts: &mountTable{}}}
 	m.machine = opts.Machine
 	m.named = Scope{Task: opts.Named.Task, Agents: append([]string(nil), opts.Named.Agents...)}
 	m.onDir = opts.OnDir
@@ -195,8 +195,8 @@ func (m *Memory) readConfig() {
 	}
 	mounts, probs := m.binding.mounts(m.Paths.ProjectDir, m.layers)
 	m.config = append(m.config, probs...)
-	if !sameMounts(m.Paths.Mounts, mounts) {
-		m.Paths.Mounts = mounts
+	if !sameMounts(m.Paths.Mounts(), mounts) {
+		m.Paths.setMounts(mounts)
 	}
 	// The roster is magicfrog.json's agents plus the agents the project names: an
 	// agent a project is bound to is an agent, registered or not.
@@ -881,6 +881,16 @@ func (m *Memory) IsTaskID(id string) bool {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.ids.tasks[id]
+}
+
+// SharedTaskFolder reports whether a first folder of the task root holds
+// notes every task shares, as the view reads it: one not shaped like a task
+// ID (notes/, style/), a layer's folder (journal/, skills/), or one the
+// project lists in "shared". Its notes apply to every task (SPEC §2).
+func (m *Memory) SharedTaskFolder(name string) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return !m.ids.tasks[name] && (!looksLikeTaskID(name) || m.ids.layers[name] || m.ids.taskShared[name])
 }
 
 // IsAgentID reports whether id is an agent ID: on the roster, in the project's

@@ -36,10 +36,12 @@ func runSync(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCLI("sync", "mf-lsp sync [--remote URL] | mf-lsp sync status | mf-lsp sync resolve PATH --keep mine|theirs | mf-lsp sync accept|reject PATH", `
 Roam: fetch the remote git repository, merge it note by note with this
 machine's memory, commit and push, in one step. The account, user and agent
-notes, the roster (magicfrog.json) and layers.json roam, and the project's
-task notes under task/<task ID>/ (unless the project's own git repository
-tracks .magicfrog/: then they roam with the project). Device notes never leave
-the machine.
+notes, the roster (magicfrog.json), layers.json, journals mounted in place
+(init --journal) and the project's task notes roam, in the remote as export
+writes them: task/… for the notes every task shares, task/<task ID>/… for
+each of the project's task IDs (unless the project's own git repository
+tracks .magicfrog/: then they roam with the project). A git clone of the
+remote is a tree mf-lsp import takes. Device notes never leave the machine.
 
 --remote is remembered after the first sync. It may be a folder (an empty or
 missing one becomes a bare repository), file://, ssh://, git:// or https://.
@@ -131,6 +133,9 @@ func printSyncReport(w io.Writer, rep *roam.Report, status bool) {
 	}
 	if rep.Rewritten != "" {
 		fmt.Fprintf(w, "rewritten: %s\n", rep.Rewritten)
+	}
+	if rep.Migrated != "" {
+		fmt.Fprintf(w, "migrated: %s\n", rep.Migrated)
 	}
 	change := func(verb string, c roam.Change) {
 		fmt.Fprintf(w, "%s: %s %s", verb, c.Op, shown(c.Path))

@@ -37,7 +37,7 @@ func (p *Participant) DefaultJournal() string {
 	// A journal kept in place (init --journal) is the one the host writes:
 	// an append goes there, the project's first, then the agent's own.
 	for _, d := range []engine.Dimension{engine.Task, engine.Agent} {
-		for _, mt := range p.m.Paths.Mounts {
+		for _, mt := range p.m.Paths.Mounts() {
 			switch {
 			case mt.Dimension != d:
 			case d == engine.Task && (mt.Owner == "" || mt.Owner == p.scope.Task):

@@ -94,13 +94,19 @@ func (cs Conflicts) At(path string) (LocalConflict, bool) {
 	if !ok {
 		return LocalConflict{}, false
 	}
-	c, ok := cs.st.Conflicts[rel]
+	key := rel
+	if inner, ok := strings.CutPrefix(rel, "task/"); ok && cs.st.Layout != portableLayout {
+		// A state no sync of this version has read yet keeps the project's
+		// task notes under task/<bound ID>/ (layout.go).
+		key = "task/" + cs.m.Binding().Task + "/" + inner
+	}
+	c, ok := cs.st.Conflicts[key]
 	if !ok {
 		return LocalConflict{}, false
 	}
 	lc := LocalConflict{Path: rel, Reason: c.Reason, Since: c.Since}
 	if c.Theirs != "" {
-		lc.Theirs = ConflictFile(cs.m.Paths.DataDir, rel)
+		lc.Theirs = ConflictFile(cs.m.Paths.DataDir, key)
 	}
 	return lc, true
 }
@@ -108,28 +114,7 @@ func (cs Conflicts) At(path string) (LocalConflict, bool) {
 // portableOf maps a file of the memory tree to its portable path, as
 // newMapping would, without asking the project's git repository.
 func portableOf(m *engine.Memory, path string) (string, bool) {
-	p := m.Paths
-	switch path {
-	case p.RosterFile():
-		return rosterPath, true
-	case p.LayersFile():
-		return layersPath, true
-	}
-	roots := map[string]string{}
-	for _, d := range []engine.Dimension{engine.Account, engine.User, engine.Agent} {
-		roots[d.String()+"/"] = p.CanonicalRoot(d)
-	}
-	if task := m.Binding().Task; task != "" && p.TaskDir() != "" {
-		roots["task/"+task+"/"] = p.TaskDir()
-	}
-	for prefix, root := range roots {
-		rel, err := filepath.Rel(root, path)
-		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-			continue
-		}
-		return prefix + filepath.ToSlash(rel), true
-	}
-	return "", false
+	return mappingFor(m, nil).portable(path)
 }
 
 // MergeText is a note for the user to merge by hand: its frontmatter and,

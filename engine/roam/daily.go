@@ -14,13 +14,22 @@ import (
 
 // mergeChanged merges a path changed on both sides: a journal's daily note
 // by its appended entries (mergeDaily), anything else by mergeFile.
+//
+// In a journal mounted in place the host's file format is kept, as the
+// engine's own writes there keep it: when neither side has frontmatter, the
+// merge has none either.
 func (s *syncer) mergeChanged(p string, base, ours, theirs []byte) ([]byte, bool) {
+	merged, ok := []byte(nil), false
 	if isDaily(s.o.Memory.Layers(), p) {
-		if merged, ok := mergeDaily(base, ours, theirs, s.o.Now()); ok {
-			return merged, true
-		}
+		merged, ok = mergeDaily(base, ours, theirs, s.o.Now())
 	}
-	return mergeFile(p, base, ours, theirs, s.o.Now())
+	if !ok {
+		merged, ok = mergeFile(p, base, ours, theirs, s.o.Now())
+	}
+	if d, _, _ := s.mp.dirOf(p); ok && d.mount && !frontmatter.Parse(ours).Present && !frontmatter.Parse(theirs).Present {
+		_, merged, _ = split(merged)
+	}
+	return merged, ok
 }
 
 // isDaily reports whether a portable path is a raw daily note
@@ -29,10 +38,8 @@ func (s *syncer) mergeChanged(p string, base, ours, theirs []byte) ([]byte, bool
 func isDaily(layers engine.Layers, rel string) bool {
 	var inner string
 	switch top, rest, _ := strings.Cut(rel, "/"); top {
-	case "account", "user", "agent":
+	case "account", "user", "agent", "task":
 		inner = rest
-	case "task":
-		_, inner, _ = strings.Cut(rest, "/")
 	default:
 		return false
 	}

@@ -150,8 +150,9 @@ func TestIsDaily(t *testing.T) {
 	// As the engine orders them: longest prefix first.
 	ls := engine.Layers{{Name: "journal", Prefix: "journal/", Kind: engine.KindFractal}, {Name: "skills", Prefix: "skills/"}, {Name: "core"}}
 	for rel, want := range map[string]bool{
+		"task/journal/2026-12-01.md":          true,
 		"task/T-1/journal/2026-12-01.md":      true,
-		"task/T-1/T-1/journal/2026-12-01.md":  true,
+		"task/T-1/T-1/journal/2026-12-01.md":  false,
 		"agent/larry/journal/2026-12-01.md":   true,
 		"agent/journal/2026-12-01.md":         true,
 		"user/journal/2026-12-01.md":          true,

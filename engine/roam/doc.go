@@ -1,9 +1,16 @@
 // Package roam carries the four chain dimensions (account, user, agent, task)
 // between a user's machines through a git repository (SPEC §9).
 //
-// The remote holds the portable tree of SPEC §8: account/…, user/…, agent/…,
-// task/<task ID>/… (the project's whole task root, under its bound task ID),
-// magicfrog.json (the roster) and layers.json. Device notes and the legacy
+// The remote holds the portable tree of SPEC §8, laid out as export writes
+// it, so a clone of it is a tree import takes: account/…, user/…, agent/…
+// (a journal mounted in place under its prefix, agent/<ID>/journal/…),
+// task/… (the notes every task shares) and task/<task ID>/… (the project's
+// task IDs), magicfrog.json (the roster) and layers.json. Several projects
+// share a remote: each takes its own task IDs' folders and the task-shared
+// notes, which are one set for all of them, as SPEC §2 reads them; another
+// project's task ID folder is carried along untouched. A remote in the
+// layout before (the project's task root under task/<task ID>/) is rewritten
+// by the first sync that finds it (layout.go). Device notes and the legacy
 // machine/ tree are never read by this package, so they cannot be staged;
 // a chain note that carries a machine binding is held back too.
 //

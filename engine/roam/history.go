@@ -125,7 +125,7 @@ func Restore(ctx context.Context, m *engine.Memory, rel string, revisionWanted i
 	}
 	file, lock, ok := newMapping(m).local(rel)
 	if !ok {
-		return nil, 0, fmt.Errorf("%s is not a note this machine syncs (want a portable path: user/…, agent/[ID/]…, task/<task ID>/…)", rel)
+		return nil, 0, fmt.Errorf("%s is not a note this machine syncs (want a portable path: user/…, agent/[ID/]…, task/[ID/]…)", rel)
 	}
 	vs, err := g.history(rel)
 	if err != nil {
@@ -202,6 +202,7 @@ func Resolve(ctx context.Context, m *engine.Memory, rel, keep string, now time.T
 		return err
 	}
 	defer unlock()
+	st.migrateState(data, newMapping(m).task, true) // saved below with the resolution
 	c, ok := st.Conflicts[rel]
 	if !ok {
 		return fmt.Errorf("%s is not in conflict (mf-lsp sync status lists conflicts)", rel)

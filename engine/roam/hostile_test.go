@@ -34,6 +34,12 @@ type planted struct {
 
 func plant(t testing.TB, remote string, files map[string]planted) {
 	t.Helper()
+	plantWith(t, remote, files, "planted\n")
+}
+
+// plantWith is plant with the commit message msg.
+func plantWith(t testing.TB, remote string, files map[string]planted, msg string) {
+	t.Helper()
 	r, err := git.PlainOpen(remote)
 	must(t, err)
 	g := &gitRepo{r: r, staged: memory.NewStorage()}
@@ -57,7 +63,7 @@ func plant(t testing.TB, remote string, files map[string]planted) {
 	}
 	th, err := g.buildTree(tree)
 	must(t, err)
-	c, err := g.commit(th, []plumbing.Hash{head}, "planted\n", "mallory", time.Now())
+	c, err := g.commit(th, []plumbing.Hash{head}, msg, "mallory", time.Now())
 	must(t, err)
 	must(t, g.flush())
 	must(t, r.Storer.SetReference(plumbing.NewHashReference(branchRef, c)))
@@ -302,13 +308,7 @@ func removeFromRemote(t testing.TB, remote, p string) {
 // remoteFile is a path's content at the remote's head ("" when absent).
 func remoteFile(t testing.TB, remote, p string) string {
 	t.Helper()
-	r, err := git.PlainOpen(remote)
-	must(t, err)
-	ref, err := r.Reference(branchRef, true)
-	must(t, err)
-	c, err := r.CommitObject(ref.Hash())
-	must(t, err)
-	f, err := c.File(p)
+	f, err := remoteHeadCommit(t, remote).File(p)
 	if err != nil {
 		return ""
 	}

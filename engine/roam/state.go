@@ -37,6 +37,13 @@ type State struct {
 	// (StatEntry); ScanAt is when the scan that made it began.
 	Stat   map[string]StatEntry `json:"stat,omitempty"`
 	ScanAt time.Time            `json:"scanAt,omitzero"`
+	// Layout is "portable" once the paths above are the portable tree's
+	// (task/…, task/<ID>/…); "" is a state written before, when the
+	// project's task root was kept under task/<task ID>/ (layout.go).
+	Layout string `json:"layout,omitempty"`
+	// PortableTask is the task whose project a sync found (or made) kept
+	// in the portable tree's layout in the remote: no need to look again.
+	PortableTask string `json:"portableTask,omitempty"`
 }
 
 // Base is a synced version of a note.

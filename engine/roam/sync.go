@@ -94,9 +94,13 @@ type Report struct {
 	// Rewritten says how the remote's history was rewritten since the last
 	// sync (a force-push, a rewind) and what sync did about it; "" when not.
 	Rewritten string
-	Task      string // the task ID whose notes roam
-	Retries   int
-	LastSync  time.Time // the previous sync (status) or this one
+	// Migrated says that the remote kept the project's task notes in the
+	// layout before the portable tree's and that this sync rewrote them;
+	// "" when not.
+	Migrated string
+	Task     string // the task ID whose notes roam
+	Retries  int
+	LastSync time.Time // the previous sync (status) or this one
 	// Unreachable is set by a status that could not fetch: the plan is
 	// against the remote as of the last fetch.
 	Unreachable error
@@ -238,6 +242,7 @@ func begin(o Options) (*syncRun, error) {
 	}
 	mp := newMapping(m)
 	rep.TaskNote, rep.Task = mp.taskNote, mp.task
+	st.migrateState(data, mp.task, !o.Status)
 	return &syncRun{o: o, st: st, url: url, data: data, machine: machine, g: g, mp: mp, rep: rep}, nil
 }
 
@@ -287,7 +292,7 @@ func (r *syncRun) again(attempt int) {
 	rep.Retries++
 	time.Sleep(time.Duration(rand.Int64N(int64(min(50*time.Millisecond<<attempt, 2*time.Second)))))
 	rep.Pushed, rep.Pulled, rep.Conflicts, rep.Held, rep.Ignored, rep.Failed = nil, nil, nil, nil, nil, nil
-	rep.HeldConfig = nil
+	rep.HeldConfig, rep.Migrated = nil, ""
 	r.o.Memory.Reload()
 }
 
@@ -302,6 +307,9 @@ func (r *syncRun) finish(s *syncer, pushed plumbing.Hash) error {
 		st.Commit = ""
 	}
 	st.Notes, st.Conflicts = s.newBase, s.conflicts
+	if r.mp.task != "" {
+		st.PortableTask = r.mp.task // the remote's head is in the portable layout now
+	}
 	if err := s.keepHeld(); err != nil {
 		return err
 	}
@@ -361,6 +369,7 @@ type syncer struct {
 	scanAt    time.Time
 	written   map[string]bool // paths applyLocal wrote
 	rw        *rewritten      // the remote was rewritten since the last sync (nil: it was not)
+	migrated  bool            // the remote's task notes are read from the old layout (layout.go)
 	// held are the configuration changes from the remote held back because
 	// they would widen a view (holdWidening), with the version each would write.
 	held        map[string]HeldState
@@ -387,6 +396,9 @@ func (s *syncer) plan(head plumbing.Hash) error {
 	}
 	if err := s.rebaseRewritten(head); err != nil {
 		return fmt.Errorf("compare the remote with the last synced commit: %w", err)
+	}
+	if err := s.migrateRemote(head); err != nil {
+		return fmt.Errorf("read the remote's layout: %w", err)
 	}
 	s.scanAt = time.Now()
 	local, held, err := s.mp.scan(s.st.Stat, s.st.ScanAt)
@@ -818,6 +830,12 @@ func (s *syncer) message() string {
 			fmt.Fprintf(&b, " (revision %d)", c.Revision)
 		}
 		b.WriteByte('\n')
+	}
+	if s.migrated {
+		fmt.Fprintf(&b, "task notes of task %s moved to the portable tree's layout (task/%s/… to task/…)\n", s.mp.task, s.mp.task)
+	}
+	if s.mp.task != "" {
+		fmt.Fprintf(&b, "\n%s%s\n", portableTrailer, s.mp.task)
 	}
 	return b.String()
 }

@@ -36,7 +36,7 @@ func TestTaskNotesTrackedByProjectGit(t *testing.T) {
 	}
 	// Not tracked (and no git repository): the task notes roam.
 	must(t, os.RemoveAll(filepath.Join(a.proj, ".git")))
-	if rep := a.sync(remote); rep.Task != "T-1" || len(rep.Pushed) != 1 || rep.Pushed[0].Path != "task/T-1/progress.md" {
+	if rep := a.sync(remote); rep.Task != "T-1" || len(rep.Pushed) != 1 || rep.Pushed[0].Path != "task/progress.md" {
 		t.Fatalf("%+v", rep)
 	}
 }
