@@ -78,22 +78,30 @@
 //     "Done", "Shipped", "What I did", "Problems", "Errors", "Bugs", "Issues",
 //     "Blocked", "TODO", "Next", "Tomorrow", "Plan", … (any level below the "# "
 //     title; a "# " heading resets it);
-//  4. a telling word anywhere: blocked; todo, need to; decided, chose, switched,
-//     instead of, from now on; error, bug, broke, failed, crash, panic, flaky,
-//     timeout, fixed; built, shipped, added, merged, deployed, … (that priority).
+//  4. a telling word anywhere: blocked; todo, need to; decided, chose, agreed,
+//     switched, from now on; error, bug, broke, failed, crash, panic, flaky,
+//     flaked, leak, dies, timeout, fixed, an HTTP error status ("502 Bad
+//     Gateway"); built, shipped, added, merged, deployed, committed, … (that
+//     priority).
 //
 // A line is a list item with its indented continuation lines, or a sentence of
-// a paragraph; a "Name: " turn of a conversation starts a new one. Everything
+// a paragraph; a "Name: " turn of a conversation starts a new one. A later
+// sentence of a list item that is a decision or a problem of its own
+// ("Deployed to staging. The first request returned 502 Bad Gateway …") is a
+// line too. Everything
 // else is dropped: chatter, fenced code, indented code, command lines and
 // output ("$ …", "--- FAIL", "ok  …", "exit status", stack frames), one-word
-// lines. A word only denied ("nothing blocked", "no errors") or used as an
-// adjective ("a fixed delay", "built in") files nothing. Lines are
+// lines. A word only denied ("nothing blocked", "no errors"), used as an
+// adjective ("a fixed delay", "built in"), quoted (a message, a commit's
+// subject) or part of an identifier or path (lock_timeout, error_page.go)
+// files nothing. Lines are
 // deduplicated on their normalized text (case, punctuation and spacing aside);
 // problems that differ only in numbers and commit ids are one, with a count
 // ("(×3)"); a next step that was ticked off or built the same day is dropped.
 //
 // Items. A refine keeps, whatever the day's length, every must line: each
-// decision and lesson, each problem (an error, by marker, heading or word),
+// decision and lesson, each problem (an error, by marker, heading or word; a
+// fix told on its own, "Fixed …", only when it names a commit or a path),
 // each explicit line (blockers and next steps by marker or heading, "[x]",
 // "[ ]", "Done:"), and each line that names a commit id or a file path
 // (keyTokens: 7 to 40 hex digits with a letter and a digit; a word with a
@@ -103,16 +111,19 @@
 // output is not read for items: the error a day names is the one its prose
 // names.
 //
-// Compact form. A must line is shown compact: markup ("`", "**"), a speaker's
+// Compact form. A must line is shown compact: markup ("`", "**"; a code span
+// of several words, a message, is kept as a "quoted" one), a speaker's
 // "Name: " (one that leads two lines or more, or user/assistant/…), filler
 // openings ("Ok so", "Then", "Turns out") and words ("just", "basically"),
 // and a redundant label ("Decided to", "Error:") off; then only the clause that
 // holds the item: the first clause (up to ". ", "; ", ", because", ", so", ",
-// and", ", which", " while ", " until ", …) of a marked line, the clause with
+// and", ", which", " while ", …) of a marked line, the clause with
 // the filing word of a line filed by a word (a problem: from that clause on),
-// cut at a word past 56 bytes (76 for an error message, 100 for a decision or
-// lesson, which the weekly, the monthly and MEMORY.md carry on; never inside a
-// "quoted" message or commit subject), asides in parentheses over 24 bytes
+// cut past 56 bytes (76 for an error message, 80 for a decision or lesson,
+// which the weekly, the monthly and MEMORY.md carry on) at its first comma
+// past half of that, else at a word, never inside a "quoted" message or commit
+// subject, a commit id or a path, and without the function words the cut
+// leaves dangling; asides in parentheses over 24 bytes
 // dropped; and every commit id, path (and, for a problem, quoted message) of
 // the line that the clause lost, appended in parentheses. Lines of one section
 // whose first commit or path is the same are merged into one ("hooks/retry.go:
@@ -132,11 +143,13 @@
 // length instead (frontmatter included): its refine is never longer than the
 // day, the empty sections and then the title left out if need be; only a
 // source shorter than a section heading and its one line can end up shorter
-// than its refined day. Measured on realistic days (testdata/refine): a
-// coding day 24.4% of its 2,157 body bytes, a research day 23.7% of 2,853, a
-// chatty day 23.9% of 1,577; a day of terse lines, nearly each one an item,
-// 47.9% of 1,824, over its bound. The generated days of GenerateHistory, every
-// line an item, are all over: 48.6% of the raw.
+// than its refined day. Measured on realistic days (testdata/refine, body
+// bytes): coding days 24.3% of 2,157 and 24.9% of 5,496, an incident day 24.9%
+// of 7,722, a day with a session transcript 24.4% of 5,723, a research day
+// 24.7% of 2,853, a chatty day 23.9% of 1,577; a day of terse lines, nearly
+// each one an item, 47.5% of 1,824, over its bound. A refine within its bound
+// fills its room, so it sits just under the quarter. The generated days of
+// GenerateHistory, every line an item, are over but one: 44.9% of the raw.
 //
 // A week reads its refined days, in date order:
 //   - Themes: significant words and word pairs recurring on two or more days

@@ -100,9 +100,9 @@ var keywordCats = []struct {
 	{[]string{"blocked", "blocker", "blocking"}, catBlockers},
 	{[]string{"todo", "next step", "follow up", "need to", "have to"}, catNext},
 	{[]string{"decided", "decision", "chose", "opted", "agreed", "settled on", "going with", "lesson", "learned",
-		"switched", "switch to", "from now on", "going forward", "no longer", "adopted", "stopped", "instead of"}, catDecisions},
+		"switched", "switch to", "from now on", "going forward", "adopted"}, catDecisions},
 	{[]string{"error", "errors", "bug", "bugs", "broke", "broken", "fail", "fails", "failed", "failing", "failure",
-		"crash", "crashed", "crashes", "panic", "panics", "regression", "exception", "flaky", "leak", "fixed", "timeout", "timed out"}, catProblems},
+		"crash", "crashed", "crashes", "panic", "panics", "regression", "exception", "flaky", "flaked", "leak", "leaks", "leaked", "dies", "died", "hangs", "fixed", "timeout", "timed out"}, catProblems},
 	{[]string{"built", "shipped", "implemented", "added", "merged", "deployed", "released", "finished", "completed", "landed", "refactored", "wrote", "rewrote", "committed", "pushed"}, catBuilt},
 }
 
@@ -124,10 +124,17 @@ type cand struct {
 
 // must reports whether a refine keeps the line whatever the day's length:
 // explicit lines (decisions, blockers, next steps and task items a marker, a
-// checkbox or a heading names), every decision and problem, and every line
-// naming a commit id or a path.
+// checkbox or a heading names), every decision, every problem but a fix told
+// on its own ("Fixed …"), and every line naming a commit id or a path.
 func (c cand) must() bool {
-	return c.explicit || c.cat == catDecisions || c.cat == catProblems || len(c.tokens) > 0
+	return c.explicit || c.cat == catDecisions || c.cat == catProblems && !isFix(c.text) || len(c.tokens) > 0
+}
+
+// isFix reports whether a problem line tells its fix ("Fixed the fixture …"),
+// not an error: kept when it names a commit or path, or when there is room.
+func isFix(text string) bool {
+	n := normalize(text)
+	return strings.HasPrefix(n, "fixed ") || strings.HasPrefix(n, "fix ")
 }
 
 // headingCat returns the section a raw note's heading files its lines under.
@@ -251,7 +258,10 @@ func fileLineWhy(text string, box byte, hcat int) (cat int, out string, score in
 	if hcat != catNone {
 		return hcat, text, scoreHeading, false
 	}
-	n := normalize(text)
+	if httpError(text) {
+		return catProblems, text, scoreKeyword, false
+	}
+	n := normalize(keywordText(text))
 	for _, r := range keywordCats {
 		for _, w := range r.words {
 			if hasWord(n, w) && !negated(n, w) {
@@ -260,6 +270,36 @@ func fileLineWhy(text string, box byte, hcat int) (cat int, out string, score in
 		}
 	}
 	return catNone, "", 0, false
+}
+
+// keywordText is a line as its telling words are looked for in: without its
+// "quoted" parts (a message, a commit's subject: "Committed 91b4e6d "migrate:
+// lock timeout"" is a commit, not a problem) and without identifiers, paths
+// and file names (lock_timeout, error_handler.go).
+func keywordText(s string) string {
+	if strings.Contains(s, "\"") {
+		s = maskQuoted(s)
+	}
+	ws := strings.Fields(s)
+	for i, w := range ws {
+		if t := strings.Trim(w, ".,;:()[]!?'"); strings.ContainsAny(t, "_./") {
+			ws[i] = "x"
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
+// httpError reports whether text names an HTTP error status: a 4xx or 5xx
+// code followed by its capitalized reason ("502 Bad Gateway", "401
+// Unauthorized").
+func httpError(text string) bool {
+	for i := 0; i+4 < len(text); i++ {
+		if (text[i] == '4' || text[i] == '5') && isDigits(text[i+1:i+3]) && text[i+3] == ' ' &&
+			text[i+4] >= 'A' && text[i+4] <= 'Z' && (i == 0 || !isWordByte(text[i-1])) {
+			return true
+		}
+	}
+	return false
 }
 
 // negated reports whether the keyword w is only found denied ("nothing
@@ -292,7 +332,8 @@ func isWordByte(c byte) bool {
 type rawLine struct {
 	level int // a heading's level, else 0
 	title string
-	text  string // as written, the list marker included, continuation lines joined by a space
+	text  string   // as written, the list marker included, continuation lines joined by a space
+	later []string // a list item's sentences after its first
 }
 
 // rawLines reads a raw day's body into rawLines. A line that starts no list
@@ -313,7 +354,8 @@ func rawLines(body []byte) []rawLine {
 		t := strings.Join(cur, " ")
 		cur = nil
 		if list {
-			out = append(out, rawLine{text: t})
+			ss := sentences(t)
+			out = append(out, rawLine{text: t, later: ss[1:]})
 			return
 		}
 		for _, sen := range sentences(t) {
@@ -408,6 +450,19 @@ func refineCandidates(sources []Source) (cands []cand, named []string) {
 			cands = append(cands, cand{cat: cat, text: text, norm: norm, score: score, order: order, explicit: explicit,
 				full: full, compact: compactItem(text, cat, score), tokens: keyTokens(text), count: 1})
 			order++
+			// A later sentence of the item that is a decision or a problem of
+			// its own ("Deployed to staging. The first request returned 502
+			// Bad Gateway …") is an item too.
+			for _, sen := range l.later {
+				sen = stripSpeaker(stripMarkup(strings.TrimSpace(sen)), speakers)
+				c2, t2, s2, _ := fileLine(sen, 0, catNone)
+				if c2 == cat || c2 != catDecisions && c2 != catProblems || len(strings.Fields(normalize(t2))) < 2 {
+					continue
+				}
+				cands = append(cands, cand{cat: c2, text: t2, norm: normalize(t2), score: s2, order: order,
+					full: withItems(truncate(t2, maxItemBytes), t2, c2), compact: compactItem(t2, c2, s2), tokens: keyTokens(t2), count: 1})
+				order++
+			}
 		}
 	}
 	return dedupeCands(cands), named
@@ -420,7 +475,7 @@ func refineCandidates(sources []Source) (cands []cand, named []string) {
 func dedupeCands(cands []cand) []cand {
 	key := func(c cand) string {
 		if c.cat == catProblems {
-			return "p " + errorSignature(c.compact)
+			return "p " + errorSignature(c)
 		}
 		return c.norm
 	}

@@ -125,10 +125,34 @@ func isWordish(s string) bool {
 }
 
 // stripMarkup takes inline Markdown emphasis and code marks off a line: the
-// words stay, the "`", "**" and "__" go.
+// words stay, the "`", "**" and "__" go; a code span of several words (a
+// message: `database is locked`) becomes a "quoted" one.
 func stripMarkup(s string) string {
 	if !strings.ContainsAny(s, "`*_") {
 		return s
+	}
+	if strings.Count(s, "`") >= 2 {
+		var b strings.Builder
+		for {
+			i := strings.IndexByte(s, '`')
+			if i < 0 {
+				break
+			}
+			j := strings.IndexByte(s[i+1:], '`')
+			if j < 0 {
+				break
+			}
+			span := s[i+1 : i+1+j]
+			b.WriteString(s[:i])
+			if strings.Contains(span, " ") && !strings.Contains(span, `"`) {
+				b.WriteString(`"` + span + `"`)
+			} else {
+				b.WriteString(span)
+			}
+			s = s[i+j+2:]
+		}
+		b.WriteString(s)
+		s = b.String()
 	}
 	s = strings.ReplaceAll(s, "`", "")
 	s = strings.ReplaceAll(s, "**", "")
@@ -238,7 +262,7 @@ next:
 
 // clauseSeps end a line's first clause: what follows is its explanation.
 var clauseSeps = []string{". ", "; ", ", and ", ", in ", " — ", " – ", " -- ", ", because ", " because ", ", so ", " so that ", ", but ",
-	", which ", " which ", " until ", " while ", ", as ", ", since ", " after ", ", and then ", " and then ", ", then "}
+	", which ", " which ", " while ", ", as ", ", since ", ", and then ", " and then ", ", then "}
 
 // splitClauses splits a line at clauseSeps (and, for a thing built or a line
 // filed by a word, at every comma; for the latter at ": " too), with the
@@ -271,6 +295,23 @@ func splitClauses(s string, cat int, byWord bool) (clauses []string, starts []in
 	}
 }
 
+// maskEnclosed is maskQuoted, and every byte in parentheses made "x" too.
+func maskEnclosed(s string) string {
+	b := []byte(maskQuoted(s))
+	depth := 0
+	for i, c := range b {
+		switch {
+		case c == '(':
+			depth++
+		case c == ')' && depth > 0:
+			depth--
+		case depth > 0:
+			b[i] = 'x'
+		}
+	}
+	return string(b)
+}
+
 // maskQuoted returns s with every byte between double quotes made "x".
 func maskQuoted(s string) string {
 	if !strings.Contains(s, "\"") {
@@ -287,6 +328,18 @@ func maskQuoted(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// wordClause returns the clause of s (split by splitClauses, commas and ": "
+// included) that holds a word filing it under cat, and s from that clause on.
+func wordClause(s string, cat int) (clause, from string, ok bool) {
+	clauses, starts := splitClauses(s, cat, true)
+	for i, c := range clauses {
+		if n := normalize(keywordText(c)); strings.Contains(normalize(c), " ") && (hasCatWord(n, cat) || cat == catProblems && httpError(c)) {
+			return c, strings.TrimLeft(s[starts[i]:], " "), true
+		}
+	}
+	return "", "", false
 }
 
 // minClause is the shortest first clause: "Ok, so …" is not split after "Ok".
@@ -313,7 +366,7 @@ const maxHeadBytes = 56
 
 // maxDecisionBytes caps a decision's or lesson's first clause: a lesson goes on
 // to the weekly, the monthly and MEMORY.md as the refine words it.
-const maxDecisionBytes = 100
+const maxDecisionBytes = 80
 
 // compactItem is a line's compact form: filler, a marker's label and markup
 // off, its first clause (up to maxHeadBytes, cut at a word), long asides in
@@ -325,14 +378,10 @@ func compactItem(text string, cat, score int) string {
 	// that word (a problem: from that clause on, its message follows); a
 	// marked line (or one under a heading) to its first clause.
 	if score == scoreKeyword {
-		clauses, starts := splitClauses(s, cat, true)
-		for i, c := range clauses {
-			if n := normalize(c); hasCatWord(n, cat) && strings.Contains(n, " ") {
-				s = clauses[i]
-				if cat == catProblems {
-					s = strings.TrimLeft(text[starts[i]:], " ")
-				}
-				break
+		if c, from, ok := wordClause(s, cat); ok {
+			s = c
+			if cat == catProblems {
+				s = from
 			}
 		}
 	}
@@ -351,8 +400,7 @@ func compactItem(text string, cat, score int) string {
 			break
 		}
 	}
-	cut := len(s)
-	head := dropAsides(s[:cut])
+	head := dropAsides(s)
 	head = dropFiller(head)
 	limit := maxHeadBytes
 	switch {
@@ -361,14 +409,47 @@ func compactItem(text string, cat, score int) string {
 	case cat == catProblems && !strings.HasPrefix(strings.ToLower(s), "fixed"):
 		limit += 20 // an error message is the item
 	}
+	// A clause too long is cut at its first comma past three words and half
+	// the limit, if any, before it is cut at a word.
+	if len(head) > limit {
+		if i := strings.Index(maskEnclosed(head[minClause:]), ", "); i >= 0 && len(strings.Fields(head[:minClause+i])) >= 3 && minClause+i >= limit/2 {
+			head = head[:minClause+i]
+		}
+	}
+	// Never cut a commit id or a path: the cut moves before it (it is
+	// appended whole).
+	if len(head) > limit {
+		for _, tok := range keyTokens(head) {
+			if i := strings.Index(head, tok); i < limit && i+len(tok) > limit {
+				limit = max(i-1+len("…"), minClause+len("…"))
+			}
+		}
+	}
 	// Never cut a quoted message or commit subject: the cut moves past it.
 	if len(head) > limit && strings.Count(head[:limit], "\"")%2 == 1 {
 		if j := strings.IndexByte(head[limit:], '"'); j >= 0 && j <= 60 {
-			limit += j + 1 + len("…")
+			end := limit + j + 1
+			if rest := strings.TrimSpace(head[end:]); rest != "" && rest != "." {
+				return withItems(head[:end]+"…", text, cat)
+			}
+			return withItems(strings.TrimRight(head, " ."), text, cat)
 		}
 	}
-	head = strings.TrimRight(truncate(head, limit), " .,:;-")
-	return withItems(head, text, cat)
+	return withItems(cutAtWord(head, limit), text, cat)
+}
+
+// cutAtWord is truncate for a compact item: cut at a word, without the
+// function words the cut left dangling ("… looked at the…" is "… looked…").
+func cutAtWord(s string, max int) string {
+	t := truncate(s, max)
+	if t == s {
+		return strings.TrimRight(s, " .,:;-")
+	}
+	ws := strings.Fields(strings.TrimSuffix(t, "…"))
+	for len(ws) > 3 && stopwords()[strings.ToLower(strings.Trim(ws[len(ws)-1], ".,:;-"))] {
+		ws = ws[:len(ws)-1]
+	}
+	return strings.TrimRight(strings.Join(ws, " "), " .,:;-") + "…"
 }
 
 // withItems appends to a shortened line (head) the items of its whole line
@@ -447,18 +528,31 @@ func dropAsides(s string) string {
 }
 
 // errorSignature is what makes two problems the same error: their compact
-// text without numbers, times and commit ids (the fetcher failed on shard 3,
-// on shard 7: one error, counted).
-func errorSignature(compact string) string {
+// text (for a line filed by a word, the clause with that word) as its
+// significant words, without numbers, commit ids and words of repetition
+// ("again", "a third time"): the fetcher failed on shard 3, on shard 7, and
+// again: one error, counted.
+func errorSignature(c cand) string {
+	s := c.compact
+	if c.score == scoreKeyword {
+		if cl, _, ok := wordClause(stripMarkup(c.text), c.cat); ok {
+			s = cl
+		}
+	}
 	var ws []string
-	for _, w := range strings.Fields(normalize(compact)) {
-		if isDigits(w) || isCommitID(w) {
+	for _, w := range sigWords(s) {
+		if isCommitID(w) || repeatWords()[w] {
 			continue
 		}
 		ws = append(ws, w)
 	}
 	return strings.Join(ws, " ")
 }
+
+// repeatWords say that something happened again, not what happened.
+var repeatWords = sync.OnceValue(func() map[string]bool {
+	return wordSet(strings.Fields(`again still once twice thrice third fourth fifth time another same more`))
+})
 
 // quoted returns the "double-quoted" parts of s of two words or more (an
 // error's message), up to 80 bytes each.
