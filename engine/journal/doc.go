@@ -145,7 +145,8 @@
 // source shorter than a section heading and its one line can end up shorter
 // than its refined day. Measured on realistic days (testdata/refine, body
 // bytes): coding days 24.3% of 2,157 and 24.9% of 5,496, an incident day 24.9%
-// of 7,722, a day with a session transcript 24.4% of 5,723, a research day
+// of 7,722, days with session transcripts 24.4% of 5,723 and 24.6% of 9,554,
+// a day of three sessions over five sources 25.0% of 21,301, a research day
 // 24.7% of 2,853, a chatty day 23.9% of 1,577; a day of terse lines, nearly
 // each one an item, 47.5% of 1,824, over its bound. A refine within its bound
 // fills its room, so it sits just under the quarter. The generated days of

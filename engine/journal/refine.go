@@ -548,9 +548,18 @@ func units(cands []cand) []unit {
 			k := itoa(c.cat) + " " + c.tokens[0]
 			if i, ok := at[k]; ok {
 				u := &out[i]
-				u.compact += "; " + withoutToken(compact, c.tokens[0])
-				u.full = strings.TrimRight(u.full, ".") + "; " + full
 				u.must = u.must || c.must()
+				// The same thing told again about the same file or commit
+				// ("Committed 6e2b1f9 …", "Committed as 6e2b1f9 …": no word
+				// the merged line lacks) adds nothing; nor does what is left
+				// of a line without its token.
+				rest := withoutToken(compact, c.tokens[0])
+				if ws := sigWords(rest); len(ws) == 0 || overlap(ws, wordSet(sigWords(u.compact))) == 1 {
+					u.score = max(u.score, c.score)
+					continue
+				}
+				u.compact += "; " + rest
+				u.full = strings.TrimRight(u.full, ".") + "; " + full
 				u.score = max(u.score, c.score)
 				continue
 			}

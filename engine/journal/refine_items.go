@@ -23,10 +23,17 @@ var pathExts = sync.OnceValue(func() map[string]bool {
 // blanks, quotes, brackets, commas and semicolons, with trailing punctuation
 // and a ":LINE[:COL]" suffix taken off.
 func keyTokens(s string) []string {
+	if !strings.ContainsAny(s, "./") && !hasHexRun(s) {
+		return nil // no path without a dot or a slash, no commit without 7 hex digits
+	}
 	var out []string
 	seen := map[string]bool{}
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || strings.ContainsRune("`\"'()[]{}<>,;|*", r)
+		switch r {
+		case '`', '"', '\'', '(', ')', '[', ']', '{', '}', '<', '>', ',', ';', '|', '*':
+			return true
+		}
+		return unicode.IsSpace(r)
 	}) {
 		tok := strings.TrimRight(f, ".:!?")
 		tok = strings.TrimLeft(tok, ":")
@@ -38,6 +45,21 @@ func keyTokens(s string) []string {
 		out = append(out, tok)
 	}
 	return out
+}
+
+// hasHexRun reports whether s holds 7 lower-case hex digits in a row.
+func hasHexRun(s string) bool {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= '0' && c <= '9' || c >= 'a' && c <= 'f' {
+			if n++; n == 7 {
+				return true
+			}
+		} else {
+			n = 0
+		}
+	}
+	return false
 }
 
 // trimLineNumber takes a ":12" or ":12:5" off a path ("server.go:88").
