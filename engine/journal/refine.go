@@ -22,7 +22,8 @@ const (
 	scoreMarker  = 3 // an explicit marker ("Decision:", "TODO:", "[x]")
 )
 
-// RefineBudget is the share of the source bytes a refined day aims at.
+// RefineBudget is the most of its sources' body bytes a refined day takes, unless
+// the items it must keep alone are more (it then says so in a closing line).
 const RefineBudget = 0.25
 
 // maxItemBytes caps one line of a rollup; longer lines are cut at a word.
