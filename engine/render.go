@@ -510,7 +510,8 @@ func noteElement(e *Note) string {
 // skillLine is a skill's entry in <skills>: its portable ref (path), the file
 // a host opens to load it (file: relative to the project folder, where the
 // host runs and reads the block; absolute without a project), its name and
-// description.
+// description. file names the note even where skills --into wrote a copy of
+// it into a host folder: the note is current and is where an edit goes.
 func skillLine(e *Note, project string) string {
 	doc := e.Doc()
 	name, _ := doc.String("name")

@@ -60,8 +60,9 @@
 // "# " title naming the period and the rollup's sections; an empty section is
 // "- (none)".
 //
-// A refined day keeps the lines of the raw notes that matter and files each in
-// one section. Per line, first match wins:
+// A refined day keeps the items of the raw notes (decisions, errors, commit
+// ids, file paths) and files each line in one section. Per line, first match
+// wins:
 //  1. an explicit marker at the start, after any list marker, checkbox and time
 //     stamp ("09:14", "[09:14]"): "BLOCKED:", "Blocker:", "Blocked on", "Waiting
 //     on" → Blockers; "TODO", "Next:", "Tomorrow:", "FIXME:" → Next Steps;
@@ -77,32 +78,79 @@
 //     "Done", "Shipped", "What I did", "Problems", "Errors", "Bugs", "Issues",
 //     "Blocked", "TODO", "Next", "Tomorrow", "Plan", … (any level below the "# "
 //     title; a "# " heading resets it);
-//  4. a telling word anywhere: blocked; todo, need to; decided, chose, switched,
-//     instead of, from now on; error, bug, broke, failed, crash, panic, flaky,
-//     timeout, fixed; built, shipped, added, merged, deployed, … (that priority).
+//  4. a telling word anywhere: blocked; todo, need to; decided, chose, agreed,
+//     switched, from now on; error, bug, broke, failed, crash, panic, flaky,
+//     flaked, leak, dies, timeout, fixed, an HTTP error status ("502 Bad
+//     Gateway"); built, shipped, added, merged, deployed, committed, … (that
+//     priority).
 //
-// Everything else is dropped: chatter, fenced code, indented code, command lines
-// and output ("$ …", "--- FAIL", "ok  …", "exit status", stack frames), one-word
-// lines. Lines are deduplicated on their normalized text (case, punctuation and
-// spacing aside), and a next step that was ticked off or built the same day is
-// dropped. Lines over 200 bytes are cut at a word with "…".
+// A line is a list item with its indented continuation lines, or a sentence of
+// a paragraph; a "Name: " turn of a conversation starts a new one. A later
+// sentence of a list item that is a decision or a problem of its own
+// ("Deployed to staging. The first request returned 502 Bad Gateway …") is a
+// line too. Everything
+// else is dropped: chatter, fenced code, indented code, command lines and
+// output ("$ …", "--- FAIL", "ok  …", "exit status", stack frames), one-word
+// lines. A word only denied ("nothing blocked", "no errors"), used as an
+// adjective ("a fixed delay", "built in"), quoted (a message, a commit's
+// subject) or part of an identifier or path (lock_timeout, error_page.go)
+// files nothing. Lines are
+// deduplicated on their normalized text (case, punctuation and spacing aside);
+// problems that differ only in numbers and commit ids are one, with a count
+// ("(×3)"); a next step that was ticked off or built the same day is dropped.
 //
-// Explicit lines are always kept, whatever the day's length: decisions and
-// lessons, blockers, next steps (by marker or by heading), done and open task
-// items ("[x]", "[ ]", "Done:", lines under a "Done" heading). A one-word
-// explicit line ("[x] deployed") is kept too.
+// Items. A refine keeps, whatever the day's length, every must line: each
+// decision and lesson, each problem (an error, by marker, heading or word; a
+// fix told on its own, "Fixed …", only when it names a commit or a path),
+// each explicit line (blockers and next steps by marker or heading, "[x]",
+// "[ ]", "Done:"), and each line that names a commit id or a file path
+// (keyTokens: 7 to 40 hex digits with a letter and a digit; a word with a
+// slash and an extension, or two slashes, or starting "./", "../", "~/"; a
+// file name with a known extension). The commit ids and paths of lines that
+// file under no section are listed after the title, "Also named: …". Command
+// output is not read for items: the error a day names is the one its prose
+// names.
 //
-// Size rule for the other lines (problems, things built named by a word,
-// keyword lines): the whole day, skeleton and explicit lines included, aims at
-// 25% of the source bytes (RefineBudget): first the best line of every section
-// with no explicit line, so no
-// section with signal comes out empty; then the other lines by score and source
-// order, each if it still fits. A refined day is never longer than its sources
-// (frontmatter included): when it would be, its empty sections are left out,
-// then its title, then the weakest unmarked lines; only a source shorter than a
-// section heading and its one line can end up shorter than its refined day.
-// Over generated days dense with explicit markers the refined day is about 35%
-// of the raw (tested per day).
+// Compact form. A must line is shown compact: markup ("`", "**"; a code span
+// of several words, a message, is kept as a "quoted" one), a speaker's
+// "Name: " (one that leads two lines or more, or user/assistant/…), filler
+// openings ("Ok so", "Then", "Turns out") and words ("just", "basically"),
+// and a redundant label ("Decided to", "Error:") off; then only the clause that
+// holds the item: the first clause (up to ". ", "; ", ", because", ", so", ",
+// and", ", which", " while ", …) of a marked line, the clause with
+// the filing word of a line filed by a word (a problem: from that clause on),
+// cut past 56 bytes (76 for an error message, 80 for a decision or lesson,
+// which the weekly, the monthly and MEMORY.md carry on) at its first comma
+// past half of that, else at a word, never inside a "quoted" message or commit
+// subject, a commit id or a path, and without the function words the cut
+// leaves dangling; asides in parentheses over 24 bytes
+// dropped; and every commit id, path (and, for a problem, quoted message) of
+// the line that the clause lost, appended in parentheses. Lines of one section
+// whose first commit or path is the same are merged into one ("hooks/retry.go:
+// …; …").
+//
+// Size bound: the whole refine, title and sections included, is at most a
+// quarter (RefineBudget) of the sources' body bytes, frontmatter not counted.
+// Within it, after the must lines: the best other line of every section that
+// has none, then the decisions in full (their why), then the other lines
+// compact by score and source order, then the rest in full (problems,
+// blockers, next steps, things built), each if it still fits. When the must
+// lines alone do not fit, every one is kept all the same: the empty sections
+// are left out, and a closing comment line, "<!-- over its bound: N bytes, a
+// quarter of the day is Q; every item kept -->", says so (an HTML comment, so
+// no section takes it for an item). A day so short that its empty sections
+// alone are more than its quarter (under about 700 bytes) is bound by its own
+// length instead (frontmatter included): its refine is never longer than the
+// day, the empty sections and then the title left out if need be; only a
+// source shorter than a section heading and its one line can end up shorter
+// than its refined day. Measured on realistic days (testdata/refine, body
+// bytes): coding days 24.3% of 2,157 and 24.9% of 5,496, an incident day 24.9%
+// of 7,722, days with session transcripts 24.4% of 5,723 and 24.6% of 9,554,
+// a day of three sessions over five sources 25.0% of 21,301, a research day
+// 24.7% of 2,853, a chatty day 23.9% of 1,577; a day of terse lines, nearly
+// each one an item, 47.5% of 1,824, over its bound. A refine within its bound
+// fills its room, so it sits just under the quarter. The generated days of
+// GenerateHistory, every line an item, are over but one: 44.9% of the raw.
 //
 // A week reads its refined days, in date order:
 //   - Themes: significant words and word pairs recurring on two or more days

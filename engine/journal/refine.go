@@ -22,7 +22,8 @@ const (
 	scoreMarker  = 3 // an explicit marker ("Decision:", "TODO:", "[x]")
 )
 
-// RefineBudget is the share of the source bytes a refined day aims at.
+// RefineBudget is the most of its sources' body bytes a refined day takes, unless
+// the items it must keep alone are more (it then says so in a closing line).
 const RefineBudget = 0.25
 
 // maxItemBytes caps one line of a rollup; longer lines are cut at a word.
@@ -100,23 +101,41 @@ var keywordCats = []struct {
 	{[]string{"blocked", "blocker", "blocking"}, catBlockers},
 	{[]string{"todo", "next step", "follow up", "need to", "have to"}, catNext},
 	{[]string{"decided", "decision", "chose", "opted", "agreed", "settled on", "going with", "lesson", "learned",
-		"switched", "switch to", "from now on", "going forward", "no longer", "adopted", "stopped", "instead of"}, catDecisions},
+		"switched", "switch to", "from now on", "going forward", "adopted"}, catDecisions},
 	{[]string{"error", "errors", "bug", "bugs", "broke", "broken", "fail", "fails", "failed", "failing", "failure",
-		"crash", "crashed", "crashes", "panic", "panics", "regression", "exception", "flaky", "leak", "fixed", "timeout", "timed out"}, catProblems},
-	{[]string{"built", "shipped", "implemented", "added", "merged", "deployed", "released", "finished", "completed", "landed", "refactored", "wrote"}, catBuilt},
+		"crash", "crashed", "crashes", "panic", "panics", "regression", "exception", "flaky", "flaked", "leak", "leaks", "leaked", "dies", "died", "hangs", "fixed", "timeout", "timed out"}, catProblems},
+	{[]string{"built", "shipped", "implemented", "added", "merged", "deployed", "released", "finished", "completed", "landed", "refactored", "wrote", "rewrote", "committed", "pushed"}, catBuilt},
 }
 
 type cand struct {
 	cat   int
-	text  string
+	text  string // the cleaned line, markers' labels off
 	norm  string
 	score int
 	order int
 	// explicit: the writer marked the line as a decision or lesson, blocker,
 	// next step, or done or open task item (a marker, a checkbox, or a heading
-	// naming one of those sections). Explicit lines are always kept.
+	// naming one of those sections).
 	explicit bool
-	floor    bool // the best line of a section with no explicit line: kept too
+	full     string   // the line as a refine shows it in full: markup off, cut at maxItemBytes
+	compact  string   // its compact form (compactItem)
+	tokens   []string // the commit ids and paths it names
+	count    int      // how many times the day has it (a repeated error)
+}
+
+// must reports whether a refine keeps the line whatever the day's length:
+// explicit lines (decisions, blockers, next steps and task items a marker, a
+// checkbox or a heading names), every decision, every problem but a fix told
+// on its own ("Fixed …"), and every line naming a commit id or a path.
+func (c cand) must() bool {
+	return c.explicit || c.cat == catDecisions || c.cat == catProblems && !isFix(c.text) || len(c.tokens) > 0
+}
+
+// isFix reports whether a problem line tells its fix ("Fixed the fixture …"),
+// not an error: kept when it names a commit or path, or when there is room.
+func isFix(text string) bool {
+	n := normalize(text)
+	return strings.HasPrefix(n, "fixed ") || strings.HasPrefix(n, "fix ")
 }
 
 // headingCat returns the section a raw note's heading files its lines under.
@@ -240,10 +259,13 @@ func fileLineWhy(text string, box byte, hcat int) (cat int, out string, score in
 	if hcat != catNone {
 		return hcat, text, scoreHeading, false
 	}
-	n := normalize(text)
+	if httpError(text) {
+		return catProblems, text, scoreKeyword, false
+	}
+	n := normalize(keywordText(text))
 	for _, r := range keywordCats {
 		for _, w := range r.words {
-			if hasWord(n, w) {
+			if hasWord(n, w) && !negated(n, w) {
 				return r.cat, text, scoreKeyword, false
 			}
 		}
@@ -251,55 +273,221 @@ func fileLineWhy(text string, box byte, hcat int) (cat int, out string, score in
 	return catNone, "", 0, false
 }
 
+// keywordText is a line as its telling words are looked for in: without its
+// "quoted" parts (a message, a commit's subject: "Committed 91b4e6d "migrate:
+// lock timeout"" is a commit, not a problem) and without identifiers, paths
+// and file names (lock_timeout, error_handler.go).
+func keywordText(s string) string {
+	if strings.Contains(s, "\"") {
+		s = maskQuoted(s)
+	}
+	ws := strings.Fields(s)
+	for i, w := range ws {
+		if t := strings.Trim(w, ".,;:()[]!?'"); strings.ContainsAny(t, "_./") {
+			ws[i] = "x"
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
+// httpError reports whether text names an HTTP error status: a 4xx or 5xx
+// code followed by its capitalized reason ("502 Bad Gateway", "401
+// Unauthorized").
+func httpError(text string) bool {
+	for i := 0; i+4 < len(text); i++ {
+		if (text[i] == '4' || text[i] == '5') && isDigits(text[i+1:i+3]) && text[i+3] == ' ' &&
+			text[i+4] >= 'A' && text[i+4] <= 'Z' && (i == 0 || !isWordByte(text[i-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// negated reports whether the keyword w is only found denied ("nothing
+// blocked", "no errors") or as an adjective ("a fixed 1 s").
+func negated(n, w string) bool {
+	pre := []string{"nothing ", "not ", "no ", "never ", "without ", "zero "}
+	if w == "fixed" {
+		pre = append(pre, "a ", "the ")
+	}
+	if w == "built" && hasWord(n, "built in") && !hasWord(strings.ReplaceAll(n, "built in", ""), w) {
+		return true // "built in", "built-in": an adjective
+	}
+	// Denied when no occurrence is free of a denying word before it.
+	return !anyWordAt(n, w, func(j int) bool {
+		for _, p := range pre {
+			if strings.HasSuffix(n[:j], " "+p) || n[:j] == p {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
+// rawLine is what the refine files as one line: a heading, a list item with
+// its continuation lines joined, or a sentence of a paragraph.
+type rawLine struct {
+	level int // a heading's level, else 0
+	title string
+	text  string   // as written, the list marker included, continuation lines joined by a space
+	later []string // a list item's sentences after its first
+}
+
+// rawLines reads a raw day's body into rawLines. A line that starts no list
+// item and no "Name: " turn of a conversation, is no heading and no command
+// output, and directly follows (no blank line between) a list item, indented,
+// or a paragraph line continues it; a paragraph (lines that start no list
+// item) is split into its sentences. Command output and indented code stay
+// out, as isOutput says.
+func rawLines(body []byte) []rawLine {
+	var out []rawLine
+	var cur []string
+	list := false
+	prevEnd := -1
+	flush := func() {
+		if len(cur) == 0 {
+			return
+		}
+		t := strings.Join(cur, " ")
+		cur = nil
+		if list {
+			ss := sentences(t)
+			out = append(out, rawLine{text: t, later: ss[1:]})
+			return
+		}
+		for _, sen := range sentences(t) {
+			out = append(out, rawLine{text: sen})
+		}
+	}
+	eachBodyLine(body, func(l bodyLine) {
+		gap := string(body[max(prevEnd, 0):l.start])
+		adjacent := prevEnd >= 0 && strings.Count(gap, "\n") == 1 && strings.TrimSpace(gap) == ""
+		prevEnd = l.end
+		if l.level > 0 {
+			flush()
+			out = append(out, rawLine{level: l.level, title: l.title})
+			return
+		}
+		if isOutput(l.text) {
+			flush()
+			return
+		}
+		m, _ := listMarker(l.trimmed)
+		_, speaker := speakerOf(l.trimmed)
+		indented := l.trimmed != l.text
+		if m != "" || speaker || !adjacent || len(cur) == 0 || list && !indented {
+			flush()
+			list = m != ""
+			cur = []string{strings.TrimSpace(l.text)}
+			return
+		}
+		cur = append(cur, strings.TrimSpace(l.text))
+	})
+	flush()
+	return out
+}
+
+// sentences splits a paragraph at ". ", "? " and "! " followed by a capital
+// letter or a digit.
+func sentences(t string) []string {
+	var out []string
+	start := 0
+	for i := 0; i+2 < len(t); i++ {
+		if (t[i] == '.' || t[i] == '?' || t[i] == '!') && t[i+1] == ' ' && (t[i+2] >= 'A' && t[i+2] <= 'Z' || t[i+2] >= '0' && t[i+2] <= '9') {
+			out = append(out, t[start:i+1])
+			start = i + 2
+		}
+	}
+	return append(out, t[start:])
+}
+
 // refineCandidates reads raw notes and returns the lines worth keeping, filed
-// into sections, deduplicated.
-func refineCandidates(sources []Source) []cand {
-	var cands []cand
+// into sections, deduplicated (a repeated problem counted), and the commit ids
+// and paths named on the day's other lines (prose that files under no section).
+func refineCandidates(sources []Source) (cands []cand, named []string) {
 	order := 0
+	seenNamed := map[string]bool{}
 	for _, src := range sources {
-		body := stripFrontmatter(src.Body)
+		lines := rawLines(stripFrontmatter(src.Body))
+		var cleaned []string
+		for _, l := range lines {
+			if l.level == 0 {
+				t, _ := cleanLine(l.text)
+				cleaned = append(cleaned, stripMarkup(t))
+			}
+		}
+		speakers := daySpeakers(cleaned)
 		hcat := catNone
-		eachBodyLine(body, func(l bodyLine) {
+		for _, l := range lines {
 			if l.level > 0 {
 				if l.level == 1 {
 					hcat = catNone
 				} else {
 					hcat = headingCat(l.title)
 				}
-				return
-			}
-			if isOutput(l.text) {
-				return
+				continue
 			}
 			text, box := cleanLine(l.text)
-			cat, text, score, explicit := fileLine(text, box, hcat)
+			line := stripSpeaker(stripMarkup(text), speakers)
+			cat, text, score, explicit := fileLine(line, box, hcat)
 			if cat == catNone {
-				return
+				for _, tok := range keyTokens(line) {
+					if !seenNamed[tok] {
+						seenNamed[tok] = true
+						named = append(named, tok)
+					}
+				}
+				continue
 			}
-			text = truncate(text, maxItemBytes)
-			norm := normalize(text)
+			full := withItems(truncate(text, maxItemBytes), text, cat)
+			norm := normalize(full)
 			if n := len(strings.Fields(norm)); n == 0 || n < 2 && score < scoreMarker {
-				return // one word is not a note ("done", "ok"), unless marked ("[x] deployed")
+				continue // one word is not a note ("done", "ok"), unless marked ("[x] deployed")
 			}
-			cands = append(cands, cand{cat: cat, text: text, norm: norm, score: score, order: order, explicit: explicit})
+			cands = append(cands, cand{cat: cat, text: text, norm: norm, score: score, order: order, explicit: explicit,
+				full: full, compact: compactItem(text, cat, score), tokens: keyTokens(text), count: 1})
 			order++
-		})
+			// A later sentence of the item that is a decision or a problem of
+			// its own ("Deployed to staging. The first request returned 502
+			// Bad Gateway …") is an item too.
+			for _, sen := range l.later {
+				sen = stripSpeaker(stripMarkup(strings.TrimSpace(sen)), speakers)
+				c2, t2, s2, _ := fileLine(sen, 0, catNone)
+				if c2 == cat || c2 != catDecisions && c2 != catProblems || len(strings.Fields(normalize(t2))) < 2 {
+					continue
+				}
+				cands = append(cands, cand{cat: c2, text: t2, norm: normalize(t2), score: s2, order: order,
+					full: withItems(truncate(t2, maxItemBytes), t2, c2), compact: compactItem(t2, c2, s2), tokens: keyTokens(t2), count: 1})
+				order++
+			}
+		}
 	}
-	return dedupeCands(cands)
+	return dedupeCands(cands), named
 }
 
 // dedupeCands keeps one candidate per normalized text (the best scored, then the
-// first) and drops next steps that were ticked off ([x]) or built the same day.
+// first), one per problem that differs only in numbers and ids (errorSignature),
+// counting the repeats, and drops next steps that were ticked off ([x]) or
+// built the same day.
 func dedupeCands(cands []cand) []cand {
+	key := func(c cand) string {
+		if c.cat == catProblems {
+			return "p " + errorSignature(c)
+		}
+		return c.norm
+	}
 	best := map[string]int{}
+	count := map[string]int{}
 	for i, c := range cands {
-		j, ok := best[c.norm]
+		k := key(c)
+		count[k]++
+		j, ok := best[k]
 		if !ok || c.score > cands[j].score {
-			best[c.norm] = i
+			best[k] = i
 		}
 	}
 	built := map[string]bool{}
@@ -310,35 +498,142 @@ func dedupeCands(cands []cand) []cand {
 	}
 	out := cands[:0:0]
 	for i, c := range cands {
-		if best[c.norm] != i {
+		k := key(c)
+		if best[k] != i {
 			continue
 		}
 		if c.cat == catNext && built[c.norm] {
 			continue
+		}
+		if c.cat == catProblems {
+			c.count = count[k]
 		}
 		out = append(out, c)
 	}
 	return out
 }
 
-// selectWithin keeps every explicit candidate, whatever it costs; then, while
-// all kept items fit in budget bytes, the best other candidate of every
-// section that has no explicit one (so no section with signal comes out
-// empty), then the others by score, then source order, each if it still fits.
-// The result is in source order.
-func selectWithin(cands []cand, nsec int, budget int) []cand {
-	keep := make([]bool, len(cands))
-	used := 0 // bytes of items, less the "- (none)" lines they replace
-	cost := func(c cand) int { return len("- ") + len(c.text) + len("\n") }
-	filled := make([]bool, nsec)
-	for i, c := range cands {
-		if c.explicit {
-			keep[i] = true
-			used += cost(c)
-			if !filled[c.cat] {
-				filled[c.cat] = true
-				used -= len("- (none)\n")
+// unit is one line of a refine: a candidate, or the candidates of one section
+// that name the same commit or path first, merged.
+type unit struct {
+	cat     int
+	must    bool
+	score   int
+	order   int
+	compact string
+	full    string
+	shown   int  // 0: left out, 1: compact, 2: full
+	floor   bool // the best line of a section that had no other: kept on a short day
+}
+
+func (u unit) text() string {
+	if u.shown == 2 {
+		return u.full
+	}
+	return u.compact
+}
+
+// units merges the candidates of each section that name the same commit id or
+// path first into one line ("hooks/retry.go: backoff with jitter; lint fixed"),
+// and adds a repeated problem's count ("(×3)").
+func units(cands []cand) []unit {
+	var out []unit
+	at := map[string]int{} // section and first token → index in out
+	for _, c := range cands {
+		compact, full := c.compact, c.full
+		if c.count > 1 {
+			sfx := " (×" + itoa(c.count) + ")"
+			compact, full = compact+sfx, full+sfx
+		}
+		if len(c.tokens) > 0 {
+			k := itoa(c.cat) + " " + c.tokens[0]
+			if i, ok := at[k]; ok {
+				u := &out[i]
+				u.must = u.must || c.must()
+				// The same thing told again about the same file or commit
+				// ("Committed 6e2b1f9 …", "Committed as 6e2b1f9 …": no word
+				// the merged line lacks) adds nothing; nor does what is left
+				// of a line without its token.
+				rest := withoutToken(compact, c.tokens[0])
+				if ws := sigWords(rest); len(ws) == 0 || overlap(ws, wordSet(sigWords(u.compact))) == 1 {
+					u.score = max(u.score, c.score)
+					continue
+				}
+				u.compact += "; " + rest
+				u.full = strings.TrimRight(u.full, ".") + "; " + full
+				u.score = max(u.score, c.score)
+				continue
 			}
+			at[k] = len(out)
+		}
+		out = append(out, unit{cat: c.cat, must: c.must(), score: c.score, order: c.order, compact: compact, full: full})
+	}
+	return out
+}
+
+// withoutToken takes tok out of a compact line merged after another naming it.
+func withoutToken(s, tok string) string {
+	for _, r := range []struct{ old, new string }{
+		{" (" + tok + ")", ""}, {"(" + tok + ", ", "("}, {", " + tok + ")", ")"}, {", " + tok, ""},
+		{" in " + tok, ""}, {" to " + tok, ""}, {" of " + tok, ""}, {" at " + tok, ""}, {" from " + tok, ""},
+		{" on " + tok, ""}, {tok + ": ", ""}, {tok, ""},
+	} {
+		if strings.Contains(s, r.old) {
+			s = strings.Replace(s, r.old, r.new, 1)
+			break
+		}
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.Trim(s, " ,:;")
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+// expandOrder is the order in which kept lines are shown in full when the
+// bound leaves room: decisions (their why), problems, blockers, next steps,
+// things built.
+var expandOrder = []int{catDecisions, catProblems, catBlockers, catNext, catBuilt}
+
+// selectUnits decides how each line is shown within bound bytes of items
+// (used is what the title, the lead line and the empty skeleton already take):
+// every must line compact, whatever it costs; then, each if it still fits, the
+// best other line of every section with no line yet (whatever it costs when
+// forceFloor: a day too short for its own skeleton), the decisions in full,
+// the other lines compact by score and source order, and the rest in full in
+// expandOrder.
+func selectUnits(us []unit, nsec, used, bound int, forceFloor bool) {
+	filled := make([]bool, nsec)
+	cost := func(s string) int { return len("- ") + len(s) + len("\n") }
+	take := func(u *unit, shown int, force bool) bool {
+		c := cost(u.compact)
+		if shown == 2 {
+			c = cost(u.full)
+		}
+		if u.shown == 1 {
+			c -= cost(u.compact)
+		} else if !filled[u.cat] {
+			c -= len("- (none)\n")
+		}
+		if !force && used+c > bound {
+			return false
+		}
+		used += c
+		u.shown = shown
+		filled[u.cat] = true
+		return true
+	}
+	for i := range us {
+		if us[i].must {
+			take(&us[i], 1, true)
 		}
 	}
 	for s := 0; s < nsec; s++ {
@@ -346,77 +641,147 @@ func selectWithin(cands []cand, nsec int, budget int) []cand {
 			continue
 		}
 		bi := -1
-		for i, c := range cands {
-			if c.cat == s && (bi < 0 || c.score > cands[bi].score) {
+		for i, u := range us {
+			if u.cat == s && (bi < 0 || u.score > us[bi].score) {
 				bi = i
 			}
 		}
 		if bi >= 0 {
-			keep[bi] = true
-			cands[bi].floor = true
-			used += cost(cands[bi]) - len("- (none)\n")
+			us[bi].floor = take(&us[bi], 1, forceFloor)
 		}
 	}
-	idx := make([]int, len(cands))
+	for i := range us {
+		if us[i].cat == catDecisions && us[i].shown == 1 && us[i].full != us[i].compact {
+			take(&us[i], 2, false)
+		}
+	}
+	idx := make([]int, len(us))
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return cands[idx[a]].score > cands[idx[b]].score })
+	sort.SliceStable(idx, func(a, b int) bool { return us[idx[a]].score > us[idx[b]].score })
 	for _, i := range idx {
-		if keep[i] {
-			continue
-		}
-		if c := cost(cands[i]); used+c <= budget {
-			keep[i] = true
-			used += c
+		if us[i].shown == 0 {
+			take(&us[i], 1, false)
 		}
 	}
-	var out []cand
-	for i, c := range cands {
-		if keep[i] {
-			out = append(out, c)
+	for _, cat := range expandOrder[1:] {
+		for i := range us {
+			if us[i].cat == cat && us[i].shown == 1 && us[i].full != us[i].compact {
+				take(&us[i], 2, false)
+			}
 		}
 	}
-	return out
 }
 
-// summarizeDay is the refined-day rollup: every explicit line, and within
-// RefineBudget of the source bytes (skeleton included) the best other lines.
-// The day is never longer than its sources (their bytes, frontmatter included):
-// when the full skeleton (every section, "- (none)" in the empty ones) would be,
-// the empty sections are left out, then the title (compactRender), then
-// unmarked lines beyond each section's first. Only a source shorter than a
-// section heading and its line can come out shorter than its refined day.
+// summarizeDay is the refined-day rollup. Its size bound is a quarter of the
+// sources' body bytes (RefineBudget; frontmatter not counted), the whole
+// refine counted. Every must line (cand.must) is kept in compact form, merged
+// by the commit or path it names and counted when repeated, and the commit ids
+// and paths of the day's other lines are listed after the title ("Also
+// named: …"); what room is left shows other lines, then lines in full. When
+// the must lines alone do not fit, every one is kept all the same and a closing
+// comment line says the refine is over its bound. A day so short that the
+// empty sections alone are more than its quarter is bound by its own length
+// instead (frontmatter included): the refine is never longer than the day,
+// empty sections and then the title left out if need be.
 func summarizeDay(title string, sources []Source) string {
 	total, limit := 0, 0
 	for _, s := range sources {
 		total += len(stripFrontmatter(s.Body))
 		limit += len(s.Body)
 	}
-	skeleton := len(render(title, RefinedSections, make([][]string, len(RefinedSections))))
-	budget := int(float64(total)*RefineBudget) - skeleton
-	picked := selectWithin(refineCandidates(sources), len(RefinedSections), budget)
-	for {
-		items := make([][]string, len(RefinedSections))
-		for _, c := range picked {
-			items[c.cat] = append(items[c.cat], c.text)
-		}
-		out := compactRender(title, RefinedSections, items, limit)
-		// Too long for a short source: drop the weakest unmarked line (lowest
-		// score, then latest) until it fits; explicit lines and the one line a
-		// section without them has always stay (a source of a line or two can
-		// thus be shorter than its refined day by a heading).
-		drop := -1
-		for i, c := range picked {
-			if !c.explicit && !c.floor && (drop < 0 || c.score <= picked[drop].score) {
-				drop = i
+	cands, named := refineCandidates(sources)
+	us := units(cands)
+	var lead []string
+	for _, tok := range named {
+		shown := false
+		for _, u := range us {
+			if strings.Contains(u.compact, tok) {
+				shown = true
+				break
 			}
 		}
-		if len(out) <= limit || limit == 0 || drop < 0 {
-			return out
+		if !shown {
+			lead = append(lead, tok)
 		}
-		picked = append(picked[:drop:drop], picked[drop+1:]...)
 	}
+	leadLine := ""
+	if len(lead) > 0 {
+		leadLine = "Also named: " + strings.Join(lead, ", ")
+	}
+	skeleton := len(renderLead(title, leadLine, RefinedSections, make([][]string, len(RefinedSections))))
+	quarter := int(float64(total) * RefineBudget)
+	bound, short := quarter, false
+	if len(render(title, RefinedSections, make([][]string, len(RefinedSections)))) > quarter {
+		bound, short = limit, true
+	}
+	itemsOf := func() [][]string {
+		items := make([][]string, len(RefinedSections))
+		for _, u := range us {
+			if u.shown > 0 {
+				items[u.cat] = append(items[u.cat], u.text())
+			}
+		}
+		return items
+	}
+	if short {
+		// Room counted without the skeleton, which compactRender shortens;
+		// then, while the day is still longer than its source, the last line
+		// shown in full is shown compact, then the last other line goes.
+		selectUnits(us, len(RefinedSections), len(renderLead(title, leadLine, nil, nil)), bound, true)
+		for {
+			out := compactRender(title, leadLine, RefinedSections, itemsOf(), limit)
+			if len(out) <= limit || !shrink(us) {
+				return out
+			}
+		}
+	}
+	selectUnits(us, len(RefinedSections), skeleton, bound, false)
+	items := itemsOf()
+	out := renderLead(title, leadLine, RefinedSections, items)
+	if len(out) > quarter {
+		// Over: the empty sections go first (a section left out has nothing).
+		var ks []string
+		var ki [][]string
+		for i, it := range items {
+			if len(it) > 0 {
+				ks, ki = append(ks, RefinedSections[i]), append(ki, it)
+			}
+		}
+		if len(ks) > 0 {
+			out = renderLead(title, leadLine, ks, ki)
+		}
+	}
+	if len(out) > quarter {
+		out += "\n" + overBound(len(out), quarter) + "\n"
+	}
+	return out
+}
+
+// shrink takes one step back from selectUnits: the last line shown in full
+// is shown compact, else the last line that is neither a must nor a floor is
+// left out. It reports whether there was a step to take.
+func shrink(us []unit) bool {
+	for i := len(us) - 1; i >= 0; i-- {
+		if us[i].shown == 2 {
+			us[i].shown = 1
+			return true
+		}
+	}
+	for i := len(us) - 1; i >= 0; i-- {
+		if us[i].shown == 1 && !us[i].must && !us[i].floor {
+			us[i].shown = 0
+			return true
+		}
+	}
+	return false
+}
+
+// overBound is the closing line of a refine whose must lines alone exceed its
+// bound: a comment, so no section takes it for an item.
+func overBound(n, quarter int) string {
+	return "<!-- over its bound: " + itoa(n) + " bytes, a quarter of the day is " + itoa(quarter) + "; every item kept -->"
 }
 
 // compactRender renders a rollup within limit bytes if leaving out its empty
@@ -424,8 +789,8 @@ func summarizeDay(title string, sources []Source) string {
 // lines of the sources, so only a source of a line or two can still be shorter
 // than one section heading), and a rollup with no item at all keeps its whole
 // skeleton: every rollup holds its sections.
-func compactRender(title string, secs []string, items [][]string, limit int) string {
-	out := render(title, secs, items)
+func compactRender(title, lead string, secs []string, items [][]string, limit int) string {
+	out := renderLead(title, lead, secs, items)
 	if len(out) <= limit || limit == 0 { // no sources (never run by the engine): the skeleton
 		return out
 	}
@@ -443,20 +808,31 @@ func compactRender(title string, secs []string, items [][]string, limit int) str
 		// failed that check, and the day stayed due every night.
 		return out
 	}
-	out = render(title, ks, ki)
+	out = renderLead(title, lead, ks, ki)
 	if len(out) <= limit {
 		return out
 	}
-	return strings.TrimPrefix(render("", ks, ki), "# \n\n")
+	return strings.TrimPrefix(renderLead("", lead, ks, ki), "# \n\n")
 }
 
 // render writes a rollup: the title line, then each section with its items, or
 // "- (none)" for an empty one.
 func render(title string, secs []string, items [][]string) string {
+	return renderLead(title, "", secs, items)
+}
+
+// renderLead is render with a paragraph between the title and the first
+// section (a refine's "Also named: …"), in no section.
+func renderLead(title, lead string, secs []string, items [][]string) string {
 	var b strings.Builder
 	b.WriteString("# ")
 	b.WriteString(title)
 	b.WriteString("\n")
+	if lead != "" {
+		b.WriteString("\n")
+		b.WriteString(lead)
+		b.WriteString("\n")
+	}
 	for i, s := range secs {
 		b.WriteString("\n## ")
 		b.WriteString(s)

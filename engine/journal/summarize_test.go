@@ -24,38 +24,7 @@ func TestSummarizeGolden(t *testing.T) {
 	}
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			ar, err := txtar.ParseFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			kind, period := goldenHeader(t, ar.Comment)
-			var srcs []Source
-			wantIdx := -1
-			for i, f := range ar.Files {
-				if f.Name == "want.md" {
-					wantIdx = i
-					continue
-				}
-				srcs = append(srcs, Source{Key: f.Name, Body: f.Data})
-			}
-			got := Summarize(kind, period, srcs)
-			if *update {
-				if wantIdx < 0 {
-					ar.Files = append(ar.Files, txtar.File{Name: "want.md"})
-					wantIdx = len(ar.Files) - 1
-				}
-				ar.Files[wantIdx].Data = []byte(got)
-				if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if wantIdx < 0 {
-				t.Fatal("no want.md (run with -update)")
-			}
-			if want := string(ar.Files[wantIdx].Data); got != want {
-				t.Errorf("Summarize(%v, %s) =\n%s\nwant\n%s", kind, period, got, want)
-			}
+			kind, period, srcs, got, _ := summarizeGolden(t, path)
 			// Byte-for-byte the same again, and whatever the order of sources.
 			rev := append([]Source(nil), srcs...)
 			for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
@@ -66,6 +35,45 @@ func TestSummarizeGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// summarizeGolden reads a golden archive (see TestSummarizeGolden), runs the
+// summarizer on its sources and compares the result with its want.md, or
+// rewrites want.md with -update. It returns what it read and the result.
+func summarizeGolden(t *testing.T, path string) (kind RollupKind, period string, srcs []Source, got string, comment []byte) {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kind, period = goldenHeader(t, ar.Comment)
+	wantIdx := -1
+	for i, f := range ar.Files {
+		if f.Name == "want.md" {
+			wantIdx = i
+			continue
+		}
+		srcs = append(srcs, Source{Key: f.Name, Body: f.Data})
+	}
+	got = Summarize(kind, period, srcs)
+	switch {
+	case *update:
+		if wantIdx < 0 {
+			ar.Files = append(ar.Files, txtar.File{Name: "want.md"})
+			wantIdx = len(ar.Files) - 1
+		}
+		ar.Files[wantIdx].Data = []byte(got)
+		if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	case wantIdx < 0:
+		t.Fatal("no want.md (run with -update)")
+	default:
+		if want := string(ar.Files[wantIdx].Data); got != want {
+			t.Errorf("Summarize(%v, %s) =\n%s\nwant\n%s", kind, period, got, want)
+		}
+	}
+	return kind, period, srcs, got, ar.Comment
 }
 
 func goldenHeader(t *testing.T, c []byte) (RollupKind, string) {
@@ -95,7 +103,7 @@ func TestRefineRules(t *testing.T) {
 	}{
 		{"decision marker stripped", "- Decision: use SQLite\n", SecDecisions, "use SQLite"},
 		{"DECISION upper", "DECISION: ship on Friday\n", SecDecisions, "ship on Friday"},
-		{"decided kept", "- 10:12 Decided to drop the cache\n", SecDecisions, "Decided to drop the cache"},
+		{"decided kept", "- 10:12 Decided to drop the cache\n", SecDecisions, "drop the cache"},
 		{"todo", "TODO: write docs for the CLI\n", SecNext, "write docs for the CLI"},
 		{"todo no colon", "- TODO write docs for the CLI\n", SecNext, "write docs for the CLI"},
 		{"next", "Next: profile the indexer\n", SecNext, "profile the indexer"},
@@ -105,7 +113,7 @@ func TestRefineRules(t *testing.T) {
 		{"blocked", "BLOCKED: waiting on ops for DNS\n", SecBlockers, "waiting on ops for DNS"},
 		{"blocker", "Blocker: no API key yet\n", SecBlockers, "no API key yet"},
 		{"blocked box", "- [ ] BLOCKED: no API key yet\n", SecBlockers, "no API key yet"},
-		{"error", "Error: EOF reading config.yaml\n", SecProblems, "Error: EOF reading config.yaml"},
+		{"error", "Error: EOF reading config.yaml\n", SecProblems, "EOF reading config.yaml"},
 		{"fixed", "[10:30] Fixed the race in the watcher\n", SecProblems, "Fixed the race in the watcher"},
 		{"bug word", "found a bug in the token refresh\n", SecProblems, "found a bug in the token refresh"},
 		{"broke word", "the nightly build broke again\n", SecProblems, "the nightly build broke again"},
@@ -148,66 +156,44 @@ func TestRefineRules(t *testing.T) {
 	}
 }
 
-// TestRefineBudget checks the size rules on generated raw notes: every explicit
-// line (decision, lesson, blocker, next step, task item) is kept; the other
-// lines take at most 25% of the source less the skeleton and the explicit
-// lines, unless the floor (the best line of each section with no explicit line)
-// is larger; the refined day is never longer than its source; and no section
-// that had a candidate line comes out empty.
+// TestRefineBudget checks the size rules on generated raw notes: a refine is at
+// most a quarter of its day's body bytes, or says in its closing line that it
+// is over; every must line (decision, problem, explicit line, a line naming a
+// commit or a path) is in it, all the significant words of its compact form;
+// it is never longer than its source.
 func TestRefineBudget(t *testing.T) {
 	h := GenerateHistory(120, d("2026-09-01"), 42)
-	var raw, refined int
+	var raw, refined, over int
 	for key, body := range h {
 		srcs := []Source{{Key: key, Body: body}}
 		out := Summarize(RefineDay, baseName(key), srcs)
-		raw += len(body)
+		total := len(stripFrontmatter(body))
+		raw += total
 		refined += len(out)
 		if len(out) > len(body) {
 			t.Errorf("%s: refined %d bytes, longer than its source (%d)", key, len(out), len(body))
 		}
-		cands := refineCandidates(srcs)
-		nonEmpty := map[int]bool{}
-		hasExplicit := map[int]bool{}
-		explicit, other := 0, 0
+		closing := strings.HasSuffix(out, "; every item kept -->\n")
+		if closing {
+			over++
+		}
+		if len(out) > total/4 && !closing {
+			t.Errorf("%s: refined %d bytes of %d, over a quarter without saying so", key, len(out), total)
+		}
+		have := wordSet(sigWords(out))
+		cands, _ := refineCandidates(srcs)
 		for _, c := range cands {
-			nonEmpty[c.cat] = true
-			if c.explicit {
-				hasExplicit[c.cat] = true
-				explicit += len(c.text) + 3
-				if !strings.Contains(out, "- "+c.text+"\n") {
-					t.Errorf("%s: explicit line %q dropped", key, c.text)
+			if !c.must() {
+				continue
+			}
+			for _, w := range sigWords(c.compact) {
+				if !have[w] {
+					t.Errorf("%s: %q of %q dropped", key, w, c.text)
 				}
-			}
-		}
-		floor := 0
-		best := map[int]int{}
-		for _, c := range cands {
-			if !c.explicit && !hasExplicit[c.cat] {
-				if n := len(c.text) + 3; n > best[c.cat] {
-					best[c.cat] = n
-				}
-			}
-		}
-		for _, n := range best {
-			floor += n
-		}
-		for _, c := range cands {
-			if !c.explicit && strings.Contains(out, "- "+c.text+"\n") {
-				other += len(c.text) + 3
-			}
-		}
-		skeleton := len(render(Title(RefineDay, baseName(key)), RefinedSections, make([][]string, 5)))
-		if limit := max(len(body)/4-skeleton-explicit+5*len("- (none)\n"), floor); other > limit {
-			t.Errorf("%s: %d bytes of unmarked lines, limit %d", key, other, limit)
-		}
-		secs := ParseSections([]byte(out))
-		for cat := range nonEmpty {
-			if s := FindSection(secs, RefinedSections[cat]); s == nil || s.Items[0].Text == "(none)" {
-				t.Errorf("%s: section %s lost all its lines", key, RefinedSections[cat])
 			}
 		}
 	}
-	t.Logf("refined/raw over 120 generated days: %.1f%%", 100*float64(refined)/float64(raw))
+	t.Logf("refined/raw over 120 generated days: %.1f%%, %d over their bound", 100*float64(refined)/float64(raw), over)
 }
 
 // TestRefineShortDayKeepsItsLesson is the report: a short raw day with
@@ -248,7 +234,7 @@ func TestRefineBigDayKeepsTheBest(t *testing.T) {
 	if len(out) > b.Len()/4+len("- shard the fetcher by tenant\n- alert on shard timeouts\n") {
 		t.Errorf("refined %d bytes of %d", len(out), b.Len())
 	}
-	for _, want := range []string{"- shard the fetcher by tenant\n", "- alert on shard timeouts\n", "- the fetcher failed on shard 0 with a timeout\n"} {
+	for _, want := range []string{"- shard the fetcher by tenant\n", "- alert on shard timeouts\n", "- the fetcher failed on shard 0 with a timeout (×200)\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}

@@ -192,6 +192,12 @@ func stripFrontmatter(b []byte) []byte {
 // hasWord reports whether the normalized text n (words separated by one space)
 // contains the normalized phrase p as whole words.
 func hasWord(n, p string) bool {
+	return anyWordAt(n, p, func(int) bool { return true })
+}
+
+// anyWordAt reports whether ok holds for the offset of some occurrence of the
+// normalized phrase p in n as whole words.
+func anyWordAt(n, p string, ok func(at int) bool) bool {
 	if p == "" {
 		return false
 	}
@@ -202,7 +208,7 @@ func hasWord(n, p string) bool {
 		}
 		j += i
 		end := j + len(p)
-		if (j == 0 || n[j-1] == ' ') && (end == len(n) || n[end] == ' ') {
+		if (j == 0 || n[j-1] == ' ') && (end == len(n) || n[end] == ' ') && ok(j) {
 			return true
 		}
 		i = j + 1
