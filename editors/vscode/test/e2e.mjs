@@ -875,12 +875,12 @@ async function toEnd() {
   await pressCtrl('End');
 }
 
-/** Moves the cursor to the start of line n (1-based) of the active editor. */
-async function gotoLine(n) {
+/** Moves the cursor to line n, column col (both 1-based) of the active editor (Go to Line). */
+async function gotoLine(n, col = 1) {
   await page.keyboard.press('Escape');
   await pressCtrl('KeyG');
   await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true, timeout: STEP_TIMEOUT });
-  await page.keyboard.type(String(n), { delay: 5 });
+  await page.keyboard.type(`${n}:${col}`, { delay: 5 });
   await sleep(150);
   await page.keyboard.press('Enter');
 }
@@ -1142,6 +1142,24 @@ await step('go to definition (F12) on a note of the render preview opens it', as
   await page.keyboard.press('F12');
   await waitForActiveFile(want);
   return `line ${at + 2} (user ${key}) opened ${path.relative(DATA, want)}`;
+});
+
+await step('go to definition (F12) on a key of the effective view opens the note that wins it', async () => {
+  await runCommand('MagicFrog: Show Effective View');
+  await waitOrError('the effective view document', () => activeTabTitle().then((t) => t === 'effective-view.md'));
+  const lines = await waitFor('the effective view', async () => {
+    const t = await fullEditorText();
+    return t.includes('| editor.md |') ? t.split('\n') : null;
+  });
+  const at = lines.findIndex((l, i) => l.startsWith('| editor.md |') && lines.slice(0, i).includes('## user'));
+  if (at < 0) {
+    throw new Error('no editor.md row under ## user in the effective view');
+  }
+  await gotoLine(at + 1, '| edi'.length + 1); // inside the key
+  await page.keyboard.press('F12');
+  const want = path.join(DATA, 'memory', 'user', 'editor.md');
+  await waitForActiveFile(want);
+  return `line ${at + 1} (key editor.md) opened ${path.relative(DATA, want)}`;
 });
 
 await step('settings change restarts the server; a bad serverPath says how to install', async () => {
