@@ -1124,13 +1124,18 @@ await step('rename (F2) from the link renames the note and the link, and no othe
   return `"${offered}" → notes/vscode-e2e-renamed; ${after.size} files, none other changed (moe's link left as it was)`;
 });
 
-await step('go to definition (F12) on a note of the render preview opens it', async () => {
-  await runCommand('MagicFrog: Render Memory Block');
-  await waitFor('the memory block editor', () => activeTabTitle().then((t) => t === 'memory-block.xml'));
-  const lines = await waitFor('the block', async () => {
+/** Runs a command that opens one of the extension's views (tab `title`); its lines once they hold `ready`. */
+async function viewLines(command, title, ready) {
+  await runCommand(command);
+  await waitOrError(`the ${title} editor`, () => activeTabTitle().then((t) => t === title));
+  return waitFor(`"${ready}" in ${title}`, async () => {
     const t = await fullEditorText();
-    return t.includes('</memory>') ? t.split('\n') : null;
+    return t.includes(ready) ? t.split('\n') : null;
   });
+}
+
+await step('go to definition (F12) on a note of the render preview opens it', async () => {
+  const lines = await viewLines('MagicFrog: Render Memory Block', 'memory-block.xml', '</memory>');
   const user = lines.indexOf('<user>');
   const at = lines.findIndex((l, i) => i > user && /^<note path="[^"]+"/.test(l));
   if (user < 0 || at < 0) {
@@ -1145,12 +1150,7 @@ await step('go to definition (F12) on a note of the render preview opens it', as
 });
 
 await step('go to definition (F12) on a key of the effective view opens the note that wins it', async () => {
-  await runCommand('MagicFrog: Show Effective View');
-  await waitOrError('the effective view document', () => activeTabTitle().then((t) => t === 'effective-view.md'));
-  const lines = await waitFor('the effective view', async () => {
-    const t = await fullEditorText();
-    return t.includes('| editor.md |') ? t.split('\n') : null;
-  });
+  const lines = await viewLines('MagicFrog: Show Effective View', 'effective-view.md', '| editor.md |');
   const at = lines.findIndex((l, i) => l.startsWith('| editor.md |') && lines.slice(0, i).includes('## user'));
   if (at < 0) {
     throw new Error('no editor.md row under ## user in the effective view');
