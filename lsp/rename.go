@@ -1,6 +1,9 @@
 package lsp
 
 import (
+	"sync"
+	"time"
+
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -44,6 +47,7 @@ func (s *Server) rename(p *protocol.RenameParams) (any, error) {
 		if err != nil {
 			return nil, Errorf(CodeRequestFailed, "%s", err.Error())
 		}
+		s.renames.issued(plan.From, plan.To)
 		return s.renameEdit(plan, true), nil
 	}, func() (any, error) { return nil, errLoading("rename") })
 }
@@ -51,7 +55,9 @@ func (s *Server) rename(p *protocol.RenameParams) (any, error) {
 // willRenameFiles answers workspace/willRenameFiles: for each memory note the
 // user moves, the link edits of session.RenameNote (the client moves the
 // file). A move the session may not follow (out of scope, another place) gets
-// no edits: the move is the user's.
+// no edits: the move is the user's. Nor does the RenameFile of a rename this
+// server answered (VS Code asks for it too): that rename's edit already holds
+// the link edits.
 func (s *Server) willRenameFiles(p *protocol.RenameFilesParams) (any, error) {
 	return s.whenLoaded("", loadGrace, func() (any, error) {
 		out := protocol.WorkspaceEdit{DocumentChanges: []any{}}
@@ -61,7 +67,7 @@ func (s *Server) willRenameFiles(p *protocol.RenameFilesParams) (any, error) {
 				continue
 			}
 			to, err := session.URIToPath(f.NewURI)
-			if err != nil {
+			if err != nil || s.renames.take(n.Path, to) {
 				continue
 			}
 			plan, err := session.RenameNote(n.Snapshot, n.Note, to)
@@ -139,4 +145,39 @@ func (s *Server) renameEdit(plan session.RenamePlan, withRename bool) protocol.W
 			OldURI: session.PathToURI(plan.From), NewURI: session.PathToURI(plan.To), AnnotationID: annotation})
 	}
 	return out
+}
+
+// issuedRenames are the moves of the renames this server answered that the
+// client has not yet announced (workspace/willRenameFiles), each taken once,
+// forgotten after renameMemory (a rename the user cancelled).
+type issuedRenames struct {
+	mu    sync.Mutex
+	moves map[[2]string]time.Time
+}
+
+const renameMemory = time.Minute
+
+func (r *issuedRenames) issued(from, to string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	for k, at := range r.moves {
+		if now.Sub(at) > renameMemory {
+			delete(r.moves, k)
+		}
+	}
+	if r.moves == nil {
+		r.moves = map[[2]string]time.Time{}
+	}
+	r.moves[[2]string{from, to}] = now
+}
+
+// take reports whether from → to is a rename's move still awaited, and forgets it.
+func (r *issuedRenames) take(from, to string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := [2]string{from, to}
+	at, ok := r.moves[k]
+	delete(r.moves, k)
+	return ok && time.Since(at) <= renameMemory
 }

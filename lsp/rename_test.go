@@ -13,6 +13,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine/mdlinks"
 	"github.com/magicfrog/mf-lsp/lsp"
+	"github.com/magicfrog/mf-lsp/lsp/lsptest"
 	"github.com/magicfrog/mf-lsp/session"
 )
 
@@ -35,6 +36,14 @@ func renameTree(t *testing.T) (root string, files map[string]string) {
 		putFile(t, filepath.Join(root, filepath.FromSlash(name)), text)
 	}
 	return root, files
+}
+
+// serveRenameTree serves renameTree, initialized for its project.
+func serveRenameTree(t *testing.T) (c *lsptest.Client, root string, files map[string]string) {
+	root, files = renameTree(t)
+	c = serveInProcess(t, lsp.Options{})
+	c.Initialize(string(session.PathToURI(filepath.Join(root, "project"))), map[string]any{"dataDir": filepath.Join(root, "data")})
+	return c, root, files
 }
 
 type wireEdit struct {
@@ -175,9 +184,7 @@ func TestRenameRoundTrip(t *testing.T) {
 // existing note; a rename that changes what shadows what carries an
 // annotation that needs confirmation.
 func TestRenameRefusals(t *testing.T) {
-	root, files := renameTree(t)
-	c := serveInProcess(t, lsp.Options{})
-	c.Initialize(string(session.PathToURI(filepath.Join(root, "project"))), map[string]any{"dataDir": filepath.Join(root, "data")})
+	c, root, files := serveRenameTree(t)
 	plan := filepath.Join(root, "data/memory/agent/larry/plan.md")
 	uri := openText(t, c, plan, files["data/memory/agent/larry/plan.md"])
 	at := func(line, char int) map[string]any {
@@ -232,9 +239,7 @@ func wirePosition(p lspPos) protocol.Position {
 // edits as a rename, without the rename (the client moves the file), and no
 // edit of bob's note.
 func TestWillRenameFiles(t *testing.T) {
-	root, _ := renameTree(t)
-	c := serveInProcess(t, lsp.Options{})
-	c.Initialize(string(session.PathToURI(filepath.Join(root, "project"))), map[string]any{"dataDir": filepath.Join(root, "data")})
+	c, root, _ := serveRenameTree(t)
 	from := session.PathToURI(filepath.Join(root, "data/memory/user/style.md"))
 	to := session.PathToURI(filepath.Join(root, "data/memory/user/notes/style.md"))
 	var e wireEdit
@@ -256,5 +261,47 @@ func TestWillRenameFiles(t *testing.T) {
 	want := []string{"/data/memory/agent/larry/plan.md", "/data/memory/user/notes/guide.md", "/data/memory/user/style.md"}
 	if strings.Join(edited, " ") != strings.Join(want, " ") {
 		t.Errorf("edited %v, want %v", edited, want)
+	}
+}
+
+// TestRenameEditTriggersNoSecondEdit: VS Code applies a rename's WorkspaceEdit
+// and, for its RenameFile, asks workspace/willRenameFiles as for a move in the
+// explorer. The rename already rewrote the links: answering their edits again
+// made VS Code ask "wants to make refactoring changes with this file move"
+// about a second set of the same link edits. The rename's own move gets
+// no edits, once; the same move asked again (the user's, in the explorer) gets
+// them as before.
+func TestRenameEditTriggersNoSecondEdit(t *testing.T) {
+	c, root, files := serveRenameTree(t)
+	stylePath := filepath.Join(root, "data/memory/user/style.md")
+	uri := openText(t, c, stylePath, files["data/memory/user/style.md"])
+	var e wireEdit
+	if err := c.Call("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": uri},
+		"position": map[string]any{"line": 0, "character": 1}, "newName": "notes/style"}, &e); err != nil {
+		t.Fatal(err)
+	}
+	var rn renameFile
+	for _, raw := range e.DocumentChanges {
+		if json.Unmarshal(raw, &rn) == nil && rn.Kind == "rename" {
+			break
+		}
+	}
+	if rn.Kind != "rename" {
+		t.Fatalf("the rename's edit has no RenameFile: %s", e.DocumentChanges)
+	}
+	willRename := func(from, to string) int {
+		t.Helper()
+		var will wireEdit
+		if err := c.Call("workspace/willRenameFiles", map[string]any{"files": []any{map[string]any{"oldUri": from, "newUri": to}}}, &will); err != nil {
+			t.Fatal(err)
+		}
+		return len(will.DocumentChanges)
+	}
+	if n := willRename(rn.OldURI, rn.NewURI); n != 0 {
+		t.Errorf("willRenameFiles for the rename's own move: %d changes, want none (the rename made them)", n)
+	}
+	// Once: the same move asked again is the user's (in the explorer), and its links follow.
+	if n := willRename(rn.OldURI, rn.NewURI); n == 0 {
+		t.Errorf("willRenameFiles for the same move again: no changes, want the link edits")
 	}
 }

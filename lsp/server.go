@@ -105,6 +105,9 @@ type Server struct {
 	// changePending: the memoryChanged goroutine is running; changeDirty: memory
 	// changed since it last rendered (diagnostics.go). Guarded by mu.
 	changePending, changeDirty bool
+
+	// renames are the moves of answered renames the client will announce (rename.go).
+	renames issuedRenames
 }
 
 // RawHandler handles one LSP method given its raw params (ctx.Params). It may return

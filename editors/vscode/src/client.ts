@@ -12,7 +12,7 @@ import {
   State,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { PathContext, SECTION, configuredAgents, initializationOptions } from './config';
+import { PathContext, SECTION, configuredAgents, documentSelector, initializationOptions } from './config';
 import { message } from './labels';
 import { Commands, CompareNotification, CompareParams, MemoryChangedNotification, MemoryChangedParams, SessionInfo, severalAgentsChoices } from './protocol';
 import { INSTALL_COMMAND, findServer } from './server';
@@ -67,8 +67,7 @@ export class MemoryClient implements vscode.Disposable {
     this.output.appendLine(`Starting ${found.command} (from ${found.source})`);
     const serverOptions: ServerOptions = { command: found.command, args: [], transport: TransportKind.stdio };
     const clientOptions: LanguageClientOptions = {
-      // Every Markdown file on disk goes to the server; it decides what is memory.
-      documentSelector: [{ scheme: 'file', language: 'markdown' }],
+      documentSelector: documentSelector(),
       initializationOptions: initializationOptions(settings(), pathContext()),
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,

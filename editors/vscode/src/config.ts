@@ -32,6 +32,33 @@ export function resolvePathSetting(value: string, ctx: PathContext): string {
   return p;
 }
 
+/** The scheme of the extension's read-only documents (views/previews.ts), and its two views. */
+export const PREVIEW_SCHEME = 'magicfrog-memory';
+export const BLOCK_PATH = '/memory-block.xml';
+export const VIEW_PATH = '/effective-view.md';
+
+/** A document filter, as vscode.DocumentFilter and the language client take it. */
+export interface DocumentFilter {
+  scheme: string;
+  language?: string;
+  pattern?: string;
+}
+
+/**
+ * The documents the language client sends the server (didOpen, didChange) and asks
+ * it about: every Markdown file on disk (the server decides which are memory), and
+ * the two views, the `<memory>` block preview and the effective view, so that Go to
+ * Definition works in them (the server resolves a block's note, a path or a key
+ * there; docs/protocol.md). The disk side of a conflict's diff
+ * (magicfrog-memory:/disk/…) is an old version of a note, not a view: not sent.
+ */
+export function documentSelector(): DocumentFilter[] {
+  return [
+    { scheme: 'file', language: 'markdown' },
+    ...[BLOCK_PATH, VIEW_PATH].map((p) => ({ scheme: PREVIEW_SCHEME, pattern: `**${p}` })),
+  ];
+}
+
 export interface InitializationOptions {
   dataDir?: string;
   task?: string;

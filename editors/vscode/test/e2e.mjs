@@ -180,7 +180,9 @@ async function pick(label) {
 }
 
 async function openFile(absPath) {
-  const rel = path.relative(PROJECT, absPath);
+  // Quick open finds a file outside the workspace folder (the data directory) by its absolute path.
+  const inside = path.relative(PROJECT, absPath);
+  const rel = inside.startsWith('..') ? absPath : inside;
   await page.keyboard.press('Escape');
   await page.keyboard.down('Control');
   await page.keyboard.press('KeyP');
@@ -835,6 +837,329 @@ await step('promote the demo note to user', async () => {
   await waitFor('the promoted note to read as user in the status bar', async () => /user/.test((await statusItemText()) || ''));
   await shot('vscode-promote');
   return `now ${path.relative(DATA, dest)}`;
+});
+
+// ---- the code-action menu, the code lens, navigation ------------------------------
+
+/** The file of the active editor (File: Copy Path of Active File, read from the clipboard). */
+async function activeFilePath() {
+  await page.evaluate(() => navigator.clipboard.writeText('')).catch(() => {});
+  await runCommandId('File: Copy Path of Active File');
+  return waitFor('the active file\'s path on the clipboard', () =>
+    page.evaluate(() => navigator.clipboard.readText()).catch(() => ''), 5000);
+}
+
+/** Waits until the active editor is the file at `want` (its tab first, then its path). */
+async function waitForActiveFile(want, timeout = STEP_TIMEOUT) {
+  await waitOrError(`an editor tab for ${path.basename(want)}`, () => activeTabTitle().then((t) => t === path.basename(want)), timeout);
+  return waitFor(`the active editor at ${want}`, async () => {
+    const p = await activeFilePath();
+    if (p !== want) {
+      throw new Error(`the active editor is at ${p}`);
+    }
+    return p;
+  }, timeout, 1000);
+}
+
+async function pressCtrl(key) {
+  await page.keyboard.down('Control');
+  await page.keyboard.press(key);
+  await page.keyboard.up('Control');
+}
+
+/** Puts the cursor at the end of the active editor's text. */
+async function toEnd() {
+  const lines = '.editor-group-container.active .monaco-editor .view-lines';
+  await page.waitForSelector(lines, { visible: true, timeout: STEP_TIMEOUT });
+  await page.click(lines);
+  await pressCtrl('End');
+}
+
+/** Moves the cursor to line n, column col (both 1-based) of the active editor (Go to Line). */
+async function gotoLine(n, col = 1) {
+  await page.keyboard.press('Escape');
+  await pressCtrl('KeyG');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true, timeout: STEP_TIMEOUT });
+  await page.keyboard.type(`${n}:${col}`, { delay: 5 });
+  await sleep(150);
+  await page.keyboard.press('Enter');
+}
+
+const revisionOf = (text) => Number(/^revision:\s*(\d+)$/m.exec(text)?.[1] ?? NaN);
+
+/** Runs the palette command labelled exactly `label` (clicked: the palette's order follows its history). */
+async function runExactCommand(label) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true, timeout: STEP_TIMEOUT });
+  await page.keyboard.type(label, { delay: 5 });
+  const row = await waitFor(`command "${label}" in the palette`, async () => {
+    for (const r of await page.$$('.quick-input-widget .quick-input-list .monaco-list-row')) {
+      if ((await r.evaluate((e) => e.querySelector('.label-name')?.textContent.trim())) === label) {
+        return r;
+      }
+    }
+    return null;
+  });
+  await row.click();
+}
+
+/** Opens VS Code's Refactor… menu on the active editor and applies the action titled `title`. */
+async function applyRefactoring(title) {
+  await runExactCommand('Refactor...');
+  const row = await waitFor(`"${title}" in the code-action menu`, async () => {
+    const rows = await page.$$('.action-widget .monaco-list-row');
+    for (const r of rows) {
+      if ((await r.evaluate((e) => e.textContent.trim())) === title) {
+        return r;
+      }
+    }
+    return null;
+  });
+  const offered = await page.$$eval('.action-widget .monaco-list-row.action', (rs) => rs.map((r) => r.textContent.trim()).filter((t) => t));
+  await row.click();
+  return offered;
+}
+
+/** A promotion from the menu moves the file, the buffer follows with its unsaved edit, and its save asks nothing. */
+async function menuMove(from, to, title) {
+  await clearNotifications();
+  const rev = revisionOf(fs.readFileSync(from, 'utf8'));
+  await openFile(from);
+  await waitFor('the note read by the server (the status bar)', async () => /\br\d+\b/.test((await statusItemText()) || ''), 30000);
+  await toEnd();
+  const mine = `unsaved-before-the-move-${Date.now()}`;
+  await page.keyboard.type(`\n${mine}`, { delay: 2 });
+  const offered = await applyRefactoring(title);
+  await waitOrError(`${path.relative(DATA, to)} on disk`, () => fs.existsSync(to));
+  await waitFor(`${from} gone after the move`, () => !fs.existsSync(from));
+  await waitForActiveFile(to);
+  const text = await fullEditorText();
+  if (!text.includes(mine) || revisionOf(text) !== rev + 1) {
+    throw new Error(`the moved buffer lacks the edit or is not at revision ${rev + 1}: "${text.slice(0, 300)}"`);
+  }
+  await page.click('.editor-group-container.active .monaco-editor .view-lines');
+  await pressCtrl('KeyS');
+  await waitOrError(`revision ${rev + 1} with the edit at ${path.relative(DATA, to)}`, () => {
+    const d = fs.readFileSync(to, 'utf8');
+    return d.includes(mine) && revisionOf(d) === rev + 1;
+  });
+  // The status bar follows the saved note; by then a conflict question would be up.
+  await waitFor(`the status bar at r${rev + 1}`, async () => new RegExp(`\\br${rev + 1}\\b`).test((await statusItemText()) || ''));
+  const asked = await notificationWithActions(['Keep mine as next revision']);
+  if (asked) {
+    throw new Error(`the save asked the conflict question: "${asked.message}"`);
+  }
+  if (fs.existsSync(from)) {
+    throw new Error(`${from} is back`);
+  }
+  return { rev, offered };
+}
+
+const MENU_NOTE = path.join(TASK_ROOT, 'style', 'code.md');
+const MENU_DEST = path.join(DATA, 'memory', 'agent', 'larry', 'style', 'code.md');
+const SKILLS_DEST = path.join(DATA, 'memory', 'agent', 'larry', 'skills', 'style', 'code.md');
+
+await step('code-action menu: Promote to agent larry moves the file, the buffer follows with its edit, the save asks nothing', async () => {
+  const { rev, offered } = await menuMove(MENU_NOTE, MENU_DEST, 'Promote to agent larry');
+  return `offered [${offered.join(' | ')}]; now ${path.relative(DATA, MENU_DEST)}, saved at r${rev + 1}`;
+});
+
+await step('code-action menu: Move into the skills layer, the buffer following', async () => {
+  if (!fs.existsSync(MENU_DEST)) {
+    throw new Error(`no ${path.relative(DATA, MENU_DEST)}: the promotion before did not happen`);
+  }
+  const { rev } = await menuMove(MENU_DEST, SKILLS_DEST, 'Move into the skills layer');
+  return `now ${path.relative(DATA, SKILLS_DEST)}, saved at r${rev + 1}`;
+});
+
+await step('code lens on a shadowed note says who wins, and opens the winning version', async () => {
+  const shadowed = path.join(DATA, 'memory', 'agent', 'notes', 'style.md');
+  const winner = path.join(DATA, 'memory', 'agent', 'larry', 'notes', 'style.md');
+  await openFile(shadowed);
+  await waitForActiveFile(shadowed);
+  const lensSel = '.editor-group-container.active .monaco-editor .codelens-decoration a';
+  const title = await waitFor('the code lens "shadowed by agent larry"', () =>
+    page.$$eval(lensSel, (as) => as.map((a) => a.textContent.trim()).find((t) => /^shadowed by agent larry/.test(t))), 30000);
+  const lens = await page.evaluateHandle((sel) => [...document.querySelectorAll(sel)].find((a) => /^shadowed by/.test(a.textContent.trim())), lensSel);
+  await lens.asElement().click();
+  await waitForActiveFile(winner);
+  return `"${title}" opened ${path.relative(DATA, winner)}`;
+});
+
+// Navigation: a task note links to a user note; moe links to it too (moe's note is
+// outside larry's scope: never offered, never edited).
+const LINKS_NOTE = path.join(TASK_ROOT, 'notes', 'vscode-e2e-links.md');
+const LINK_TARGET = path.join(DATA, 'memory', 'user', 'notes', 'vscode-e2e-target.md');
+const LINK_RENAMED = path.join(DATA, 'memory', 'user', 'notes', 'vscode-e2e-renamed.md');
+const MOE_LINKS = path.join(DATA, 'memory', 'agent', 'moe', 'notes', 'vscode-e2e-moe.md');
+const note = (body) => `---\nrevision: 1\nupdated: 2026-11-30T12:00:00.000Z\n---\n${body}\n`;
+const suggestRows = () =>
+  page.$$eval('.editor-widget.suggest-widget.visible .monaco-list-row', (rows) =>
+    rows.map((r) => (r.querySelector('.label-name')?.textContent || r.getAttribute('aria-label') || '').trim()));
+const linkLine = (text) => text.split('\n').find((l) => l.startsWith('See [['));
+
+await step('completion after [[ offers the notes in scope, never another agent\'s, and accepts one', async () => {
+  for (const [f, body] of [[LINK_TARGET, 'The note the links lead to.'], [MOE_LINKS, "Moe's: see [[notes/vscode-e2e-target]]."], [LINKS_NOTE, 'Links from a task note.']]) {
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, note(body));
+  }
+  await openFile(LINKS_NOTE);
+  await waitFor('the links note read as a task note', async () => /task/.test((await statusItemText()) || ''), 30000);
+  await toEnd();
+  await page.keyboard.type('\nSee [[notes/', { delay: 5 });
+  const rows = await waitFor('the completion list', async () => {
+    const r = await suggestRows();
+    if (r.length === 0) {
+      await page.keyboard.down('Control');
+      await page.keyboard.press('Space');
+      await page.keyboard.up('Control');
+    }
+    return r.includes('notes/vscode-e2e-target') ? r : null;
+  });
+  for (const key of ['notes/style', 'notes/progress']) {
+    if (!rows.includes(key)) {
+      throw new Error(`${key} (in scope) is not offered: [${rows.join(', ')}]`);
+    }
+  }
+  const foreign = rows.filter((r) => r === 'notes/focus' || r === 'notes/vscode-e2e-moe');
+  if (foreign.length) {
+    throw new Error(`moe's notes are offered: ${foreign.join(', ')}`);
+  }
+  await page.keyboard.type('vscode-e2e-t', { delay: 5 });
+  await waitFor('notes/vscode-e2e-target first', async () => (await suggestRows())[0] === 'notes/vscode-e2e-target');
+  await page.keyboard.press('Enter');
+  let line = await waitFor('the link completed', async () => {
+    const l = linkLine(await fullEditorText());
+    return l && l.startsWith('See [[notes/vscode-e2e-target') ? l : null;
+  });
+  if (!line.endsWith(']]')) {
+    // Without auto-closed brackets the link is closed by hand.
+    await toEnd();
+    await page.keyboard.type(']]', { delay: 5 });
+    line = linkLine(await fullEditorText());
+  }
+  if (line !== 'See [[notes/vscode-e2e-target]]') {
+    throw new Error(`the completed line is "${line}"`);
+  }
+  await pressCtrl('KeyS');
+  await waitFor('the link saved', () => fs.readFileSync(LINKS_NOTE, 'utf8').includes('See [[notes/vscode-e2e-target]]'));
+  return `[${rows.join(', ')}]; accepted notes/vscode-e2e-target`;
+});
+
+/** Puts the cursor inside the link's key on the links note's last line. */
+async function cursorInLink() {
+  await toEnd();
+  await page.keyboard.press('Home');
+  for (let i = 0; i < 'See [[notes/'.length; i++) {
+    await page.keyboard.press('ArrowRight');
+  }
+}
+
+await step('go to definition (F12) on the link opens the note it leads to', async () => {
+  await openFile(LINKS_NOTE);
+  await cursorInLink();
+  await page.keyboard.press('F12');
+  await waitForActiveFile(LINK_TARGET);
+  return `opened ${path.relative(DATA, LINK_TARGET)}`;
+});
+
+/** Every file under the two trees (not the engine's own .mf-lsp/ history), by path, with its text. */
+function snapshotTrees() {
+  const out = new Map();
+  const all = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.name.startsWith('.')) continue;
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) all(p);
+      else if (e.isFile()) out.set(p, fs.readFileSync(p, 'utf8'));
+    }
+  };
+  all(path.join(DATA, 'memory'));
+  all(TASK_ROOT);
+  return out;
+}
+
+await step('rename (F2) from the link renames the note and the link, and no other owner\'s file', async () => {
+  await openFile(LINKS_NOTE);
+  const before = snapshotTrees();
+  await cursorInLink();
+  await page.keyboard.press('F2');
+  // Typing goes to the rename box once it has the focus (it opens with its text selected).
+  const offered = await waitFor('the rename box, focused', () =>
+    page.evaluate(() => {
+      const el = document.activeElement;
+      return el && el.closest('.rename-box') && 'value' in el ? el.value : null;
+    }));
+  await page.evaluate(() => document.activeElement.select());
+  await page.keyboard.type('notes/vscode-e2e-renamed', { delay: 5 });
+  await page.keyboard.press('Enter');
+  // The rename's edit holds the link edits: VS Code asks nothing more (no "wants to
+  // make refactoring changes with this file move" dialog for its RenameFile).
+  await waitOrError(`${path.relative(DATA, LINK_RENAMED)} on disk`, async () => {
+    const dialog = await page.$eval('.monaco-dialog-box', (d) => d.textContent.trim()).catch(() => null);
+    if (dialog) {
+      throw Object.assign(new Error(`VS Code asked: "${dialog.slice(0, 160)}"`), { fatal: true });
+    }
+    return fs.existsSync(LINK_RENAMED) && !fs.existsSync(LINK_TARGET);
+  });
+  await waitFor('the link renamed in the buffer', async () => linkLine(await fullEditorText()) === 'See [[notes/vscode-e2e-renamed]]');
+  await pressCtrl('KeyS');
+  await waitFor('the renamed link saved', () => fs.readFileSync(LINKS_NOTE, 'utf8').includes('See [[notes/vscode-e2e-renamed]]'));
+  const after = snapshotTrees();
+  const changed = [];
+  for (const [p, text] of before) {
+    if (p === LINKS_NOTE || p === LINK_TARGET) continue;
+    if (after.get(p) !== text) changed.push(path.relative(path.dirname(DATA), p));
+  }
+  if (changed.length) {
+    throw new Error(`the rename changed other files: ${changed.join(', ')}`);
+  }
+  if (after.get(LINK_RENAMED) !== before.get(LINK_TARGET)) {
+    throw new Error('the renamed note does not hold the target\'s text');
+  }
+  if (!after.get(MOE_LINKS).includes('[[notes/vscode-e2e-target]]')) {
+    throw new Error("moe's note was edited");
+  }
+  return `"${offered}" → notes/vscode-e2e-renamed; ${after.size} files, none other changed (moe's link left as it was)`;
+});
+
+/** Runs a command that opens one of the extension's views (tab `title`); its lines once they hold `ready`. */
+async function viewLines(command, title, ready) {
+  await runCommand(command);
+  await waitOrError(`the ${title} editor`, () => activeTabTitle().then((t) => t === title));
+  return waitFor(`"${ready}" in ${title}`, async () => {
+    const t = await fullEditorText();
+    return t.includes(ready) ? t.split('\n') : null;
+  });
+}
+
+await step('go to definition (F12) on a note of the render preview opens it', async () => {
+  const lines = await viewLines('MagicFrog: Render Memory Block', 'memory-block.xml', '</memory>');
+  const user = lines.indexOf('<user>');
+  const at = lines.findIndex((l, i) => i > user && /^<note path="[^"]+"/.test(l));
+  if (user < 0 || at < 0) {
+    throw new Error('no note in the <user> group of the block');
+  }
+  const key = /^<note path="([^"]+)"/.exec(lines[at])[1];
+  const want = path.join(DATA, 'memory', 'user', ...key.split('/'));
+  await gotoLine(at + 2); // the note's body, inside its element
+  await page.keyboard.press('F12');
+  await waitForActiveFile(want);
+  return `line ${at + 2} (user ${key}) opened ${path.relative(DATA, want)}`;
+});
+
+await step('go to definition (F12) on a key of the effective view opens the note that wins it', async () => {
+  const lines = await viewLines('MagicFrog: Show Effective View', 'effective-view.md', '| editor.md |');
+  const at = lines.findIndex((l, i) => l.startsWith('| editor.md |') && lines.slice(0, i).includes('## user'));
+  if (at < 0) {
+    throw new Error('no editor.md row under ## user in the effective view');
+  }
+  await gotoLine(at + 1, '| edi'.length + 1); // inside the key
+  await page.keyboard.press('F12');
+  const want = path.join(DATA, 'memory', 'user', 'editor.md');
+  await waitForActiveFile(want);
+  return `line ${at + 1} (key editor.md) opened ${path.relative(DATA, want)}`;
 });
 
 await step('settings change restarts the server; a bad serverPath says how to install', async () => {

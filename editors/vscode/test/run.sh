@@ -163,6 +163,9 @@ DATA=$WORK/demo/data
 
 UD=$WORK/user-data
 mkdir -p "$UD/User" "$WORK/extensions" "$WORK/shots"
+# files.autoSave is off: code-server (VS Code for the web) defaults to afterDelay (1 s),
+# which would save a buffer behind a step's back (an unsaved edit before a promotion, a
+# conflict's edit before the agent's write). Every step saves with Ctrl+S when it means to.
 SERVER="$SERVER" DATA="$DATA" node -e '
 const s = {
   "magicfrog.serverPath": process.env.SERVER,
@@ -180,6 +183,7 @@ const s = {
   "git.enabled": false,
   "editor.minimap.enabled": false,
   "editor.hover.delay": 200,
+  "files.autoSave": "off",
   "chat.commandCenter.enabled": false,
   "workbench.colorTheme": "Default Dark Modern"
 };

@@ -3,12 +3,14 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { MemoryClient } from '../client';
+import { BLOCK_PATH, PREVIEW_SCHEME, VIEW_PATH } from '../config';
 import { budgetMarks, effectiveViewMarkdown, message } from '../labels';
 import { Commands, CompareParams, EffectiveView, RenderDetails } from '../protocol';
 
-export const SCHEME = 'magicfrog-memory';
-export const BLOCK_URI = vscode.Uri.from({ scheme: SCHEME, path: '/memory-block.xml' });
-export const VIEW_URI = vscode.Uri.from({ scheme: SCHEME, path: '/effective-view.md' });
+export const SCHEME = PREVIEW_SCHEME;
+// Both are sent to the server (config.ts, documentSelector): Go to Definition works in them.
+export const BLOCK_URI = vscode.Uri.from({ scheme: SCHEME, path: BLOCK_PATH });
+export const VIEW_URI = vscode.Uri.from({ scheme: SCHEME, path: VIEW_PATH });
 
 export class MemoryDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
