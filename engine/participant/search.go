@@ -227,7 +227,7 @@ func tokens(text string, f func(w string, stop bool)) {
 }
 
 func analyze(e *engine.Note) *analyzed {
-	body := string(e.Body())
+	body, _ := bodyText(e)
 	a := &analyzed{hash: e.Sum(), lowerKey: strings.ToLower(e.Key), lowerBody: strings.ToLower(body),
 		keyTerms: map[string]bool{}, post: map[string]*posting{}, minor: map[string][]int32{}}
 	if e.Layer.Kind == engine.KindFractal {
@@ -620,7 +620,10 @@ func topScored(all []scored, limit int) []*scored {
 func hitsOf(top []*scored) []Hit {
 	hits := make([]Hit, 0, len(top))
 	for _, sc := range top {
-		body := string(sc.c.e.Body())
+		body, ok := bodyText(sc.c.e)
+		if !ok {
+			continue
+		}
 		for sc.lo < sc.hi && strings.TrimSpace(sc.c.a.text(body, sc.lo, sc.lo)) == "" {
 			sc.lo++
 		}
