@@ -8,6 +8,7 @@
 //	go run ./engine/internal/coldbench -n 1000,10000,100000 -runs 7
 //	go run ./engine/internal/coldbench -n 10000 -profile /tmp/prof   # + CPU profiles
 //	go run ./engine/internal/coldbench -n 1000,10000 -bytes 200-8192,8192-65536
+//	go run ./engine/internal/coldbench -bytes 8192-65536 -paths 'tree|symbol'   # only those rows
 //
 // -bytes sets the note sizes (each note's text after its frontmatter,
 // uniformly in the range; the default 200-600 is the tree it always built):
@@ -285,6 +286,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -322,6 +324,7 @@ type config struct {
 	latency  bool
 	startup  bool
 	requests int
+	only     *regexp.Regexp // the paths measured, by name; nil: every one
 	out      io.Writer
 }
 
@@ -338,6 +341,7 @@ func run(args []string, out io.Writer) error {
 	fs.BoolVar(&c.latency, "latency", true, "drive the server over stdio on the largest tree: hover, code lens, didChange, RSS")
 	fs.BoolVar(&c.startup, "startup", true, "measure start-up first: version, append and render on a one-note tree beside a minimal Go program")
 	fs.IntVar(&c.requests, "requests", 500, "`COUNT` of each request in the latency run")
+	only := fs.String("paths", "", "measure only the paths whose name matches `REGEXP` (e.g. 'tree|symbol': check with an empty scan cache takes minutes on large notes)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -356,6 +360,13 @@ func run(args []string, out io.Writer) error {
 			return fmt.Errorf("-bytes %q: want ranges like 200-8192 or 200-8192,8192-65536", *ranges)
 		}
 		c.ranges = append(c.ranges, [2]int{a, b})
+	}
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			return fmt.Errorf("-paths: %v", err)
+		}
+		c.only = re
 	}
 	if c.runs < 0 || c.requests < 10 {
 		return fmt.Errorf("-runs at least 0 (0: the latency run only), -requests at least 10")
@@ -593,6 +604,9 @@ func measure(c config, self string, t *synth.Tree, cache, sizes string) ([]resul
 		// scan (linear in notes; minutes a run at 100,000 on a busy machine).
 		paths = slices.Insert(paths, len(paths)-1, path{name: "check, empty cache", cmd: []string{"check"},
 			before: func() { os.Remove(filepath.Join(cache, "mf-lsp", secrets.ScanCacheFile)) }})
+	}
+	if c.only != nil {
+		paths = slices.DeleteFunc(paths, func(p path) bool { return !c.only.MatchString(p.name) })
 	}
 	once := func(p path, profile string) (sample, error) {
 		e := env
