@@ -273,6 +273,33 @@
 //     can go without dropping a required library or forking it, so the 2×
 //     target is out of reach from this repository: the floor is 0.5 M and
 //     the dependencies' initializers alone are over ten times that.
+//
+// Sixth pass, bodies on demand (notes of 8-64 KB: -bytes 8192-65536; 2 CPUs
+// shared, load average 9-24 while measuring, so wall clocks and p99s are the
+// scheduler's as much as ours):
+//
+//   - Before, the server kept every note's whole text: peak RSS 515 MB at
+//     10,000 notes (367 MB of text; the issue measured 295 MB on a quieter
+//     machine), about 3 GB at 100,000. The server's trees now load with
+//     engine.Options.BodiesOnDemand: a note over engine.ResidentMax (4 KB)
+//     keeps its frontmatter, size and hash, and Note.Text reads it again
+//     through the memory root, checked against the hash (a changed note is
+//     refused as stale and refreshed, never answered as it was). The link
+//     index skips notes whose body had none of a link's bytes at load
+//     (Note.MayLink): reading 100,000 notes again for the first references
+//     took over a minute, now nothing on the synthetic tree (it has no links).
+//   - After, -runs 0 (the latency run): peak RSS 84 MB at 10,000 notes (46 MB
+//     when the first answer came), 161 MB at 100,000 (144 MB then). Hover
+//     p50 0.21 ms and 0.20 ms, p99 2.8 and 3.4 ms at load average 13-15
+//     (before, at load average 24: p50 0.65 ms, p99 109 ms).
+//   - First answer (-paths symbol -runs 3 -latency=false, 10,000 notes): CPU
+//     1.29 s before, 1.32-1.34 s after (floor 0.68-0.76 s); wall 1.20× the
+//     floor before, 1.26-1.84× after, the floor itself 1.75-2.93 s between
+//     runs. Its profile: SHA-256 27% (the hash the on-demand reads are
+//     checked against; it was taken before too), the reads 25%, allocation
+//     and collection about 20%: each note's text is now garbage as soon as
+//     it is hashed, so the collector runs more often over a small heap.
+//     Reading into a buffer per worker would take that part off; not done.
 package main
 
 import (
