@@ -291,7 +291,9 @@
 //   - After, -runs 0 (the latency run): peak RSS 84 MB at 10,000 notes (46 MB
 //     when the first answer came), 161 MB at 100,000 (144 MB then). Hover
 //     p50 0.21 ms and 0.20 ms, p99 2.8 and 3.4 ms at load average 13-15
-//     (before, at load average 24: p50 0.65 ms, p99 109 ms).
+//     (before, at load average 24: p50 0.65 ms, p99 109 ms). Measured again
+//     back to back at load average 12-17: after, hover p50 0.33 ms, p99
+//     0.97 ms, peak RSS 79 MB; before, p50 0.34 ms, p99 3.17 ms, 509 MB.
 //   - First answer (-paths symbol -runs 3 -latency=false, 10,000 notes): CPU
 //     1.29 s before, 1.32-1.34 s after (floor 0.68-0.76 s); wall 1.20× the
 //     floor before, 1.26-1.84× after, the floor itself 1.75-2.93 s between
