@@ -143,7 +143,7 @@ func BenchmarkCheck(b *testing.B) {
 			}
 			in := Input{Memory: m, Note: e, Scope: m.DefaultScope(), Today: c.today}
 			if c.buffer {
-				in.Note, _, _ = m.Parse(path, append(append([]byte(nil), e.Src...), "More text [x](y.md).\n"...))
+				in.Note, _, _ = m.Parse(path, append(append([]byte(nil), e.TextOrNil()...), "More text [x](y.md).\n"...))
 				in.Base = &Base{Revision: e.Revision(), Hash: e.Hash()}
 			}
 			if (len(Check(in)) == 0) != c.none {

@@ -95,7 +95,7 @@ func TestSpans(t *testing.T) {
 			if f == nil {
 				t.Fatalf("no %s; got %v", c.code, codes(fs))
 			}
-			if got := string(e.Src[f.Span.Start:f.Span.End]); got != c.text {
+			if got := string(e.TextOrNil()[f.Span.Start:f.Span.End]); got != c.text {
 				t.Errorf("span %v covers %q; want %q", f.Span, got, c.text)
 			}
 		})
@@ -283,7 +283,7 @@ func TestDemo(t *testing.T) {
 		if !doc[f.Code] {
 			t.Errorf("undocumented code %s", f.Code)
 		}
-		if e := m.Note(f.Path); e != nil && (f.Span.End > len(e.Src) || f.Span.Start > f.Span.End) {
+		if e := m.Note(f.Path); e != nil && (f.Span.End > len(e.TextOrNil()) || f.Span.Start > f.Span.End) {
 			t.Errorf("%s %s: span %v outside the note", f.Path, f.Code, f.Span)
 		}
 	}

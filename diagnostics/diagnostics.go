@@ -168,7 +168,14 @@ func Check(in Input) []Finding {
 	if e == nil {
 		return nil
 	}
-	c := &checker{in: in, e: e, src: e.Src, doc: e.Doc()}
+	src, err := e.Text()
+	if err != nil {
+		// Read on demand, it changed on disk since the load (the tree is
+		// told, and its refresh is checked in turn): nothing is said of a
+		// text that is no longer there.
+		return nil
+	}
+	c := &checker{in: in, e: e, src: src, doc: e.Doc()}
 	if in.Memory != nil {
 		// The note's path is a link the engine does not follow, or lies
 		// below one: the editor read the buffer through it, but it is no

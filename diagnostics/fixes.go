@@ -160,7 +160,7 @@ func (c *checker) commandFixes(f Finding) []Fix {
 		}
 		resolve(fmt.Sprintf(FixRestoreLost, lost), "restore")
 		if c.in.Memory != nil {
-			if _, ok := OverwriteMerge(c.in.Memory, e.Path, e.Src); ok {
+			if _, ok := OverwriteMerge(c.in.Memory, e.Path, c.src); ok {
 				resolve(fmt.Sprintf(FixMergeLost, lost), "merge")
 			}
 		}

@@ -176,7 +176,7 @@ func showFix(t *testing.T, fix Fix, e *engine.Note, rel func(string) string) str
 		sort.Strings(args)
 		return fmt.Sprintf("%s → %s %s", fix.Title, fix.Command.Name, strings.Join(args, " "))
 	}
-	return fmt.Sprintf("%s: %q", fix.Title, applyEdits(t, string(e.Src), fix.Edits, e.Path))
+	return fmt.Sprintf("%s: %q", fix.Title, applyEdits(t, string(e.TextOrNil()), fix.Edits, e.Path))
 }
 
 // applyEdits applies byte edits of path to src, last first.

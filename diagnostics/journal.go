@@ -68,9 +68,12 @@ func (c *checker) openLoops(f journal.File) {
 	// refined days after it, the weeklies and monthlies from its week and month
 	// on, and MEMORY.md. Keyed lookups, never a walk of the tree.
 	var later []journal.DatedDoc
+	gone := false // a later note's text could not be had: no verdict
 	addDoc := func(rel string, day journal.Day) {
 		if x := c.sibling(rel); x != nil {
-			later = append(later, journal.DatedDoc{Key: rel, Day: day, Body: x.Src})
+			src, err := x.Text()
+			gone = gone || err != nil
+			later = append(later, journal.DatedDoc{Key: rel, Day: day, Body: src})
 		}
 	}
 	for d := f.Day.AddDays(1); !d.After(today); d = d.AddDays(1) {
@@ -87,7 +90,12 @@ func (c *checker) openLoops(f journal.File) {
 		if t, ok := x.UpdatedTime(); ok {
 			day = journal.DayOf(t.UTC())
 		}
-		later = append(later, journal.DatedDoc{Key: journal.MemoryFile, Day: day, Body: x.Src})
+		src, err := x.Text()
+		gone = gone || err != nil
+		later = append(later, journal.DatedDoc{Key: journal.MemoryFile, Day: day, Body: src})
+	}
+	if gone {
+		return
 	}
 	self := journal.DatedDoc{Key: c.e.LayerKey(), Day: f.Day, Body: c.src}
 	for _, l := range journal.OpenLoops([]journal.DatedDoc{self}, later, today, days) {

@@ -29,7 +29,7 @@ func TestSecret(t *testing.T) {
 		t.Fatalf("no secret finding: %v", codes(fs))
 	}
 	e := m.Note(filepath.Join(dir, "data/memory/user/sticky-notes/accounts.md"))
-	if got := string(e.Src[f.Span.Start:f.Span.End]); got != testToken || f.Severity != Error || f.Data["rule"] != "github-pat" {
+	if got := string(e.TextOrNil()[f.Span.Start:f.Span.End]); got != testToken || f.Severity != Error || f.Data["rule"] != "github-pat" {
 		t.Errorf("finding %+v on %q", f, got)
 	}
 	if f := find(check("data/memory/user/formats.md"), CodeSecret); f != nil {

@@ -149,7 +149,7 @@ func runTxtar(t *testing.T, file string) {
 	got := CheckTree(m, Input{Scope: s, Today: today})
 	sources := map[string][]byte{}
 	for _, e := range m.Notes() {
-		sources[e.Path] = e.Src
+		sources[e.Path] = e.TextOrNil()
 	}
 	for rel, buf := range buffers {
 		path := filepath.Join(dir, rel)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
@@ -27,9 +28,16 @@ type Note struct {
 	// 48-byte copy in every note was 4.8 MB at 100,000 notes): read it, never
 	// write through it.
 	Layer *Layer
-	Src   []byte
-	// sum is the SHA-256 of Src; Hash spells it in hex only when asked (the
-	// hex string took 80 bytes a note, kept for every note of the tree).
+	// src is the note's text (Text), or, for a note loaded with
+	// Options.BodiesOnDemand larger than ResidentMax, its frontmatter only
+	// (the text up to BodyStart): Text reads the whole again from the disk.
+	src  []byte
+	size int32 // the whole text's length
+	// mem is the tree a text kept in part is read again through; nil when
+	// src is the whole text.
+	mem *Memory
+	// sum is the SHA-256 of the text; Hash spells it in hex only when asked
+	// (the hex string took 80 bytes a note, kept for every note of the tree).
 	sum       [32]byte
 	front     front
 	Dimension Dimension
@@ -41,6 +49,9 @@ type Note struct {
 	// shared (SPEC §2): Scope holds that folder, and only a scope that names it
 	// sees the note; every other block leaves it out visibly.
 	Unregistered bool
+	// noLinks: read on demand, its body holds none of what a Markdown link
+	// or wikilink needs ("](", "]:", "[["), as the load saw (MayLink).
+	noLinks bool
 
 	// counts are the note's token counts and block lines, made when first
 	// counted: most notes of a language server's tree never are, and kept in
@@ -148,9 +159,88 @@ func frontOfDoc(src []byte, d *frontmatter.Document) front {
 
 // setSrc makes src the note's source: its frontmatter's values and its hash.
 func (e *Note) setSrc(src []byte) {
-	e.Src = src
+	e.src, e.size, e.mem = src, int32(len(src)), nil
 	e.front = frontOf(src)
 	e.sum = sha256.Sum256(src)
+}
+
+// ResidentMax is the largest note whose whole text a tree loaded with
+// Options.BodiesOnDemand keeps: below it, reading the file again costs more
+// than the bytes kept (a read through the memory root is an open per folder
+// of the path, a read and a SHA-256), and most notes an agent writes are
+// that small. A larger note keeps its frontmatter (Doc, Updated, Machine and
+// Revision need no read) and its hash.
+const ResidentMax = 4096
+
+// dropBody keeps of e, read from its file in m, only the frontmatter when
+// the whole is larger than ResidentMax. A note whose frontmatter Parse could
+// not read alone keeps its text: one that opens a block it does not close
+// (the whole note is then body, and the opening line the error).
+func (e *Note) dropBody(m *Memory) {
+	body := int(e.front.body)
+	if len(e.src) <= ResidentMax || body <= len(frontmatterBOM) && bytes.HasPrefix(bytes.TrimPrefix(e.src, frontmatterBOM), []byte("---")) {
+		return
+	}
+	b := e.src[body:]
+	e.noLinks = !bytes.Contains(b, []byte("](")) && !bytes.Contains(b, []byte("]:")) && !bytes.Contains(b, []byte("[["))
+	e.src, e.mem = bytes.Clone(e.src[:body]), m
+}
+
+// MayLink reports whether the note's body may hold a link (mdlinks: an
+// inline or reference link, a wikilink). False only for a note read on
+// demand whose body, at load, had none of the bytes one needs: an index of
+// links skips it without reading it again.
+func (e *Note) MayLink() bool { return !e.noLinks }
+
+var frontmatterBOM = []byte("\xef\xbb\xbf")
+
+// Resident reports whether the note's whole text is kept in memory (Text
+// then never reads the disk).
+func (e *Note) Resident() bool { return e.mem == nil }
+
+// Size is the length of the note's text in bytes.
+func (e *Note) Size() int { return int(e.size) }
+
+// Text is the note's text. A resident note's is at hand; any other's is
+// read from its file through the memory root (no link followed, as the
+// load reads) and must hash to what the load took (Sum): when it does not,
+// or cannot be read, the note changed behind the tree's back, and Text
+// answers a *ChangedError (errcode.Stale) and has the tree refresh the note
+// as its watcher would (Memory.SetOnStale), never the text that was.
+func (e *Note) Text() ([]byte, error) {
+	if e.mem == nil {
+		return e.src, nil
+	}
+	return e.mem.readText(e)
+}
+
+// TextOrNil is Text's text, nil when Text fails (the note changed on disk
+// since the load; the tree is told): for a reader that leaves such a note
+// out rather than answer from a text that is no longer there.
+func (e *Note) TextOrNil() []byte {
+	src, err := e.Text()
+	if err != nil {
+		return nil
+	}
+	return src
+}
+
+// BodyOrNil is Body's body, nil when Body fails (TextOrNil).
+func (e *Note) BodyOrNil() []byte {
+	body, err := e.Body()
+	if err != nil {
+		return nil
+	}
+	return body
+}
+
+// quietText is Text telling no one of a change: for the tree's own reads
+// while it refreshes.
+func (e *Note) quietText() ([]byte, error) {
+	if e.mem == nil {
+		return e.src, nil
+	}
+	return e.mem.readTextQuiet(e)
 }
 
 // LooseNote is the Markdown file at path read outside every memory tree: its
@@ -162,24 +252,31 @@ func LooseNote(path string, src []byte) *Note {
 	return e
 }
 
-// Hash is the hex SHA-256 of Src, as the store checks it.
+// Hash is the hex SHA-256 of the text, as the store checks it.
 func (e *Note) Hash() string { return hex.EncodeToString(e.sum[:]) }
 
-// Sum is the SHA-256 of Src, for comparing contents without spelling them.
+// Sum is the SHA-256 of the text, for comparing contents without spelling them.
 func (e *Note) Sum() [32]byte { return e.sum }
 
 // Doc parses the note's frontmatter: the whole Document, with every field,
 // span and error. The note keeps only what the engine reads of every note
-// (Body, Revision, Updated, Machine), so each call parses Src again (about
-// 2.5 µs for the four flat fields the engine writes on a skill): a caller
-// that reads it more than once keeps the result.
-func (e *Note) Doc() *frontmatter.Document { return frontmatter.Parse(e.Src) }
+// (Body, Revision, Updated, Machine), so each call parses the text again
+// (about 2.5 µs for the four flat fields the engine writes on a skill): a
+// caller that reads it more than once keeps the result. The frontmatter is
+// always resident: Doc never reads the disk.
+func (e *Note) Doc() *frontmatter.Document { return frontmatter.Parse(e.src) }
 
-// BodyStart is the offset of the first body byte in Src.
+// BodyStart is the offset of the first body byte in the text.
 func (e *Note) BodyStart() int { return int(e.front.body) }
 
-// Body is the note without its frontmatter.
-func (e *Note) Body() []byte { return e.Src[e.front.body:] }
+// Body is the note without its frontmatter; its error is Text's.
+func (e *Note) Body() ([]byte, error) {
+	src, err := e.Text()
+	if err != nil {
+		return nil, err
+	}
+	return src[e.front.body:], nil
+}
 
 // Revision is the frontmatter revision; 0 for a note the engine never wrote
 // (no revision, or one that is not a whole number of 0 or more).
@@ -195,7 +292,7 @@ func (e *Note) Updated() string {
 	if r := e.front.rare; r != nil {
 		return r.updated
 	}
-	return string(e.front.updated.of(e.Src))
+	return string(e.front.updated.of(e.src))
 }
 
 // UpdatedTime parses Updated as RFC 3339.
@@ -209,7 +306,7 @@ func (e *Note) Machine() string {
 	if r := e.front.rare; r != nil {
 		return r.machine
 	}
-	return string(e.front.machine.of(e.Src))
+	return string(e.front.machine.of(e.src))
 }
 
 // Meta returns a string frontmatter value such as a skill's name. It parses

@@ -108,11 +108,15 @@ func (m *Memory) ExportWith(dir string, opts ExportOptions) (*ExportResult, erro
 			continue
 		}
 		from[rel] = e.Path
-		files[rel] = e.Src
+		src, err := e.Text()
+		if err != nil {
+			return nil, err
+		}
+		files[rel] = src
 		if e.Dimension == Device && e.Machine() == "" && here.Machine != "" {
 			// An unbound device note (legacy machine/) is this machine's: the
 			// portable copy says so, or it would land on every machine it reaches.
-			files[rel] = bindToMachine(e, here.Machine).Src
+			files[rel] = bindToMachine(src, e.Doc(), here.Machine)
 		}
 	}
 	cfg, layers := m.portableConfig()
@@ -573,14 +577,13 @@ func revisionReason(src []byte) string {
 	return "revision appears more than once; fix it and import again"
 }
 
-// bindToMachine returns a copy of a device note whose frontmatter names machine.
-func bindToMachine(e *Note, machine string) *Note {
+// bindToMachine returns a device note's text src (its frontmatter doc) with
+// a frontmatter that names machine.
+func bindToMachine(src []byte, doc *frontmatter.Document, machine string) []byte {
 	sets := []frontmatter.Set{{Key: "machine", Value: machine}}
-	edits, ok := frontmatter.SetFields(e.Src, e.Doc(), sets)
+	edits, ok := frontmatter.SetFields(src, doc, sets)
 	if !ok {
-		return e
+		return src
 	}
-	c := &Note{Path: e.Path, Root: e.Root, Dimension: e.Dimension, Key: e.Key, Layer: e.Layer, Legacy: e.Legacy}
-	c.setSrc(frontmatter.Apply(e.Src, edits))
-	return c
+	return frontmatter.Apply(src, edits)
 }

@@ -84,8 +84,8 @@ func checkNoteFront(t *testing.T, src []byte) {
 	}
 	wantUpdated, _ := d.String("updated")
 	wantMachine, _ := d.String("machine")
-	if !bytes.Equal(e.Body(), src[d.Body:]) || e.BodyStart() != d.Body {
-		t.Errorf("%q: body at %d, %q; the Document says %d", src, e.BodyStart(), e.Body(), d.Body)
+	if body := e.BodyOrNil(); !bytes.Equal(body, src[d.Body:]) || e.BodyStart() != d.Body {
+		t.Errorf("%q: body at %d, %q; the Document says %d", src, e.BodyStart(), body, d.Body)
 	}
 	if e.Revision() != wantRevision {
 		t.Errorf("%q: revision %d; the Document says %d", src, e.Revision(), wantRevision)

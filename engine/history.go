@@ -114,13 +114,19 @@ func (m *Memory) recordDelete(path string, last []byte, now time.Time) {
 // revision the history holds is an overwrite (history.Store.Seen).
 func (m *Memory) recordSeen(path string, before *Note, nowExists bool) {
 	var old []byte
-	if before != nil {
-		old = before.Src
+	if before != nil && before.Resident() {
+		// A note whose text was read on demand (Options.BodiesOnDemand) has
+		// no version to keep: the disk holds the new one now. The history
+		// has it when the engine wrote it or saw it before.
+		old = before.src
 	}
 	var cur []byte
 	if nowExists {
 		if n := m.Note(path); n != nil {
-			cur = n.Src
+			var err error
+			if cur, err = n.quietText(); err != nil {
+				return // it changed again: judged at the next event
+			}
 		} else {
 			// Not a note now (a problem, or outside the tree): the
 			// version the tree had is kept, the disk's is not judged.

@@ -205,7 +205,7 @@ func TestHistoryKeepsWhatAReloadObserved(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Reload()
-	if n := m.Note(p); n == nil || !bytes.Equal(n.Src, foreign) {
+	if n := m.Note(p); n == nil || !bytes.Equal(n.src, foreign) {
 		t.Fatalf("the reload did not load the foreign version: %v", n)
 	}
 	if o, ok := m.OverwriteAt(p); !ok || o.Blob != history.BlobID(foreign) {

@@ -194,10 +194,10 @@ func linkProperty(t *rapid.T) {
 		if !m.StatusOf(e, scope).InScope {
 			continue
 		}
-		check(e.Ref(), string(e.Src))
+		check(e.Ref(), string(e.TextOrNil()))
 		if e.Dimension != engine.Device { // device notes hold no configuration
 			for f, b := range private {
-				if strings.TrimSpace(b) != "" && bytes.Contains(e.Src, []byte(strings.TrimSpace(b))) {
+				if strings.TrimSpace(b) != "" && bytes.Contains(e.TextOrNil(), []byte(strings.TrimSpace(b))) {
 					t.Fatalf("%s holds the bytes of %s (links %+v)", e.Ref(), f, links)
 				}
 			}

@@ -383,7 +383,7 @@ func isolationProperty(t *rapid.T) {
 }
 
 func idOf(e *engine.Note) int {
-	sm := bodyRE.FindSubmatch(e.Body())
+	sm := bodyRE.FindSubmatch(e.BodyOrNil())
 	if sm == nil {
 		return -1
 	}

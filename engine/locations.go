@@ -59,6 +59,12 @@ type Options struct {
 	// clean, for the checks' advice on this memory's notes (diagnostics reads
 	// it, Memory.SecretScans; sync's gate never does). nil scans every text.
 	SecretScans *secrets.Cache
+	// BodiesOnDemand keeps resident, of a note larger than ResidentMax, only
+	// its frontmatter: its text is read again from the disk when asked
+	// (Note.Text), checked against the hash taken at load. For a long-lived
+	// process (the language server), whose memory would otherwise grow with
+	// the notes' text; a command that reads its notes once keeps them.
+	BodiesOnDemand bool
 }
 
 // ResolveDataDir finds the data directory: the flag or client setting, else

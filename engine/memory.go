@@ -70,6 +70,7 @@ type Memory struct {
 	named       Scope // IDs the session's scope names (Options.Named)
 	ids         ownerIDs
 	scopeOnly   bool             // Options.ScopeOnly
+	onDemand    bool             // Options.BodiesOnDemand
 	tokenCache  *TokenCache      // Options.TokenCache
 	secretScans *secrets.Cache   // Options.SecretScans
 	within      Scope            // Options.Within
@@ -88,6 +89,9 @@ type Memory struct {
 	onDir     func(dir string)             // Options.OnDir
 	// historyPolicy bounds the local history (magicfrog.json "history").
 	historyPolicy history.Policy
+	// onStale is told of a note whose text, read on demand, no longer
+	// hashes to what the load took (SetOnStale); nil: Refresh it.
+	onStale atomic.Pointer[func(path string)]
 }
 
 // Open resolves the locations, reads the configuration and loads every note.
@@ -109,6 +113,7 @@ func Open(opts Options) (*Memory, error) {
 	m.named = Scope{Task: opts.Named.Task, Agents: append([]string(nil), opts.Named.Agents...)}
 	m.onDir = opts.OnDir
 	m.scopeOnly = opts.ScopeOnly
+	m.onDemand = opts.BodiesOnDemand
 	m.tokenCache, m.secretScans = opts.TokenCache, opts.SecretScans
 	m.within = Scope{Task: opts.Within.Task, Agents: append([]string(nil), opts.Within.Agents...)}
 	m.reload()
@@ -440,7 +445,7 @@ func (m *Memory) walkAndRead(r Root, root *os.Root, memRoot string, d *safefs.Di
 						src, err = dir.ReadFile(n.name, MaxNoteSize)
 					}
 					if err == nil {
-						res.note, res.problem = m.makeNote(r, n.path, src)
+						res.note, res.problem = m.makeLoaded(r, n.path, src)
 					} else {
 						res.note, res.problem = m.readNote(r, root, memRoot, n.path, n.from())
 					}
@@ -529,7 +534,10 @@ func (m *Memory) readNote(r Root, root *os.Root, rootDir, p, from string) (*Note
 	if err != nil {
 		return nil, noteProblem(p, err)
 	}
-	return m.makeNote(r, p, src)
+	if from != p {
+		return m.makeNote(r, p, src) // a link's note keeps its text: p itself would be refused
+	}
+	return m.makeLoaded(r, p, src)
 }
 
 // readNote reads a note inside root through no symbolic link at all, folder
@@ -583,6 +591,17 @@ func (m *Memory) makeNote(r Root, p string, src []byte) (*Note, *Problem) {
 	}
 	e.setSrc(src)
 	return e, nil
+}
+
+// makeLoaded is makeNote for a note read from the disk at p (not through a
+// link): with BodiesOnDemand a large one keeps only its frontmatter
+// resident (Note.dropBody).
+func (m *Memory) makeLoaded(r Root, p string, src []byte) (*Note, *Problem) {
+	e, prob := m.makeNote(r, p, src)
+	if e != nil && m.onDemand {
+		e.dropBody(m)
+	}
+	return e, prob
 }
 
 func (m *Memory) putLocked(e *Note) {

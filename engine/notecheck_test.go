@@ -57,7 +57,7 @@ func TestOneAnswerForWhatIsANote(t *testing.T) {
 			if got != tx.Rule {
 				t.Errorf("loader: rule %q, want %q", got, tx.Rule)
 			}
-			if e := m.Note(p); (e != nil) != (tx.Rule == "") || (e != nil && !bytes.Equal(e.Src, tx.Src)) {
+			if e := m.Note(p); (e != nil) != (tx.Rule == "") || (e != nil && !bytes.Equal(e.src, tx.Src)) {
 				t.Errorf("loader: note %v, want one only for a note, with the file's bytes", e != nil)
 			}
 
@@ -206,9 +206,9 @@ func TestWriteBodyReadsBack(t *testing.T) {
 		if e == nil {
 			t.Fatalf("write of %q over %q: the loader does not read it: %v", b, old, fresh.Problems())
 		}
-		if string(e.Body()) != b || e.Revision() != res.Revision {
+		if body := e.BodyOrNil(); string(body) != b || e.Revision() != res.Revision {
 			src, _ := os.ReadFile(note)
-			t.Fatalf("write of %q over %q: read back body %q revision %d (wrote revision %d):\n%q", b, old, e.Body(), e.Revision(), res.Revision, src)
+			t.Fatalf("write of %q over %q: read back body %q revision %d (wrote revision %d):\n%q", b, old, body, e.Revision(), res.Revision, src)
 		}
 		written++
 	})

@@ -63,7 +63,11 @@ func (m *Memory) Promote(req PromoteRequest) (*PromoteResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, keep := src.Body(), src.Src
+	keep, err := src.Text()
+	if err != nil {
+		return nil, err
+	}
+	body := keep[src.BodyStart():]
 	if req.Text != nil {
 		d := frontmatter.Parse(req.Text)
 		if len(d.Errors) > 0 {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Unbound is what a block rendered with no task and no agent says on its first
@@ -147,10 +148,16 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	if err != nil {
 		return nil, err
 	}
+	var blk *Block
 	if opts.Budget <= 0 {
-		return r.unbudgeted(), nil
+		blk = r.unbudgeted()
+	} else {
+		blk = r.budgeted()
 	}
-	return r.budgeted(), nil
+	if err := r.failed(); err != nil {
+		return nil, err // a note changed behind the tree's back: never its old text
+	}
+	return blk, nil
 }
 
 // renderer renders one <memory> block. Its methods are the steps of Render:
@@ -171,6 +178,31 @@ type renderer struct {
 	overhead, headerEstimate int
 	// project is the project folder skill lines name their files from.
 	project string
+	// err is the first note whose text could not be had (Note.Text: changed
+	// on disk since the load); set from the counting workers too.
+	err atomic.Pointer[error]
+}
+
+// fail keeps err, the first a step met.
+func (r *renderer) fail(err error) {
+	if err != nil {
+		r.err.CompareAndSwap(nil, &err)
+	}
+}
+
+// failed is the first error a step met, or nil.
+func (r *renderer) failed() error {
+	if p := r.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// element is e's <note> element; a failure is kept (fail).
+func (r *renderer) element(e *Note) string {
+	el, err := e.element()
+	r.fail(err)
+	return el
 }
 
 // newRenderer selects what the block holds: the scope's view (one agent at
@@ -320,7 +352,7 @@ func (r *renderer) build() *Block {
 	for gi, g := range r.groups {
 		openTag, closeTag := groupTags(g, r.scope)
 		body.WriteString(openTag)
-		r.writeSlots(&body, blk, r.slots[gi], (*Note).element, &blk.Included)
+		r.writeSlots(&body, blk, r.slots[gi], r.element, &blk.Included)
 		body.WriteString(closeTag)
 	}
 	if len(r.skills) > 0 {
@@ -359,7 +391,9 @@ func (r *renderer) writeSlots(body *bytes.Buffer, blk *Block, row []slot, line f
 			*taken = append(*taken, sl.e)
 			continue
 		}
-		body.WriteString(sl.e.omittedLine(r.tc, r.project))
+		line, err := sl.e.omittedLine(r.tc, r.project)
+		r.fail(err)
+		body.WriteString(line)
 		blk.Omitted = append(blk.Omitted, Omitted{Note: sl.e, Tokens: sl.tokens, Reason: "budget"})
 	}
 }
@@ -370,7 +404,7 @@ func (r *renderer) sizeHint() int {
 	size := 64
 	for _, row := range r.slots {
 		for _, sl := range row {
-			size += len(sl.e.Src) + 96
+			size += sl.e.Size() + 96
 		}
 	}
 	return size
@@ -404,12 +438,15 @@ func (r *renderer) countParts() {
 	}
 	parallel(len(all), func(i int) {
 		sl := all[i]
+		var err error
 		if sl.skill {
 			sl.tokens = sl.e.skillTokens(r.tc, r.project)
 		} else {
-			sl.tokens = sl.e.elementTokens(r.tc)
+			sl.tokens, err = sl.e.elementTokens(r.tc)
+			r.fail(err)
 		}
-		sl.omitted = sl.e.omittedTokens(r.tc, r.project)
+		sl.omitted, err = sl.e.omittedTokens(r.tc, r.project)
+		r.fail(err)
 	})
 }
 
@@ -488,7 +525,11 @@ func groupTags(g blockGroup, s Scope) (string, string) {
 	return "<" + name + ">\n", "</" + name + ">\n"
 }
 
-func noteElement(e *Note) string {
+func noteElement(e *Note) (string, error) {
+	src, err := e.Body()
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	b.WriteString(`<note path="` + attr(e.Key) + `"`)
 	if r := e.Revision(); r > 0 {
@@ -498,13 +539,13 @@ func noteElement(e *Note) string {
 		b.WriteString(` updated="` + attr(u) + `"`)
 	}
 	b.WriteString(">\n")
-	body := EscapeBody(string(e.Body()))
+	body := EscapeBody(string(src))
 	b.WriteString(body)
 	if body != "" && !strings.HasSuffix(body, "\n") {
 		b.WriteByte('\n')
 	}
 	b.WriteString("</note>\n")
-	return b.String()
+	return b.String(), nil
 }
 
 // skillLine is a skill's entry in <skills>: its portable ref (path), the file

@@ -285,7 +285,7 @@ func checkBlockInvariants(t *testing.T, m *engine.Memory, blk *engine.Block) {
 		t.Errorf("%d </note> closers for %d included notes: a body closed a note", strings.Count(blk.Text, "</note>"), len(blk.Included))
 	}
 	for _, e := range blk.Included {
-		if !strings.Contains(blk.Text, engine.EscapeBody(string(e.Body()))) {
+		if !strings.Contains(blk.Text, engine.EscapeBody(string(e.BodyOrNil()))) {
 			t.Errorf("%s: escaped body not in the block", e.Ref())
 		}
 	}
@@ -465,20 +465,20 @@ func TestRobustLoad(t *testing.T) {
 			continue
 		}
 		err := e.Doc().Errors[0]
-		if string(err.Kind) != kind || err.Span.Start < 0 || err.Span.End > len(e.Src) || err.Span.Start >= err.Span.End {
+		if string(err.Kind) != kind || err.Span.Start < 0 || err.Span.End > len(e.TextOrNil()) || err.Span.Start >= err.Span.End {
 			t.Errorf("%s: error %+v; want a %s error with a span inside the file", name, err, kind)
 		}
 		if e.Revision() != 0 {
 			t.Errorf("%s: revision %d; want 0", name, e.Revision())
 		}
 	}
-	if e := m.Note(filepath.Join(user, "no-frontmatter.md")); e == nil || e.Revision() != 0 || e.Doc().Present || string(e.Body()) != "Just a body.\n" {
+	if e := m.Note(filepath.Join(user, "no-frontmatter.md")); e == nil || e.Revision() != 0 || e.Doc().Present || string(e.BodyOrNil()) != "Just a body.\n" {
 		t.Errorf("no-frontmatter.md: want a revision-0 note whose body is the whole file; got %+v", e)
 	}
-	if e := m.Note(filepath.Join(user, "bom.md")); e == nil || e.Revision() != 2 || !e.Doc().BOM || string(e.Body()) != "bom body\n" {
+	if e := m.Note(filepath.Join(user, "bom.md")); e == nil || e.Revision() != 2 || !e.Doc().BOM || string(e.BodyOrNil()) != "bom body\n" {
 		t.Errorf("bom.md: want revision 2 and the body without the BOM; got %+v", e)
 	}
-	if e := m.Note(filepath.Join(user, "crlf.md")); e == nil || e.Revision() != 3 || !e.Doc().CRLF || string(e.Body()) != "crlf body\r\n" {
+	if e := m.Note(filepath.Join(user, "crlf.md")); e == nil || e.Revision() != 3 || !e.Doc().CRLF || string(e.BodyOrNil()) != "crlf body\r\n" {
 		t.Errorf("crlf.md: want revision 3 and the CRLF body; got %+v", e)
 	}
 	if e := m.Note(filepath.Join(user, "linked-note.md")); e == nil {

@@ -219,8 +219,8 @@ func TestKnownTokensRunsNoTokenizer(t *testing.T) {
 	if n := engine.TokenizerRuns() - before; n != 0 {
 		t.Errorf("KnownTokens ran the tokenizer %d times", n)
 	}
-	want := long(budgetTreeIn(t, c)).Tokens(c) // counted, and kept in the cache
-	fresh := long(budgetTreeIn(t, c))          // a new load, as in the next process
+	want, _ := long(budgetTreeIn(t, c)).Tokens(c) // counted, and kept in the cache
+	fresh := long(budgetTreeIn(t, c))             // a new load, as in the next process
 	before = engine.TokenizerRuns()
 	if n, ok := fresh.KnownTokens(c); !ok || n != want {
 		t.Errorf("KnownTokens() = %d, %v after a count in the cache; want %d, true", n, ok, want)

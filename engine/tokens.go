@@ -52,14 +52,19 @@ func (e *Note) counted() *noteCounts {
 
 // Tokens is the size of the note's body in tokens, counted once (and kept in
 // c, when there is one: the memory's own is Memory.TokenCache).
-func (e *Note) Tokens(c *TokenCache) int {
+// Its error is Text's.
+func (e *Note) Tokens(c *TokenCache) (int, error) {
 	cs := e.counted()
 	if n := cs.tokens.Load(); n > 0 {
-		return int(n - 1)
+		return int(n - 1), nil
 	}
-	n := c.count(string(e.Body()))
+	body, err := e.Body()
+	if err != nil {
+		return 0, err
+	}
+	n := c.count(string(body))
 	cs.tokens.Store(int32(n + 1))
-	return n
+	return n, nil
 }
 
 // KnownTokens is the size of the note's body in tokens when knowing it runs no
@@ -73,7 +78,11 @@ func (e *Note) KnownTokens(c *TokenCache) (int, bool) {
 			return int(n - 1), true
 		}
 	}
-	n, ok := c.lookup(e.Body())
+	body, err := e.Body()
+	if err != nil {
+		return 0, false
+	}
+	n, ok := c.lookup(body)
 	if !ok {
 		return 0, false
 	}
@@ -83,21 +92,38 @@ func (e *Note) KnownTokens(c *TokenCache) (int, bool) {
 
 // element is the note's <note> element, built once: rendering at 100,000 notes
 // concatenates, it does not rebuild (a note is replaced whole when its file
-// changes, so the cache never goes stale).
-func (e *Note) element() string {
+// changes, so the cache never goes stale). A note whose text is read on
+// demand builds it at each render: kept, it would be the text again. Its
+// error is Text's.
+func (e *Note) element() (string, error) {
 	c := e.counted()
 	if p := c.elem.Load(); p != nil {
-		return *p
+		return *p, nil
 	}
-	el := noteElement(e)
-	c.elem.Store(&el)
-	return el
+	el, err := noteElement(e)
+	if err != nil {
+		return "", err
+	}
+	if e.Resident() {
+		c.elem.Store(&el)
+	}
+	return el, nil
 }
 
 // elementTokens is the size of the note's <note> element in the block, counted
 // once: rendering at 100,000 notes must not run the tokenizer again.
-func (e *Note) elementTokens(c *TokenCache) int {
-	return cachedCount(c, &e.counted().elemTokens, e.element)
+func (e *Note) elementTokens(c *TokenCache) (int, error) {
+	n := &e.counted().elemTokens
+	if v := n.Load(); v > 0 {
+		return int(v - 1), nil
+	}
+	el, err := e.element()
+	if err != nil {
+		return 0, err
+	}
+	v := c.count(el)
+	n.Store(int32(v + 1))
+	return v, nil
 }
 
 // skillTokens is the size of the note's <skill/> line (its file named from
@@ -109,23 +135,38 @@ func (e *Note) skillTokens(c *TokenCache, project string) int {
 // omittedLine is the note's <omitted/> line under a budget, built once. It names
 // the tokens of the note's element: the line would be a note or a skill line,
 // and a skill's element is its skill line.
-func (e *Note) omittedLine(c *TokenCache, project string) string {
+func (e *Note) omittedLine(c *TokenCache, project string) (string, error) {
 	cs := e.counted()
 	if p := cs.omit.Load(); p != nil {
-		return *p
+		return *p, nil
 	}
-	n := e.elementTokens(c)
+	var n int
 	if e.Layer.IsSkills() {
 		n = e.skillTokens(c, project)
+	} else {
+		var err error
+		if n, err = e.elementTokens(c); err != nil {
+			return "", err
+		}
 	}
 	line := omittedLine(e, n, "budget")
 	cs.omit.Store(&line)
-	return line
+	return line, nil
 }
 
 // omittedTokens is the size of the note's <omitted/> line.
-func (e *Note) omittedTokens(c *TokenCache, project string) int {
-	return cachedCount(c, &e.counted().omitTokens, func() string { return e.omittedLine(c, project) })
+func (e *Note) omittedTokens(c *TokenCache, project string) (int, error) {
+	n := &e.counted().omitTokens
+	if v := n.Load(); v > 0 {
+		return int(v - 1), nil
+	}
+	line, err := e.omittedLine(c, project)
+	if err != nil {
+		return 0, err
+	}
+	v := c.count(line)
+	n.Store(int32(v + 1))
+	return v, nil
 }
 
 func cachedCount(c *TokenCache, n *atomic.Int32, text func() string) int {

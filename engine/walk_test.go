@@ -62,7 +62,7 @@ func TestWalkThroughFoldersSameLoad(t *testing.T) {
 		l := loaded{Versions: map[string][]string{}, Src: map[string]string{}, Problems: m.Problems()}
 		for _, e := range m.Notes() {
 			l.Notes = append(l.Notes, e.Path)
-			l.Src[e.Path] = string(e.Src)
+			l.Src[e.Path] = string(e.TextOrNil())
 			if _, ok := l.Versions[e.Key]; !ok {
 				for _, v := range m.Versions(e.Key) {
 					l.Versions[e.Key] = append(l.Versions[e.Key], v.Path)

@@ -217,11 +217,12 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 		func(current []byte, exists bool) ([]byte, error) {
 			replaced, existed = current, exists && legacy == nil
 			if legacy != nil {
-				if now, err := safefs.ReadFile(legacy.Path, store.MaxRead); err != nil || store.Hash(now) != legacy.Hash() {
+				now, err := safefs.ReadFile(legacy.Path, store.MaxRead)
+				if err != nil || store.Hash(now) != legacy.Hash() {
 					return nil, &StaleError{Path: legacy.Path, Expected: store.Expect{Revision: req.ExpectRevision, Hash: req.ExpectHash}, Exists: err == nil,
 						Reason: "the legacy file changed since it was read"}
 				}
-				current, exists = legacy.Src, true // its frontmatter keys carry over
+				current, exists = now, true // the loaded text (same hash); its frontmatter keys carry over
 			}
 			if exists && req.Dimension == Device {
 				if other := frontmatter.Parse(current); other.Has() {

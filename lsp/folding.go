@@ -34,7 +34,7 @@ func (s *Server) textOf(uri protocol.DocumentUri) ([]byte, bool) {
 		return d.Text, true
 	}
 	if n, err := s.note(uri); err == nil {
-		return n.Note.Src, true
+		return n.Src(), true
 	}
 	return nil, false
 }

@@ -70,7 +70,7 @@ func errLoading(method string) error {
 
 // Located is a memory note as a feature at the edge sees it: the session's
 // snapshot of it, with the URI the client named it by and the position mapper
-// of its source (Note.Src).
+// of its source (Snapshot.Src).
 type Located struct {
 	*session.Snapshot
 	URI    protocol.DocumentUri
@@ -89,5 +89,5 @@ func (s *Server) note(uri protocol.DocumentUri) (*Located, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Located{Snapshot: snap, URI: uri, Mapper: NewMapper(snap.Note.Src)}, nil
+	return &Located{Snapshot: snap, URI: uri, Mapper: NewMapper(snap.Src())}, nil
 }

@@ -90,11 +90,14 @@ func (s *Server) readNote(_ context.Context, req *mcp.ReadResourceRequest) (*mcp
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	e, err := s.p.NoteAt(ref)
-	if err != nil {
+	if _, err := s.p.NoteAt(ref); err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: string(e.Src)}}}, nil
+	src, err := s.p.TextAt(ref)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: string(src)}}}, nil
 }
 
 // readContext is resources/read of memory://context: the <memory> block.

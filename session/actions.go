@@ -121,7 +121,7 @@ type Move struct {
 func PromoteMove(snap *Snapshot, a PromoteArgs) (mv Move, ok bool) {
 	m := snap.Memory
 	e := m.Note(snap.Path)
-	if e == nil || snap.Note == nil || a.Copy || a.Register || (snap.HasBase && conflicts(snap.Base, e.Src)) {
+	if e == nil || snap.Note == nil || a.Copy || a.Register || (snap.HasBase && conflicts(snap.Base, e.TextOrNil())) {
 		return Move{}, false
 	}
 	d, err := promotionOf(m, e, a.PromoteRequest)
@@ -143,7 +143,7 @@ func PromoteMove(snap *Snapshot, a PromoteArgs) (mv Move, ok bool) {
 	if d.To != engine.Device {
 		sets = append(sets, frontmatter.Set{Key: "machine"})
 	}
-	return Move{From: snap.Path, To: d.path, Text: snap.Note.Src, Edits: FrontmatterEdits(snap.Note.Src, doc, sets)}, true
+	return Move{From: snap.Path, To: d.path, Text: snap.Src(), Edits: FrontmatterEdits(snap.Src(), doc, sets)}, true
 }
 
 // RollupActions offer the rollups a journal file feeds or is (SPEC §6), as

@@ -140,7 +140,7 @@ func (p *Positions) source(path string) []byte {
 	src, ok := p.src[path]
 	if !ok {
 		if e := p.m.Note(path); e != nil {
-			src = e.Src
+			src = e.TextOrNil()
 		} else {
 			if b, err := safefs.ReadFile(path, engine.MaxNoteSize); err == nil {
 				src = b

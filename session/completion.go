@@ -61,7 +61,7 @@ type Completion struct {
 
 // Complete is the completion at byte offset off of the snapshot's note.
 func Complete(snap *Snapshot, off int) Completion {
-	src := snap.Note.Src
+	src := snap.Src()
 	if off < 0 || off > len(src) {
 		return Completion{}
 	}

@@ -9,14 +9,14 @@ import "bytes"
 func Definition(snap *Snapshot, off int) []Place {
 	if l, ok := linkAt(snap, off); ok {
 		if t := resolveLink(snap.Memory, snap.Participant, snap.Path, l); t != nil {
-			return []Place{{Path: t.Path, Src: t.Src}}
+			return []Place{{Path: t.Path, Src: t.TextOrNil()}}
 		}
 		return nil
 	}
-	if off <= firstLineEnd(snap.Note.Src) {
+	if off <= firstLineEnd(snap.Src()) {
 		st := snap.Memory.StatusOf(snap.Note, snap.Participant)
 		if st.InScope && !st.Effective && st.Winner != nil {
-			return []Place{{Path: st.Winner.Path, Src: st.Winner.Src}}
+			return []Place{{Path: st.Winner.Path, Src: st.Winner.TextOrNil()}}
 		}
 	}
 	return nil

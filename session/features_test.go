@@ -136,7 +136,7 @@ func TestHoverShowsTheSizeOnlyOnceCounted(t *testing.T) {
 	if h := Hover(snap, 0); !strings.Contains(h.Markdown, "- size: not counted yet") {
 		t.Errorf("hover before any count: %q; want the size not counted (hover must not build the tokenizer)", h.Markdown)
 	}
-	n := snap.Note.Tokens(nil)
+	n, _ := snap.Note.Tokens(nil)
 	if h := Hover(snap, 0); !strings.Contains(h.Markdown, fmt.Sprintf("- size: %d tokens\n", n)) {
 		t.Errorf("hover after the note was counted: %q; want its %d tokens", h.Markdown, n)
 	}

@@ -31,7 +31,7 @@ type HoverResult struct {
 func Hover(snap *Snapshot, off int) HoverResult {
 	n := snap.Note
 	if off >= n.BodyStart() {
-		for _, l := range mdlinks.Links(n.Src, n.BodyStart()) {
+		for _, l := range mdlinks.Links(snap.Src(), n.BodyStart()) {
 			if off >= l.Span.Start && off <= l.Span.End {
 				if target, ok := mdlinks.NoteTarget(snap.Path, l.Dest); ok {
 					return HoverResult{Markdown: describeLink(snap, l, target), Span: l.Span, OnLink: true}
@@ -183,7 +183,9 @@ func describeLink(snap *Snapshot, l mdlinks.Link, target string) string {
 		fmt.Fprintf(&md, " · %s · rev %d", MarkdownEscape(OwnerLabel(te)), te.Revision())
 	}
 	md.WriteString("\n\n")
-	if sum := summaryLine(te.Body()); sum != "" {
+	if body, err := te.Body(); err != nil {
+		md.WriteString("*(changed on disk since it was read: hover again)*\n")
+	} else if sum := summaryLine(body); sum != "" {
 		md.WriteString(MarkdownEscape(sum) + "\n")
 	} else {
 		md.WriteString("*(empty note)*\n")

@@ -16,5 +16,5 @@ func NoteInlayHints(snap *Snapshot) []InlayHint {
 	if ns.Summary == "effective" || ns.Summary == "device · this machine" {
 		return nil
 	}
-	return []InlayHint{{Offset: firstLineEnd(snap.Note.Src), Label: ns.Summary}}
+	return []InlayHint{{Offset: firstLineEnd(snap.Src()), Label: ns.Summary}}
 }

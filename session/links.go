@@ -84,7 +84,7 @@ func KeyWinner(m *engine.Memory, sc engine.Scope, key string) *engine.Note {
 func DocumentLinks(snap *Snapshot) []NoteLink {
 	n := snap.Note
 	var out []NoteLink
-	for _, l := range linksOf(n.Src, n.BodyStart()) {
+	for _, l := range linksOf(snap.Src(), n.BodyStart()) {
 		if t := resolveLink(snap.Memory, snap.Participant, snap.Path, l); t != nil {
 			out = append(out, NoteLink{Link: l, Target: t})
 		}
@@ -98,7 +98,7 @@ func linkAt(snap *Snapshot, off int) (mdlinks.Link, bool) {
 	if off < n.BodyStart() {
 		return mdlinks.Link{}, false
 	}
-	for _, l := range linksOf(n.Src, n.BodyStart()) {
+	for _, l := range linksOf(snap.Src(), n.BodyStart()) {
 		if off >= l.Span.Start && off <= l.Span.End {
 			return l, true
 		}
@@ -202,7 +202,14 @@ func linkTargets(e *engine.Note, ls []mdlinks.Link, f func(byKey bool, target st
 }
 
 func (idx *linkIndex) add(e *engine.Note) {
-	ls := linksOf(e.Src, e.BodyStart())
+	if !e.MayLink() {
+		return // none of a link's bytes at load: not read again
+	}
+	src := e.TextOrNil()
+	if len(src) < e.BodyStart() {
+		return // changed on disk: its next version is indexed
+	}
+	ls := linksOf(src, e.BodyStart())
 	if len(ls) == 0 {
 		return
 	}
@@ -249,7 +256,7 @@ func (idx *linkIndex) remove(e *engine.Note) {
 func Backlinks(snap *Snapshot, target *engine.Note) []Place {
 	var out []Place
 	for _, b := range backlinks(snap, target) {
-		out = append(out, Place{Path: b.from.Path, Src: b.from.Src, Span: b.link.Span})
+		out = append(out, Place{Path: b.from.Path, Src: b.from.TextOrNil(), Span: b.link.Span})
 	}
 	return out
 }

@@ -83,7 +83,7 @@ func TestNavigationIndexesMatchTheTree(t *testing.T) {
 					if !inScope(m, sc, src) {
 						continue
 					}
-					for _, l := range linksOf(src.Src, src.BodyStart()) {
+					for _, l := range linksOf(src.TextOrNil(), src.BodyStart()) {
 						if t := resolveLink(m, sc, src.Path, l); t != nil && t.Path == target.Path {
 							want = append(want, fmt.Sprint(src.Path, l.Span.Start))
 						}

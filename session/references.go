@@ -28,7 +28,7 @@ func References(snap *Snapshot, off int, withSelf bool) []Place {
 // srcOf is e's bytes, the open buffer's when e is the snapshot's note.
 func srcOf(snap *Snapshot, e *engine.Note) []byte {
 	if e.Path == snap.Path {
-		return snap.Note.Src
+		return snap.Src()
 	}
-	return e.Src
+	return e.TextOrNil()
 }

@@ -57,13 +57,13 @@ func renameTarget(snap *Snapshot, off int) (*engine.Note, frontmatter.Span, erro
 		}
 		return t, span, nil
 	}
-	if off > firstLineEnd(snap.Note.Src) {
+	if off > firstLineEnd(snap.Src()) {
 		return nil, frontmatter.Span{}, ErrNoRename
 	}
 	if !snap.Memory.StatusOf(snap.Note, snap.Participant).InScope {
 		return nil, frontmatter.Span{}, fmt.Errorf("%s is not in this participant's scope: renaming it is not this session's to do", snap.Note.Ref())
 	}
-	return snap.Note, frontmatter.Span{Start: 0, End: firstLineEnd(snap.Note.Src)}, nil
+	return snap.Note, frontmatter.Span{Start: 0, End: firstLineEnd(snap.Src())}, nil
 }
 
 // PrepareRename is where a rename at off applies and the name it starts

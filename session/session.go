@@ -152,7 +152,7 @@ func (s *Session) Load() (*engine.Memory, error) {
 	if project != "" && looksLikeDataDir(project) && data == project {
 		project = ""
 	}
-	s.load(s.main, engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.Named(), TokenCache: s.opts.TokenCache})
+	s.load(s.main, engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.Named(), TokenCache: s.opts.TokenCache, BodiesOnDemand: true})
 	if m := s.main.memory; m != nil && root != project {
 		s.inferParticipant(m, root)
 	}
@@ -310,7 +310,7 @@ func (s *Session) treeFor(path string) (*tree, error) {
 		t = newTree(key)
 		s.lone[key] = t
 		st := s.settings
-		go s.load(t, engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.Named(), TokenCache: s.opts.TokenCache})
+		go s.load(t, engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.Named(), TokenCache: s.opts.TokenCache, BodiesOnDemand: true})
 	}
 	s.mu.Unlock()
 	if t == nil {

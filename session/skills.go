@@ -85,10 +85,13 @@ func SkillNameOf(e *engine.Note) string {
 // `description` frontmatter (the description is the note's, else its first
 // line of text), the mark (metadata: managed-by, source ref, the note's
 // content hash), then the note's body.
-func skillFile(e *engine.Note, name string) []byte {
+func skillFile(e *engine.Note, name string) ([]byte, error) {
 	doc := e.Doc()
 	desc, _ := doc.String("description")
-	body := e.Body()
+	body, err := e.Body()
+	if err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(desc) == "" {
 		for _, l := range strings.Split(string(body), "\n") {
 			if l = strings.TrimSpace(strings.TrimLeft(l, "# ")); l != "" {
@@ -118,7 +121,7 @@ func skillFile(e *engine.Note, name string) []byte {
 	if len(body) > 0 && !bytes.HasSuffix(body, []byte("\n")) {
 		b.WriteByte('\n')
 	}
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
 // ManagedSkill reports whether src is a SKILL.md SkillsInto wrote: its
@@ -174,7 +177,11 @@ func SkillsInto(m *engine.Memory, dir string, b *engine.Block) ([]SkillFile, err
 			continue
 		}
 		wanted[name] = true
-		row.Outcome, err = writeSkill(m, dir, row.File, skillFile(e, name))
+		text, err := skillFile(e, name)
+		if err != nil {
+			return out, err
+		}
+		row.Outcome, err = writeSkill(m, dir, row.File, text)
 		if err != nil {
 			return out, err
 		}

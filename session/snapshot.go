@@ -74,6 +74,17 @@ func (s *Session) Snapshot(path string) (*Snapshot, error) {
 	s.mu.Unlock()
 	if d == nil {
 		snap.Note = m.Note(path)
+		if snap.Note != nil && !snap.Note.Resident() {
+			// Features read the snapshot's note whole: take its text once
+			// (checked against the load's hash) and answer from that.
+			src, err := snap.Note.Text()
+			if err != nil {
+				return nil, err
+			}
+			if snap.Note, _, _ = m.Parse(path, src); snap.Note == nil {
+				return nil, ErrNotNote
+			}
+		}
 	} else {
 		snap.Doc, snap.Note = d, s.parse(ds, m, d)
 	}
@@ -116,13 +127,16 @@ func (s *Session) today(st Settings) journal.Day {
 	return journal.DayOf(s.opts.Now())
 }
 
-// parse is the note of an open buffer: the loaded note when the buffer holds
-// the disk's bytes (its token counts and rendered element are cached there),
-// else the buffer parsed once per version, so that hovering over a large
-// edited note does not tokenize it again on every request.
+// parse is the note of an open buffer: the loaded note when it keeps its
+// whole text and the buffer holds those bytes (its token counts and rendered
+// element are cached there), else the buffer parsed once per version, so
+// that hovering over a large edited note does not tokenize it again on every
+// request, and an open note is resident however large (engine.ResidentMax).
 func (s *Session) parse(ds *docState, m *engine.Memory, d *Document) *engine.Note {
-	if e := m.Note(d.Path); e != nil && bytes.Equal(e.Src, d.Text) {
-		return e
+	if e := m.Note(d.Path); e != nil && e.Resident() {
+		if src, _ := e.Text(); bytes.Equal(src, d.Text) {
+			return e
+		}
 	}
 	tree := m.Version()
 	s.mu.Lock()
@@ -144,8 +158,13 @@ func (s *Session) parse(ds *docState, m *engine.Memory, d *Document) *engine.Not
 // Machine is the session's machine ID: the scope's, else the tree's.
 func (snap *Snapshot) Machine() string { return snap.Memory.MachineOf(snap.Scope) }
 
-// Src is the note's bytes: the open buffer's, else the file's.
-func (snap *Snapshot) Src() []byte { return snap.Note.Src }
+// Src is the note's bytes: the open buffer's, else the file's. A snapshot's
+// note is always resident (Snapshot reads a note kept in part once), so
+// this never reads the disk.
+func (snap *Snapshot) Src() []byte {
+	src, _ := snap.Note.Text()
+	return src
+}
 
 // Updated is the session's clock as an `updated` value.
 func (snap *Snapshot) Updated() string { return engine.FormatTime(snap.session.opts.Now()) }

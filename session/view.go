@@ -43,10 +43,11 @@ type NoteSummary struct {
 // Summarize is n, a note of m, as an Entry; its tokens are counted through
 // m's token cache.
 func Summarize(m *engine.Memory, n *engine.Note) NoteSummary {
+	tokens, _ := n.Tokens(m.TokenCache()) // 0 for a note changed on disk since the load (it is refreshed)
 	return NoteSummary{
 		Ref: n.Ref(), Dimension: n.Dimension.String(), Scope: n.Owner, Key: n.Key, Layer: n.Layer.Name,
 		Path: n.Path, URI: PathToURI(n.Path), Revision: n.Revision(), Updated: n.Updated(),
-		Machine: n.Machine(), Legacy: n.Legacy, Tokens: n.Tokens(m.TokenCache()), Hash: n.Hash(),
+		Machine: n.Machine(), Legacy: n.Legacy, Tokens: tokens, Hash: n.Hash(),
 	}
 }
 

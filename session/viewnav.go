@@ -55,7 +55,7 @@ func ViewDefinition(snap *Snapshot, text []byte, off int) []Place {
 	if e == nil || !inScope(m, sc, e) {
 		return nil
 	}
-	return []Place{{Path: e.Path, Src: e.Src}}
+	return []Place{{Path: e.Path, Src: e.TextOrNil()}}
 }
 
 var (

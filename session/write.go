@@ -87,8 +87,12 @@ func Promote(m *engine.Memory, p Promotion) (out Promoted, changed bool, err err
 	if err != nil {
 		return Promoted{}, false, err
 	}
-	if p.Buffer != nil && !bytes.Equal(p.Buffer, src.Src) {
-		if p.Base == nil || conflicts(*p.Base, src.Src) {
+	text, err := src.Text()
+	if err != nil {
+		return Promoted{}, false, err
+	}
+	if p.Buffer != nil && !bytes.Equal(p.Buffer, text) {
+		if p.Base == nil || conflicts(*p.Base, text) {
 			return Promoted{}, false, ErrUnsaved
 		}
 		req.Text = p.Buffer

@@ -15,7 +15,8 @@ import "errors"
 type Code string
 
 const (
-	// Stale: a write's expected revision or hash is not the disk's.
+	// Stale: a write's expected revision or hash is not the disk's; or a
+	// note read on demand is no longer the text loaded (engine.ChangedError).
 	Stale Code = "stale"
 	// Unregistered: an agent or task ID that is on no roster.
 	Unregistered Code = "unregistered"

@@ -107,7 +107,11 @@ func (p *Participant) Append(place, text string, day journal.Day) (*AppendResult
 		if e == nil {
 			req.Body = joinBlock([]byte(rollup.DailyTitle(day)), text)
 		} else {
-			req.Body = joinBlock(e.Body(), text)
+			body, err := e.Body()
+			if err != nil {
+				return nil, err
+			}
+			req.Body = joinBlock(body, text)
 			req.ExpectRevision, req.ExpectHash = e.Revision(), e.Hash()
 			if d := e.Doc(); d.Present && (!d.Has() || len(d.Errors) > 0) {
 				return nil, fmt.Errorf("%s: its frontmatter does not parse; fix it before appending (nothing was written)", path)

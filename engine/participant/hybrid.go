@@ -78,7 +78,11 @@ func (p *Participant) semantic(text string, cands []*cand, every bool) ([]semHit
 			continue
 		}
 		nc := &noteChunks{hash: c.a.hash}
-		body := string(c.e.Body())
+		body, ok := bodyText(c.e)
+		if !ok {
+			ix.notes[c.e.Path] = nc // no chunks: it changed on disk
+			continue
+		}
 		for lo := 0; lo < c.a.lines(); lo += chunkLines {
 			hi := min(c.a.lines()-1, lo+chunkLines-1)
 			t := strings.TrimSpace(c.a.text(body, lo, hi))

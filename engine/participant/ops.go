@@ -110,7 +110,11 @@ func (p *Participant) ReadLines(place, key string, start, end int) (*ReadResult,
 		return nil, p.notFound(pl, key)
 	}
 	st := p.m.StatusOf(e, p.scope)
-	body := string(e.Body())
+	src, err := e.Body()
+	if err != nil {
+		return nil, err
+	}
+	body := string(src)
 	lines := strings.SplitAfter(body, "\n")
 	if lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1] // the last line's end is not a line

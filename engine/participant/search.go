@@ -230,7 +230,7 @@ func tokens(text string, f func(w string, stop bool)) {
 }
 
 func analyze(e *engine.Note) *analyzed {
-	body := string(e.Body())
+	body, _ := bodyText(e)
 	a := &analyzed{hash: e.Sum(), lowerKey: strings.ToLower(e.Key), lowerBody: strings.ToLower(body),
 		keyTerms: map[string]bool{}, post: map[string]*posting{}, minor: map[string][]int32{}}
 	if e.Layer.Kind == engine.KindFractal {
@@ -610,7 +610,13 @@ func (q *query) score(matched []*cand, st lineStats) []scored {
 	parallel(len(matched), func(j int) {
 		c := matched[j]
 		sc := scored{c: c}
-		sc.score, sc.lo, sc.hi = bestPassage(c.a, c.e.Body(), c.hits, st, q)
+		// A body that cannot be read now (changed on disk since the
+		// analysis: it is refreshed) scores without its word pairs.
+		body, err := c.e.Body()
+		if err != nil || len(body) < int(c.a.lineAt[len(c.a.lineAt)-1]) {
+			body = nil
+		}
+		sc.score, sc.lo, sc.hi = bestPassage(c.a, body, c.hits, st, q)
 		for i, k := range c.inKey {
 			if k {
 				sc.score += keyWeight * st.idf[i]
@@ -664,7 +670,10 @@ func topScored(all []scored, limit int) []*scored {
 func hitsOf(top []*scored) []Hit {
 	hits := make([]Hit, 0, len(top))
 	for _, sc := range top {
-		body := string(sc.c.e.Body())
+		body, ok := bodyText(sc.c.e)
+		if !ok {
+			continue
+		}
 		for sc.lo < sc.hi && strings.TrimSpace(sc.c.a.text(body, sc.lo, sc.lo)) == "" {
 			sc.lo++
 		}
@@ -836,6 +845,9 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 
 // pairsOn sums the weights of the pairs of words on line l of body.
 func (a *analyzed) pairsOn(body []byte, l int, pairs []wordPair, weight []float64) float64 {
+	if body == nil {
+		return 0
+	}
 	var seen uint32
 	prev, sum := "", 0.0
 	tokens(string(body[a.lineAt[l]:a.lineAt[l+1]]), func(w string, _ bool) {

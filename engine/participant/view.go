@@ -85,3 +85,14 @@ func (p *Participant) NoteAt(ref string) (*engine.Note, error) {
 	}
 	return e, nil
 }
+
+// TextAt is the text of the note at ref (NoteAt): the file's bytes, whole.
+// A note the tree reads on demand that changed on disk since the load is
+// refused as stale (engine.ChangedError), never answered as it was.
+func (p *Participant) TextAt(ref string) ([]byte, error) {
+	e, err := p.NoteAt(ref)
+	if err != nil {
+		return nil, err
+	}
+	return e.Text()
+}

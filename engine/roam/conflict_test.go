@@ -49,7 +49,7 @@ func TestConflictBothChanged(t *testing.T) {
 		t.Fatalf("the remote version is not kept beside the state: %s\n%s", rep.Conflicts[0].File, theirs)
 	}
 	for _, e := range b.m.Notes() {
-		if strings.Contains(string(e.Src), "TWO (a)") {
+		if strings.Contains(string(e.TextOrNil()), "TWO (a)") {
 			t.Fatalf("the remote version is in the memory tree: %s", e.Path)
 		}
 	}

@@ -33,7 +33,7 @@ func (mc *machine) appendDaily(d engine.Dimension, scope, key, text string) {
 	mc.t.Helper()
 	body := "# 2026-12-01 (Tuesday)\n\n"
 	if n := mc.noteOf(d, scope, key); n != nil {
-		body = strings.TrimRight(string(n.Body()), "\n") + "\n\n"
+		body = strings.TrimRight(string(n.BodyOrNil()), "\n") + "\n\n"
 	}
 	mc.write(d, scope, key, body+text+"\n")
 }
@@ -70,7 +70,7 @@ func TestSyncDailyAppendsMerge(t *testing.T) {
 			sameChains(t, a, b)
 			n := b.noteOf(tc.d, tc.scope, tc.key)
 			want := "# 2026-12-01 (Tuesday)\n\n- 09:00 a: started\n\n- 09:30 b: read the issue\n\n- 10:00 a: built the parser\n\n- 11:00 b: wrote tests\n  with a second line\n"
-			if got := string(n.Body()); got != want {
+			if got := string(n.BodyOrNil()); got != want {
 				t.Errorf("merged daily:\n%s\nwant:\n%s", got, want)
 			}
 			if n.Revision() != 4 { // a at 2, b at 3: above both
@@ -97,7 +97,7 @@ func TestSyncDailyCreatedOnBoth(t *testing.T) {
 	}
 	n := b.noteOf(engine.Task, "", key)
 	want := "# 2026-12-01 (Tuesday)\n\n- 07:45 b: up earlier\n\n- 08:00 a: up\n"
-	if got := string(n.Body()); got != want {
+	if got := string(n.BodyOrNil()); got != want {
 		t.Errorf("merged daily:\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -119,7 +119,7 @@ func TestSyncDailySameLineConflicts(t *testing.T) {
 		t.Fatalf("edit + append: conflicts %+v", rep.Conflicts)
 	}
 	syncUntilQuiet(t, remote, a, b)
-	if got := string(a.noteOf(engine.Task, "", key).Body()); got != "# 2026-12-01 (Tuesday)\n\n- 09:00 started the parser\n\n- 10:00 b: more\n" {
+	if got := string(a.noteOf(engine.Task, "", key).BodyOrNil()); got != "# 2026-12-01 (Tuesday)\n\n- 09:00 started the parser\n\n- 10:00 b: more\n" {
 		t.Errorf("edit + append:\n%s", got)
 	}
 

@@ -163,7 +163,7 @@ func TestNoPathLosesARevision(t *testing.T) {
 				}
 				body := ""
 				if n := mc.noteOf(engine.User, "", key); n != nil && rapid.Bool().Draw(rt, "append") {
-					body = string(n.Body())
+					body = string(n.BodyOrNil())
 				}
 				mc.write(engine.User, "", key, body+fmt.Sprintf("%s step %d\n", mc.name, i))
 				delete(pending, mc.name+key)
@@ -228,7 +228,7 @@ func TestNoPathLosesARevision(t *testing.T) {
 		found := reachableBlobs(t, remote)
 		for _, mc := range ms {
 			for _, n := range mc.userNotes() {
-				found[string(n.Src)] = true
+				found[string(n.TextOrNil())] = true
 			}
 			mc.conflictCopies(found)
 		}

@@ -112,7 +112,7 @@ func (mc *machine) chain() map[string]string {
 		if e.Dimension == engine.Task {
 			rel, _ = filepath.Rel(mc.proj, e.Path)
 		}
-		out[filepath.ToSlash(rel)] = string(e.Src)
+		out[filepath.ToSlash(rel)] = string(e.TextOrNil())
 	}
 	return out
 }

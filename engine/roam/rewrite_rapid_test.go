@@ -158,7 +158,7 @@ func TestSyncRewrittenRemoteLosesNothing(t *testing.T) {
 				}
 				body := ""
 				if n := mc.noteOf(engine.User, "", key); n != nil && rapid.Bool().Draw(rt, "append") {
-					body = string(n.Body())
+					body = string(n.BodyOrNil())
 				}
 				mc.write(engine.User, "", key, body+fmt.Sprintf("%s step %d\n", mc.name, i))
 			case op == 4:
@@ -168,7 +168,7 @@ func TestSyncRewrittenRemoteLosesNothing(t *testing.T) {
 			case op <= 7:
 				before := mc.userNotes()
 				for k, n := range before {
-					seen[string(n.Src)] = mc.name + ":" + k
+					seen[string(n.TextOrNil())] = mc.name + ":" + k
 				}
 				mc.sync(remote)
 				for k, n := range mc.userNotes() {
@@ -198,7 +198,7 @@ func TestSyncRewrittenRemoteLosesNothing(t *testing.T) {
 		found := reachableBlobs(t, remote)
 		for _, mc := range ms {
 			for _, n := range mc.userNotes() {
-				found[string(n.Src)] = true
+				found[string(n.TextOrNil())] = true
 			}
 			filepath.WalkDir(conflictDir(mc.data), func(p string, d os.DirEntry, err error) error {
 				if err == nil && !d.IsDir() {

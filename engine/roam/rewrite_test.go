@@ -98,7 +98,7 @@ func TestSyncForcePushedRemote(t *testing.T) {
 	if n := a.noteOf(engine.User, "", "n3.md"); n == nil {
 		t.Fatal("n3 was deleted")
 	}
-	if n := a.noteOf(engine.User, "", "n2.md"); n == nil || string(n.Body()) != "two\n" {
+	if n := a.noteOf(engine.User, "", "n2.md"); n == nil || string(n.BodyOrNil()) != "two\n" {
 		t.Fatalf("n2 took the remote's content: %v", n)
 	}
 	if len(rep.Conflicts) != 1 || rep.Conflicts[0].Path != "user/n2.md" {
@@ -210,7 +210,7 @@ func TestSyncRewoundThenWritten(t *testing.T) {
 			t.Errorf("b has no %s", k)
 		}
 	}
-	if n := b.noteOf(engine.User, "", "n2.md"); n == nil || string(n.Body()) != "two\nfrom b\n" {
+	if n := b.noteOf(engine.User, "", "n2.md"); n == nil || string(n.BodyOrNil()) != "two\nfrom b\n" {
 		t.Errorf("n2: %v", n)
 	}
 }

@@ -52,7 +52,9 @@ func PlanLessons(m *engine.Memory, j Journal, lessons []string) (LessonsEdit, er
 		if d := cur.Doc(); !d.Has() && d.Present {
 			return ed, fmt.Errorf("%s: its frontmatter is not terminated; fix it before promoting lessons", cur.Path)
 		}
-		body = cur.Body()
+		if body, err = cur.Body(); err != nil {
+			return ed, err
+		}
 	} else {
 		body = []byte(memoryHeading)
 	}

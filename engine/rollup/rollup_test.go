@@ -232,7 +232,7 @@ func TestStaleness(t *testing.T) {
 
 	// A revision bump through the engine.
 	e := f.m.Note(f.path("2026-11-17.md"))
-	if _, err := f.m.Write(engine.WriteRequest{Dimension: engine.Task, Key: "journal/2026-11-17.md", Body: append(e.Body(), "- Decided to bump\n"...), ExpectRevision: 1, ExpectHash: e.Hash()}); err != nil {
+	if _, err := f.m.Write(engine.WriteRequest{Dimension: engine.Task, Key: "journal/2026-11-17.md", Body: append(e.BodyOrNil(), "- Decided to bump\n"...), ExpectRevision: 1, ExpectHash: e.Hash()}); err != nil {
 		t.Fatal(err)
 	}
 	if got := due(); len(got) != 3 || got[0] != "day 2026-11-17: stale: 2026-11-17.md is at revision 2, the rollup read revision 1" {

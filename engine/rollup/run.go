@@ -95,7 +95,11 @@ func Run(ctx context.Context, m *engine.Memory, job Job, s Summarizer) (Result, 
 		in := Input{Kind: r.Kind, Period: r.Period(), Sources: make([]journal.Source, len(files))}
 		for i, f := range files {
 			srcs[i] = sourceOf(f.Rel, f.Note)
-			in.Sources[i] = journal.Source{Key: f.Rel, Body: f.Note.Src}
+			text, err := f.Note.Text()
+			if err != nil {
+				return res, fmt.Errorf("rollup %s: %w", job, err)
+			}
+			in.Sources[i] = journal.Source{Key: f.Rel, Body: text}
 		}
 		for _, t := range job.Transcripts {
 			in.Sources = append(in.Sources, journal.Source{Key: t.Key, Body: []byte(t.Text)})
@@ -106,7 +110,7 @@ func Run(ctx context.Context, m *engine.Memory, job Job, s Summarizer) (Result, 
 		if out != nil {
 			if rec, ok := RecordedSources(out); ok && diffSources(rec, srcs) == "" {
 				res.Status, res.Revision, res.Hash, res.Path = UpToDate, out.Revision(), out.Hash(), out.Path
-				return lessons(m, res, out), nil
+				return lessons(m, res, out)
 			}
 		}
 		res.Attempts = attempt
@@ -167,30 +171,41 @@ func Run(ctx context.Context, m *engine.Memory, job Job, s Summarizer) (Result, 
 		if written == nil {
 			written = j.lookup(m, job.Output)
 		}
-		return lessons(m, res, written), nil
+		return lessons(m, res, written)
 	}
 	return res, &SourceChangedError{Job: job, Source: changed, What: what}
 }
 
 // lessons fills in a monthly's proposed lessons.
-func lessons(m *engine.Memory, res Result, out *engine.Note) Result {
+func lessons(m *engine.Memory, res Result, out *engine.Note) (Result, error) {
 	if res.Job.Rollup.Kind != journal.RollupMonth || out == nil {
-		return res
+		return res, nil
 	}
 	var mem []byte
 	if e := res.Job.Journal.lookup(m, journal.MemoryFile); e != nil {
-		mem = e.Body()
+		var err error
+		if mem, err = e.Body(); err != nil {
+			return res, err
+		}
 	}
 	// A lesson seen in one week of this month and one of an earlier month is
 	// seen in two weeks: the earlier monthlies count too.
 	var earlier [][]byte
 	for _, f := range res.Job.Journal.Files(m) {
 		if f.Kind == journal.Monthly && f.Month.Compare(res.Job.Rollup.Month) < 0 {
-			earlier = append(earlier, f.Note.Body())
+			body, err := f.Note.Body()
+			if err != nil {
+				return res, err
+			}
+			earlier = append(earlier, body)
 		}
 	}
-	res.Lessons = journal.ProposeLessons(out.Body(), mem, earlier...)
-	return res
+	body, err := out.Body()
+	if err != nil {
+		return res, err
+	}
+	res.Lessons = journal.ProposeLessons(body, mem, earlier...)
+	return res, nil
 }
 
 func firstWord(s string) string {

@@ -44,7 +44,9 @@ type Watcher struct {
 // Start watches m's data directory (its configuration files and memory/) and
 // the project's .magicfrog/. After each batch of events it refreshes m and
 // calls onChange with the paths of the batch, sorted, and whether the tree
-// changed (Memory.Refresh).
+// changed (Memory.Refresh). A note whose text, read on demand, is found
+// changed (engine.Memory.SetOnStale) is queued as an event of its own, for a
+// change no event told of.
 // logf receives errors that do not stop watching.
 func Start(m *engine.Memory, onChange func(paths []string, changed bool), logf func(string, ...any)) (*Watcher, error) {
 	fw, err := fsnotify.NewWatcher()
@@ -55,6 +57,7 @@ func Start(m *engine.Memory, onChange func(paths []string, changed bool), logf f
 		logf = func(string, ...any) {}
 	}
 	w := &Watcher{m: m, fw: fw, onChange: onChange, logf: logf, pending: map[string]bool{}}
+	m.SetOnStale(w.queue) // a note found changed on a read is an event
 	if _, err := os.Stat(m.Paths.DataDir); err == nil {
 		w.add(m.Paths.DataDir, false)
 		w.add(m.Paths.MemoryDir(), true)
@@ -128,6 +131,7 @@ func Open(opts engine.Options, onChange func(m *engine.Memory, paths []string, c
 		w.addOne(filepath.Join(m.Paths.ProjectDir, ".magicfrog"))
 	}
 	w.m = m
+	m.SetOnStale(w.queue) // a note found changed on a read is an event
 	if onChange != nil {
 		w.onChange = func(paths []string, changed bool) { onChange(m, paths, changed) }
 	}

@@ -8,6 +8,7 @@
 //	go run ./engine/internal/coldbench -n 1000,10000,100000 -runs 7
 //	go run ./engine/internal/coldbench -n 10000 -profile /tmp/prof   # + CPU profiles
 //	go run ./engine/internal/coldbench -n 1000,10000 -bytes 200-8192,8192-65536
+//	go run ./engine/internal/coldbench -bytes 8192-65536 -paths 'tree|symbol'   # only those rows
 //
 // -bytes sets the note sizes (each note's text after its frontmatter,
 // uniformly in the range; the default 200-600 is the tree it always built):
@@ -315,6 +316,35 @@
 //     in 15 runs beside a mark. The garbage (about 25 MB/s) is the requests'
 //     and the diagnostics' own; fewer allocations per request, or a goal
 //     further above live, would move p99 over stdio, not the indexes.
+//
+// Sixth pass, bodies on demand (notes of 8-64 KB: -bytes 8192-65536; 2 CPUs
+// shared, load average 9-24 while measuring, so wall clocks and p99s are the
+// scheduler's as much as ours):
+//
+//   - Before, the server kept every note's whole text: peak RSS 515 MB at
+//     10,000 notes (367 MB of text; the issue measured 295 MB on a quieter
+//     machine), about 3 GB at 100,000. The server's trees now load with
+//     engine.Options.BodiesOnDemand: a note over engine.ResidentMax (4 KB)
+//     keeps its frontmatter, size and hash, and Note.Text reads it again
+//     through the memory root, checked against the hash (a changed note is
+//     refused as stale and refreshed, never answered as it was). The link
+//     index skips notes whose body had none of a link's bytes at load
+//     (Note.MayLink): reading 100,000 notes again for the first references
+//     took over a minute, now nothing on the synthetic tree (it has no links).
+//   - After, -runs 0 (the latency run): peak RSS 84 MB at 10,000 notes (46 MB
+//     when the first answer came), 161 MB at 100,000 (144 MB then). Hover
+//     p50 0.21 ms and 0.20 ms, p99 2.8 and 3.4 ms at load average 13-15
+//     (before, at load average 24: p50 0.65 ms, p99 109 ms). Measured again
+//     back to back at load average 12-17: after, hover p50 0.33 ms, p99
+//     0.97 ms, peak RSS 79 MB; before, p50 0.34 ms, p99 3.17 ms, 509 MB.
+//   - First answer (-paths symbol -runs 3 -latency=false, 10,000 notes): CPU
+//     1.29 s before, 1.32-1.34 s after (floor 0.68-0.76 s); wall 1.20× the
+//     floor before, 1.26-1.84× after, the floor itself 1.75-2.93 s between
+//     runs. Its profile: SHA-256 27% (the hash the on-demand reads are
+//     checked against; it was taken before too), the reads 25%, allocation
+//     and collection about 20%: each note's text is now garbage as soon as
+//     it is hashed, so the collector runs more often over a small heap.
+//     Reading into a buffer per worker would take that part off; not done.
 package main
 
 import (
@@ -328,6 +358,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -365,6 +396,7 @@ type config struct {
 	latency  bool
 	startup  bool
 	requests int
+	only     *regexp.Regexp // the paths measured, by name; nil: every one
 	out      io.Writer
 }
 
@@ -381,6 +413,7 @@ func run(args []string, out io.Writer) error {
 	fs.BoolVar(&c.latency, "latency", true, "drive the server over stdio on the largest tree: hover, code lens, didChange, RSS")
 	fs.BoolVar(&c.startup, "startup", true, "measure start-up first: version, append and render on a one-note tree beside a minimal Go program")
 	fs.IntVar(&c.requests, "requests", 500, "`COUNT` of each request in the latency run")
+	only := fs.String("paths", "", "measure only the paths whose name matches `REGEXP` (e.g. 'tree|symbol': check with an empty scan cache takes minutes on large notes)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -399,6 +432,13 @@ func run(args []string, out io.Writer) error {
 			return fmt.Errorf("-bytes %q: want ranges like 200-8192 or 200-8192,8192-65536", *ranges)
 		}
 		c.ranges = append(c.ranges, [2]int{a, b})
+	}
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			return fmt.Errorf("-paths: %v", err)
+		}
+		c.only = re
 	}
 	if c.runs < 0 || c.requests < 10 {
 		return fmt.Errorf("-runs at least 0 (0: the latency run only), -requests at least 10")
@@ -636,6 +676,9 @@ func measure(c config, self string, t *synth.Tree, cache, sizes string) ([]resul
 		// scan (linear in notes; minutes a run at 100,000 on a busy machine).
 		paths = slices.Insert(paths, len(paths)-1, path{name: "check, empty cache", cmd: []string{"check"},
 			before: func() { os.Remove(filepath.Join(cache, "mf-lsp", secrets.ScanCacheFile)) }})
+	}
+	if c.only != nil {
+		paths = slices.DeleteFunc(paths, func(p path) bool { return !c.only.MatchString(p.name) })
 	}
 	once := func(p path, profile string) (sample, error) {
 		e := env

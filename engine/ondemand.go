@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+
+	"github.com/magicfrog/mf-lsp/engine/errcode"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
+)
+
+// ChangedError is a note's text read on demand (Note.Text) that is no
+// longer the text the tree loaded: its file changed, went, or became
+// unreadable behind the tree's back. The tree has been told (SetOnStale);
+// the note the tree holds after that refresh answers with the new text.
+type ChangedError struct {
+	Path string
+	Hash string // the file's SHA-256 now, hex; "" when it could not be read
+	Err  error  // the read's error, when it failed
+}
+
+func (e *ChangedError) Error() string {
+	if e.Err != nil {
+		return e.Path + ": changed on disk since it was loaded (" + e.Err.Error() + ")"
+	}
+	return e.Path + ": changed on disk since it was loaded"
+}
+
+func (e *ChangedError) Unwrap() error { return e.Err }
+
+// ErrorCode: what was loaded is not the disk's; ask again.
+func (e *ChangedError) ErrorCode() errcode.Code { return errcode.Stale }
+
+// ErrorData names the note and the disk's hash.
+func (e *ChangedError) ErrorData() errcode.Data {
+	return errcode.Data{Code: errcode.Stale, Path: e.Path, Hash: e.Hash}
+}
+
+// SetOnStale makes f what is told of a note whose text, read on demand, no
+// longer hashes to what the load took: a watcher queues the path as if its
+// file had sent an event, so the tree's refresh and whatever follows a change
+// (new diagnostics, the indexes) happen as for any other change. Without one
+// (nil) the note is refreshed at once (Refresh). f may be called from any
+// goroutine, never with the tree's lock held.
+func (m *Memory) SetOnStale(f func(path string)) {
+	if f == nil {
+		m.onStale.Store(nil)
+		return
+	}
+	m.onStale.Store(&f)
+}
+
+// stale tells of path, whose text changed behind the tree's back.
+func (m *Memory) stale(path string) {
+	if f := m.onStale.Load(); f != nil {
+		(*f)(path)
+		return
+	}
+	m.Refresh(path)
+}
+
+// readText reads e's text again through its memory root, as the load read
+// it (Note.Text), and tells of a change (stale).
+func (m *Memory) readText(e *Note) ([]byte, error) {
+	src, err := m.readTextQuiet(e)
+	if err != nil {
+		m.stale(e.Path)
+	}
+	return src, err
+}
+
+// readTextQuiet is readText telling no one: for Refresh's own reads.
+func (m *Memory) readTextQuiet(e *Note) ([]byte, error) {
+	memRoot := m.Paths.LockRoot(e.Root)
+	rel, err := filepath.Rel(memRoot, e.Path)
+	var src []byte
+	if err == nil {
+		var root *os.Root
+		if root, err = safefs.OpenRoot(memRoot); err == nil {
+			src, err = readNote(root, rel)
+			root.Close()
+		}
+	}
+	if err == nil {
+		sum := sha256.Sum256(src)
+		if sum == e.sum {
+			return src, nil
+		}
+		return nil, &ChangedError{Path: e.Path, Hash: hex.EncodeToString(sum[:])}
+	}
+	return nil, &ChangedError{Path: e.Path, Err: err}
+}
