@@ -16,16 +16,20 @@ import (
 
 // TestSearchIndexAgrees: the search index of a long-lived participant agrees
 // with the Markdown on disk after edits, deletes and renames made behind the
-// engine's back (a text editor, mv, rm; then the watcher's Refresh): every
-// search answers as one over a freshly opened tree, and every hit's lines are
-// its snippet on disk.
+// engine's back (a text editor, mv, rm; then the watcher's Refresh), of its
+// own notes and of shared ones they shadow: every search answers as one over a
+// freshly opened tree and as a fresh index over the same tree, every hit's
+// lines are its snippet on disk, and the incremental index (its term lists,
+// ids and running totals, compacted at every change or only when the dead ids
+// pile up) holds what counting its notes again gives.
 func TestSearchIndexAgrees(t *testing.T) {
 	words := []string{"pottery", "class", "Caroline", "went", "support", "group", "dinner", "cooked", "ramen", "May"}
 	rapid.Check(t, func(rt *rapid.T) {
 		root := t.TempDir()
 		data, project := filepath.Join(root, "data"), filepath.Join(root, "project")
 		dir := filepath.Join(data, "memory", "agent", "larry", "journal")
-		for _, d := range []string{dir, project} {
+		shared := filepath.Join(data, "memory", "agent", "journal") // every agent's, shadowed by larry's
+		for _, d := range []string{dir, shared, project} {
 			if err := os.MkdirAll(d, 0o755); err != nil {
 				rt.Fatal(err)
 			}
@@ -50,8 +54,15 @@ func TestSearchIndexAgrees(t *testing.T) {
 			return m, p
 		}
 		m, p := open()
+		if rapid.Bool().Draw(rt, "eager") {
+			participant.CompactEagerly(p)
+		}
 		name := func() string {
-			return filepath.Join(dir, fmt.Sprintf("2026-05-%02d.md", rapid.IntRange(1, 6).Draw(rt, "day")))
+			d := dir
+			if rapid.IntRange(0, 3).Draw(rt, "shared") == 0 {
+				d = shared
+			}
+			return filepath.Join(d, fmt.Sprintf("2026-05-%02d.md", rapid.IntRange(1, 6).Draw(rt, "day")))
 		}
 		text := func() string {
 			var lines []string
@@ -88,6 +99,16 @@ func TestSearchIndexAgrees(t *testing.T) {
 			want, _ := fresh.Search(q, 10)
 			if !reflect.DeepEqual(got, want) {
 				rt.Fatalf("%q: the kept index says\n%+v\na fresh one\n%+v", q, got, want)
+			}
+			rebuilt, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, Today: "2026-06-01"})
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if again, _ := rebuilt.Search(q, 10); !reflect.DeepEqual(got, again) {
+				rt.Fatalf("%q: the kept index says\n%+v\none built now over the same tree\n%+v", q, got, again)
+			}
+			if msg := participant.IndexCheck(p); msg != "" {
+				rt.Fatalf("the kept index: %s", msg)
 			}
 			for _, h := range got.Hits {
 				r, err := fresh.ReadLines(h.Dimension, h.Key, h.StartLine, h.EndLine)
