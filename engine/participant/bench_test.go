@@ -120,6 +120,7 @@ func BenchmarkSearchCold(b *testing.B) {
 	p, vocab, files := searchTreeAt(b, 10_000)
 	m := p.Memory()
 	b.Run("floor-read-notes", func(b *testing.B) {
+		defer reportCPU(b)()
 		for i := 0; i < b.N; i++ {
 			for _, f := range files {
 				if _, err := os.ReadFile(f); err != nil {
@@ -129,6 +130,7 @@ func BenchmarkSearchCold(b *testing.B) {
 		}
 	})
 	b.Run("cold-index", func(b *testing.B) {
+		defer reportCPU(b)()
 		for i := 0; i < b.N; i++ {
 			fresh, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, NoEmbeddings: true})
 			if err != nil {
@@ -139,6 +141,13 @@ func BenchmarkSearchCold(b *testing.B) {
 			}
 		}
 	})
+}
+
+// reportCPU reports the CPU time per op from now to the call of the func
+// it returns: on a loaded machine the wall time measures the neighbours.
+func reportCPU(b *testing.B) func() {
+	cpu := cpuTime()
+	return func() { b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op") }
 }
 
 func benchQueries(b *testing.B, p *participant.Participant, vocab []string) {

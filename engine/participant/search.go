@@ -68,6 +68,7 @@ type analyzed struct {
 	terms    int                    // terms in the body
 	heading  []int32                // the heading line each line is under, -1 for none
 	vocab    []string               // the body's terms, each once, in order of first use
+	termIDs  []int32                // their ids in the scratch that made it, until the index lists it
 	posts    []posting              // where each term of vocab is
 	minor    map[string][]int32     // a stop word's lines, in order
 	day      journal.Day            // a journal day's (daily or refined note), else zero
@@ -162,38 +163,88 @@ func words(text string, f func(term string)) {
 // tokens calls f with each lower-cased run of letters and digits of text:
 // a stop word as it is, any other word stemmed.
 func tokens(text string, f func(w string, stop bool)) {
-	start := -1
-	emit := func(end int) {
-		w := strings.ToLower(text[start:end])
+	runs(text, func(raw string) {
+		w := strings.ToLower(raw)
 		if stopWords()[w] {
 			f(w, true)
 		} else {
 			f(stem(w), false)
 		}
-		start = -1
-	}
-	for i, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
+	})
+}
+
+// runs calls f with each run of letters and digits of text, as it is.
+func runs(text string, f func(raw string)) {
+	start := -1
+	for i := 0; i < len(text); {
+		c, size, in := text[i], 1, false
+		if c < utf8.RuneSelf {
+			in = c|0x20-'a' < 26 || c-'0' < 10 // ASCII letters and digits
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			in = unicode.IsLetter(r) || unicode.IsDigit(r)
 		}
-		if start >= 0 {
-			emit(i)
+		switch {
+		case in && start < 0:
+			start = i
+		case !in && start >= 0:
+			f(text[start:i])
+			start = -1
 		}
+		i += size
 	}
 	if start >= 0 {
-		emit(len(text))
+		f(text[start:])
 	}
 }
 
-// analysisScratch is one worker's reusable space for analyze.
+// analysisScratch is one worker's reusable space for analyze: what each
+// word it has seen is (as tokens would say, without asking the shared stem
+// table again), and per term, where it is in the note at hand.
 type analysisScratch struct {
-	slot map[string]int32 // a term's index in vocab
-	last []int32          // per term, the last line that holds it
-	n    []int32          // per term, its occurrences
-	occ  []occurrence
+	words map[string]*lexeme // by the word as it is in the text
+	ids   map[string]int32   // a term's id in this scratch
+	note  int32              // the note at hand, counted
+	seen  []int32            // per term id, the last note that held it
+	slot  []int32            // per term id, its index in that note's vocab
+	last  []int32            // per vocab slot, the last line that holds it
+	n     []int32            // per vocab slot, its occurrences
+	lines []int32            // per vocab slot, the lines holding it
+	occ   []occurrence
+	vocab []string // the note at hand's
+	vids  []int32  // its terms' ids
+}
+
+// lexeme is a word as search indexes it: its term (a stop word as it is,
+// any other word stemmed), and the term's id in the scratch.
+type lexeme struct {
+	term string
+	stop bool
+	id   int32
+}
+
+// maxLexemes bounds the words a scratch remembers.
+const maxLexemes = 1 << 20
+
+func (sc *analysisScratch) lexeme(raw string) *lexeme {
+	if l := sc.words[raw]; l != nil {
+		return l
+	}
+	raw = strings.Clone(raw) // the note's text is not kept
+	l := &lexeme{term: strings.ToLower(raw)}
+	if l.stop = stopWords()[l.term]; !l.stop {
+		l.term = stem(l.term)
+	}
+	id, ok := sc.ids[l.term]
+	if !ok {
+		id = int32(len(sc.ids))
+		sc.ids[l.term] = id
+		sc.seen, sc.slot = append(sc.seen, -1), append(sc.slot, 0)
+	}
+	l.id = id
+	sc.words[raw] = l
+	return l
 }
 
 type occurrence struct {
@@ -202,11 +253,14 @@ type occurrence struct {
 }
 
 func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
-	if sc.slot == nil {
-		sc.slot = map[string]int32{}
+	if sc.words == nil {
+		sc.words, sc.ids = map[string]*lexeme{}, map[string]int32{}
 	}
-	clear(sc.slot)
-	sc.last, sc.n, sc.occ = sc.last[:0], sc.n[:0], sc.occ[:0]
+	if len(sc.words) > maxLexemes {
+		clear(sc.words) // the terms keep their ids
+	}
+	sc.note++
+	sc.last, sc.n, sc.lines, sc.occ, sc.vocab, sc.vids = sc.last[:0], sc.n[:0], sc.lines[:0], sc.occ[:0], sc.vocab[:0], sc.vids[:0]
 	body := string(e.Body())
 	a := &analyzed{hash: e.Sum(), lowerKey: strings.ToLower(e.Key)}
 	if e.Layer.Kind == engine.KindFractal {
@@ -218,13 +272,14 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 	if !a.day.IsZero() {
 		key = strings.Replace(key, a.day.String(), " ", 1) // the date is matched as a date
 	}
-	words(strings.TrimSuffix(key, ".md"), func(t string) {
-		if !slices.Contains(a.keyTerms, t) {
-			a.keyTerms = append(a.keyTerms, t)
+	runs(strings.TrimSuffix(key, ".md"), func(raw string) { // words(), through the scratch
+		if lx := sc.lexeme(raw); !lx.stop && !slices.Contains(a.keyTerms, lx.term) {
+			a.keyTerms = append(a.keyTerms, lx.term)
 		}
 	})
 	nl := strings.Count(body, "\n") + 1
-	a.lineAt, a.lineLen, a.heading = make([]int32, 0, nl+1), make([]int32, 0, nl), make([]int32, 0, nl)
+	lines := make([]int32, 3*nl+1) // one allocation for the three
+	a.lineAt, a.lineLen, a.heading = lines[:0:nl+1], lines[nl+1:nl+1:2*nl+1], lines[2*nl+1:2*nl+1]
 	pos, head := 0, int32(-1)
 	// Lines as ReadLines counts them: a last line end starts no line.
 	for at := 0; at < len(body) || at == 0; {
@@ -240,8 +295,9 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 			head = line
 		}
 		n := int32(0)
-		tokens(text, func(t string, stop bool) {
-			if stop {
+		runs(text, func(raw string) {
+			lx := sc.lexeme(raw)
+			if t := lx.term; lx.stop {
 				if ls := a.minor[t]; len(ls) == 0 || ls[len(ls)-1] != line {
 					if a.minor == nil {
 						a.minor = map[string][]int32{}
@@ -250,12 +306,15 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 				}
 				return
 			}
-			slot, ok := sc.slot[t]
-			if !ok {
-				slot = int32(len(a.vocab))
-				sc.slot[t] = slot
-				a.vocab = append(a.vocab, t)
-				sc.last, sc.n = append(sc.last, -1), append(sc.n, 0)
+			if sc.seen[lx.id] != sc.note {
+				sc.seen[lx.id], sc.slot[lx.id] = sc.note, int32(len(sc.vocab))
+				sc.vocab, sc.vids = append(sc.vocab, lx.term), append(sc.vids, lx.id)
+				sc.last, sc.n, sc.lines = append(sc.last, -1), append(sc.n, 0), append(sc.lines, 0)
+			}
+			slot := sc.slot[lx.id]
+			if sc.n[slot]++; sc.last[slot] != line {
+				sc.last[slot] = line
+				sc.lines[slot]++
 			}
 			sc.occ = append(sc.occ, occurrence{slot, uint64(line)<<32 | uint64(pos)})
 			pos++
@@ -272,21 +331,13 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 	}
 	a.lineAt = append(a.lineAt, int32(len(body)))
 	// Every term's positions, in one array, grouped by term.
-	a.vocab = slices.Clip(a.vocab)
+	a.vocab, a.termIDs = slices.Clone(sc.vocab), slices.Clone(sc.vids)
 	a.posts = make([]posting, len(a.vocab))
-	for _, o := range sc.occ {
-		p := &a.posts[o.slot]
-		if line := int32(o.at >> 32); sc.last[o.slot] != line {
-			sc.last[o.slot] = line
-			p.lines++
-		}
-		sc.n[o.slot]++
-	}
 	all := make([]uint64, len(sc.occ))
 	off := 0
 	for i := range a.posts {
 		n := int(sc.n[i])
-		a.posts[i].at = all[off : off : off+n]
+		a.posts[i] = posting{lines: sc.lines[i], at: all[off : off : off+n]}
 		off += n
 	}
 	for _, o := range sc.occ {

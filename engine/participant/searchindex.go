@@ -125,15 +125,24 @@ func (p *Participant) syncIndex() {
 			delete(ix.ids, path)
 		}
 	}
+	// Each worker analyzes a run of the notes with a scratch of its own,
+	// whose term ids then find the terms' lists without a lookup per note.
 	as := make([]*analyzed, len(missing))
+	scratchOf := make([]*analysisScratch, len(missing))
 	parallelRange(len(missing), func(lo, hi int) {
-		var sc analysisScratch
+		sc := &analysisScratch{}
 		for j := lo; j < hi; j++ {
-			as[j] = analyze(scope[missing[j]].e, &sc)
+			as[j], scratchOf[j] = analyze(scope[missing[j]].e, sc), sc
 		}
 	})
+	var lists []*termList // by the term id of the scratch sc
+	var sc *analysisScratch
 	for j, i := range missing {
-		ix.add(scope[i], as[j])
+		if scratchOf[j] != sc {
+			sc = scratchOf[j]
+			lists = make([]*termList, len(sc.ids))
+		}
+		ix.add(scope[i], as[j], lists)
 	}
 	if ix.dead > 0 && (ix.eager || ix.dead > maxDeadFree && ix.dead > len(ix.ids)) {
 		ix.compact()
@@ -163,8 +172,9 @@ type scopedNote struct {
 	effective bool
 }
 
-// add gives a note the next id and lists it under its terms.
-func (ix *searchIndex) add(sn scopedNote, a *analyzed) {
+// add gives a note the next id and lists it under its terms; lists is the
+// terms' lists by the ids of the scratch that analyzed it, filled as found.
+func (ix *searchIndex) add(sn scopedNote, a *analyzed, lists []*termList) {
 	id := int32(len(ix.docs))
 	ix.docs = append(ix.docs, doc{e: sn.e, a: a, effective: sn.effective})
 	ix.ids[sn.e.Path] = id
@@ -177,13 +187,17 @@ func (ix *searchIndex) add(sn scopedNote, a *analyzed) {
 		ix.days = append(ix.days, id)
 	}
 	for slot, t := range a.vocab {
-		l := ix.terms[t]
+		l := lists[a.termIDs[slot]]
 		if l == nil {
-			l = &termList{}
-			ix.terms[t] = l
+			if l = ix.terms[t]; l == nil {
+				l = &termList{}
+				ix.terms[t] = l
+			}
+			lists[a.termIDs[slot]] = l
 		}
 		l.refs = append(l.refs, noteRef{id: id, post: int32(slot)})
 	}
+	a.termIDs = nil
 	for _, t := range a.keyTerms {
 		l := ix.terms[t]
 		if l == nil {
