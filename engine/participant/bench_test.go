@@ -170,6 +170,7 @@ func benchQueries(b *testing.B, p *participant.Participant, vocab []string) {
 				took[i] = time.Since(t0)
 			}
 			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2])/1e6, "p50-ms")
 			b.ReportMetric(float64(took[(len(took)*99)/100])/1e6, "p99-ms")
 			// CPU time is reported beside the wall time: on a loaded machine
 			// the wall time measures the neighbours.

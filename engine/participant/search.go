@@ -873,7 +873,10 @@ func bestPassage(a *analyzed, hits []*posting, st lineStats, minor []string) (be
 			}
 		}
 		// Proximity: different terms next to each other on the centre line.
-		slices.SortFunc(in, func(x, y occ) int { return x.pos - y.pos })
+		byPos := func(x, y occ) int { return x.pos - y.pos }
+		if !slices.IsSortedFunc(in, byPos) { // one term's are in order
+			slices.SortFunc(in, byPos)
+		}
 		for k := 1; k < len(in); k++ {
 			if in[k].term != in[k-1].term {
 				gap := float64(in[k].pos - in[k-1].pos)
