@@ -72,8 +72,14 @@ func IndexCheck(p *Participant) string {
 				continue
 			}
 			n++
-			if r.post >= 0 && a.vocab[r.post] != t || r.post < 0 && slices.Contains(a.vocab, t) {
-				return fmt.Sprintf("%q: note %d's posting %d is wrong", t, r.id, r.post)
+			if (r.n > 0) != slices.Contains(a.vocab, t) || int(r.lo+r.n) > len(l.at) || r.lines > r.n {
+				return fmt.Sprintf("%q: note %d's posting %+v is wrong", t, r.id, r)
+			}
+			p := l.posting(r)
+			for k, x := range p.at {
+				if int(x>>32) >= a.lines() || k > 0 && x <= p.at[k-1] {
+					return fmt.Sprintf("%q: note %d's positions %v are wrong", t, r.id, p.at)
+				}
 			}
 			if r.key != slices.Contains(a.keyTerms, t) {
 				return fmt.Sprintf("%q: note %d's key flag is wrong", t, r.id)

@@ -69,7 +69,7 @@ type analyzed struct {
 	heading  []int32                // the heading line each line is under, -1 for none
 	vocab    []string               // the body's terms, each once, in order of first use
 	termIDs  []int32                // their ids in the scratch that made it, until the index lists it
-	posts    []posting              // where each term of vocab is
+	posts    []posting              // where each term of vocab is, until the index lists it
 	minor    map[string][]int32     // a stop word's lines, in order
 	day      journal.Day            // a journal day's (daily or refined note), else zero
 }
@@ -571,6 +571,7 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 	}
 	if nt > 0 {
 		sc.hits, sc.inKey = slices.Grow(sc.hits[:0], len(cands)*nt)[:len(cands)*nt], slices.Grow(sc.inKey[:0], len(cands)*nt)[:len(cands)*nt]
+		sc.posts = slices.Grow(sc.posts[:0], len(cands)*nt)[:len(cands)*nt]
 		hits, inKey := sc.hits, sc.inKey
 		clear(hits)
 		clear(inKey)
@@ -587,8 +588,10 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 				if c.hits == nil {
 					c.hits, c.inKey = hits[(m-1)*nt:m*nt:m*nt], inKey[(m-1)*nt:m*nt:m*nt]
 				}
-				if r.post >= 0 {
-					c.hits[i] = &c.a.posts[r.post]
+				if r.n > 0 {
+					k := (m-1)*nt + i
+					sc.posts[k] = l.posting(r)
+					c.hits[i] = &sc.posts[k]
 				}
 				c.inKey[i] = r.key
 				c.matched = true

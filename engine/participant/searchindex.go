@@ -8,8 +8,9 @@ import (
 )
 
 // The search index is inverted across the notes in scope: each term lists
-// the notes holding it (in the body or the key), so a query reads only its
-// terms' lists, never the notes that hold none of them. It is kept in step
+// the notes holding it (in the body or the key) and keeps its positions in
+// all of them in one array, so a query reads only its terms' lists, in a row,
+// never the notes that hold none of them. It is kept in step
 // with the tree incrementally, by content hash: on a new version of the tree
 // the scope is listed again, a note whose content is the same keeps its
 // analysis and id, a changed or new one is analyzed and added under a new id,
@@ -46,6 +47,7 @@ type searchIndex struct {
 // postings, and the matched ones.
 type searchScratch struct {
 	cands   []cand
+	posts   []posting // the candidates' postings of the query's terms
 	hits    []*posting
 	inKey   []bool
 	matched []*cand
@@ -67,6 +69,7 @@ func (ix *searchIndex) borrow() *searchScratch {
 func (ix *searchIndex) giveBack(sc *searchScratch) {
 	clear(sc.cands[:cap(sc.cands)])
 	clear(sc.hits[:cap(sc.hits)])
+	clear(sc.posts[:cap(sc.posts)])
 	clear(sc.matched[:cap(sc.matched)])
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -80,17 +83,28 @@ type doc struct {
 	effective bool
 }
 
-// termList is the notes holding one term, by ascending id.
+// termList is the notes holding one term, by ascending id, and the term's
+// positions in all of them, in one array in the order of the notes: a query
+// reads them in a row rather than from every note's own allocation.
 type termList struct {
 	refs []noteRef
+	at   []uint64 // line<<32 | position in the note, per note in order
+
+	grow, growRefs int // what a batch of new notes adds, while it is added
 }
 
-// noteRef is one note holding a term: its id and the term's posting in its
-// analysis (a.posts; -1 where the term is in the key only).
+// noteRef is one note holding a term: its id, the lines of its body holding
+// the term, and the term's positions there, at[lo:lo+n] (n is 0 where the
+// term is in the key only).
 type noteRef struct {
-	id   int32
-	post int32
-	key  bool
+	id           int32
+	lines, lo, n int32
+	key          bool
+}
+
+// posting is the note's posting of the term, r of list l.
+func (l *termList) posting(r noteRef) posting {
+	return posting{lines: r.lines, at: l.at[r.lo : r.lo+r.n : r.lo+r.n]}
 }
 
 // maxDeadFree is how many dead ids the index keeps before compacting
@@ -135,14 +149,31 @@ func (p *Participant) syncIndex() {
 			as[j], scratchOf[j] = analyze(scope[missing[j]].e, sc), sc
 		}
 	})
-	var lists []*termList // by the term id of the scratch sc
-	var sc *analysisScratch
-	for j, i := range missing {
-		if scratchOf[j] != sc {
-			sc = scratchOf[j]
-			lists = make([]*termList, len(sc.ids))
+	tables := map[*analysisScratch][]*termList{} // the lists by the scratches' term ids
+	for _, sc := range scratchOf {
+		if tables[sc] == nil {
+			tables[sc] = make([]*termList, len(sc.ids))
 		}
-		ix.add(scope[i], as[j], lists)
+	}
+	// Each list grows once: first what the new notes add to it.
+	var grown []*termList
+	for j, a := range as {
+		lists := tables[scratchOf[j]]
+		for slot := range a.vocab {
+			l := ix.listOf(a, slot, lists)
+			if l.grow == 0 {
+				grown = append(grown, l)
+			}
+			l.grow += len(a.posts[slot].at)
+			l.growRefs++
+		}
+	}
+	for _, l := range grown {
+		l.at, l.refs = slices.Grow(l.at, l.grow), slices.Grow(l.refs, l.growRefs)
+		l.grow, l.growRefs = 0, 0
+	}
+	for j, i := range missing {
+		ix.add(scope[i], as[j], tables[scratchOf[j]])
 	}
 	if ix.dead > 0 && (ix.eager || ix.dead > maxDeadFree && ix.dead > len(ix.ids)) {
 		ix.compact()
@@ -186,18 +217,13 @@ func (ix *searchIndex) add(sn scopedNote, a *analyzed, lists []*termList) {
 	if !a.day.IsZero() {
 		ix.days = append(ix.days, id)
 	}
-	for slot, t := range a.vocab {
-		l := lists[a.termIDs[slot]]
-		if l == nil {
-			if l = ix.terms[t]; l == nil {
-				l = &termList{}
-				ix.terms[t] = l
-			}
-			lists[a.termIDs[slot]] = l
-		}
-		l.refs = append(l.refs, noteRef{id: id, post: int32(slot)})
+	for slot := range a.vocab {
+		l := ix.listOf(a, slot, lists)
+		p := &a.posts[slot]
+		l.refs = append(l.refs, noteRef{id: id, lines: p.lines, lo: int32(len(l.at)), n: int32(len(p.at))})
+		l.at = append(l.at, p.at...)
 	}
-	a.termIDs = nil
+	a.termIDs, a.posts = nil, nil // the lists hold the positions
 	for _, t := range a.keyTerms {
 		l := ix.terms[t]
 		if l == nil {
@@ -207,9 +233,25 @@ func (ix *searchIndex) add(sn scopedNote, a *analyzed, lists []*termList) {
 		if n := len(l.refs); n > 0 && l.refs[n-1].id == id {
 			l.refs[n-1].key = true
 		} else {
-			l.refs = append(l.refs, noteRef{id: id, post: -1, key: true})
+			l.refs = append(l.refs, noteRef{id: id, key: true})
 		}
 	}
+}
+
+// listOf is the list of term slot of a, made if new; lists is the lists by
+// the ids of the scratch that analyzed a, filled as found.
+func (ix *searchIndex) listOf(a *analyzed, slot int, lists []*termList) *termList {
+	id := a.termIDs[slot]
+	l := lists[id]
+	if l == nil {
+		t := a.vocab[slot]
+		if l = ix.terms[t]; l == nil {
+			l = &termList{}
+			ix.terms[t] = l
+		}
+		lists[id] = l
+	}
+	return l
 }
 
 // remove takes a note's counts out of the totals and leaves its id dead.
@@ -243,20 +285,30 @@ func (ix *searchIndex) compact() {
 		ix.ids[path] = renum[id]
 	}
 	for t, l := range ix.terms {
-		refs := l.refs[:0]
+		// New arrays, not the old ones overwritten: a search that has let
+		// go of the lock may still be reading postings of the old.
+		var refs []noteRef
+		var at []uint64
 		for _, r := range l.refs {
 			if r.id = renum[r.id]; r.id >= 0 {
 				refs = append(refs, r)
 			}
 		}
+		n := 0
+		for _, r := range refs {
+			n += int(r.n)
+		}
+		at = make([]uint64, 0, n)
+		for i, r := range refs {
+			p := l.posting(r)
+			refs[i].lo = int32(len(at))
+			at = append(at, p.at...)
+		}
 		if len(refs) == 0 {
 			delete(ix.terms, t)
 			continue
 		}
-		if cap(refs) > 2*len(refs) {
-			refs = slices.Clone(refs)
-		}
-		l.refs = refs
+		l.refs, l.at = refs, at
 	}
 	days := ix.days[:0]
 	for _, id := range ix.days {
