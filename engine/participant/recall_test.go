@@ -341,7 +341,7 @@ func recallParticipant(t testing.TB, c *recallCorpus, m *engine.Memory, opts par
 func recallMemory(t testing.TB, c *recallCorpus) *engine.Memory {
 	t.Helper()
 	root := t.TempDir()
-	data, project := filepath.Join(root, "data"), filepath.Join(root, "project")
+	data, project, _, _ := journalTree(t, root)
 	dir := filepath.Join(data, "memory", "agent", "larry")
 	for key, body := range c.notes {
 		path := filepath.Join(dir, filepath.FromSlash(key))
@@ -351,17 +351,6 @@ func recallMemory(t testing.TB, c *recallCorpus) *engine.Memory {
 		if err := os.WriteFile(path, []byte("---\nrevision: 1\nupdated: 2026-07-01T09:00:00.000Z\n---\n"+body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-	}
-	for name, text := range map[string]string{
-		filepath.Join(data, "magicfrog.json"):        `{"agents": ["larry"]}`,
-		filepath.Join(data, "memory", "layers.json"): `{"layers": [{"name": "core", "prefix": ""}, {"name": "journal", "prefix": "journal/", "kind": "fractal"}]}`,
-	} {
-		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.MkdirAll(project, 0o755); err != nil {
-		t.Fatal(err)
 	}
 	m, err := engine.Open(engine.Options{DataDir: data, ProjectDir: project})
 	if err != nil {

@@ -62,17 +62,19 @@ type SearchResult struct {
 
 // analyzed is a note as search reads it.
 type analyzed struct {
-	hash      [32]byte
-	lowerKey  string // for quoted phrases
-	lowerBody string
-	keyTerms  map[string]bool
-	lineAt    []int32 // byte offset of each body line, and the body's length last
-	lineLen   []int32 // terms on each line
-	terms     int     // terms in the body
-	heading   []int32 // the heading line each line is under, -1 for none
-	post      map[string]*posting
-	minor     map[string][]int32 // a stop word's lines, in order
-	day       journal.Day        // a journal day's (daily or refined note), else zero
+	hash     [32]byte
+	lowerKey string                 // for quoted phrases
+	lower    atomic.Pointer[string] // the body lower-cased, for quoted phrases: made at the first
+	keyTerms []string               // the key's terms, each once
+	lineAt   []int32                // byte offset of each body line, and the body's length last
+	lineLen  []int32                // terms on each line
+	terms    int                    // terms in the body
+	heading  []int32                // the heading line each line is under, -1 for none
+	vocab    []string               // the body's terms, each once, in order of first use
+	termIDs  []int32                // their ids in the scratch that made it, until the index lists it
+	posts    []posting              // where each term of vocab is, until the index lists it
+	minor    map[string][]int32     // a stop word's lines, in order
+	day      journal.Day            // a journal day's (daily or refined note), else zero
 }
 
 // posting is where one term is in a note.
@@ -83,54 +85,15 @@ type posting struct {
 
 func (a *analyzed) lines() int { return len(a.lineLen) }
 
-type searchIndex struct {
-	mu   sync.Mutex
-	docs map[string]*analyzed // by path
-
-	// The notes in scope, as of the tree's version: the view is computed
-	// once per change of the tree, not once per query.
-	version uint64
-	scope   []scopedNote
-}
-
-type scopedNote struct {
-	e         *engine.Note
-	effective bool
-}
-
-// inScope lists the notes in the participant's scope, and whether each wins
-// its key. The caller holds ix.mu.
-func (p *Participant) inScope() []scopedNote {
-	ix := &p.index
-	if v := p.m.Version(); ix.scope != nil && v == ix.version {
-		return ix.scope
+// lowerBody is body (the note's, of which a is the analysis) lower-cased,
+// made once at the first quoted phrase that asks.
+func (a *analyzed) lowerBody(body []byte) string {
+	if s := a.lower.Load(); s != nil {
+		return *s
 	}
-	v := p.m.Version()
-	view := p.m.View(p.Scope())
-	out := make([]scopedNote, 0, len(view.Keys)+len(view.Device))
-	for _, kv := range view.Keys {
-		out = append(out, scopedNote{kv.Winner, true})
-		for _, s := range kv.Shadowed {
-			out = append(out, scopedNote{s, false})
-		}
-	}
-	for _, e := range view.Device {
-		out = append(out, scopedNote{e, true})
-	}
-	ix.version, ix.scope = v, out
-	// Drop the analyses of notes that left the scope.
-	if len(ix.docs) > len(out) {
-		live := make(map[string]bool, len(out))
-		for _, sn := range out {
-			live[sn.e.Path] = true
-		}
-		for path := range ix.docs {
-			if !live[path] {
-				delete(ix.docs, path)
-			}
-		}
-	}
-	return out
+	s := strings.ToLower(string(body))
+	a.lower.Store(&s)
+	return s
 }
 
 // stopWords are left out of the index and of queries: they are on every line.
@@ -203,36 +166,106 @@ func words(text string, f func(term string)) {
 // tokens calls f with each lower-cased run of letters and digits of text:
 // a stop word as it is, any other word stemmed.
 func tokens(text string, f func(w string, stop bool)) {
-	start := -1
-	emit := func(end int) {
-		w := strings.ToLower(text[start:end])
+	runs(text, func(raw string) {
+		w := strings.ToLower(raw)
 		if stopWords()[w] {
 			f(w, true)
 		} else {
 			f(stem(w), false)
 		}
-		start = -1
-	}
-	for i, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
+	})
+}
+
+// runs calls f with each run of letters and digits of text, as it is.
+func runs(text string, f func(raw string)) {
+	start := -1
+	for i := 0; i < len(text); {
+		c, size, in := text[i], 1, false
+		if c < utf8.RuneSelf {
+			in = c|0x20-'a' < 26 || c-'0' < 10 // ASCII letters and digits
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			in = unicode.IsLetter(r) || unicode.IsDigit(r)
 		}
-		if start >= 0 {
-			emit(i)
+		switch {
+		case in && start < 0:
+			start = i
+		case !in && start >= 0:
+			f(text[start:i])
+			start = -1
 		}
+		i += size
 	}
 	if start >= 0 {
-		emit(len(text))
+		f(text[start:])
 	}
 }
 
-func analyze(e *engine.Note) *analyzed {
+// analysisScratch is one worker's reusable space for analyze: what each
+// word it has seen is (as tokens would say, without asking the shared stem
+// table again), and per term, where it is in the note at hand.
+type analysisScratch struct {
+	words map[string]*lexeme // by the word as it is in the text
+	ids   map[string]int32   // a term's id in this scratch
+	note  int32              // the note at hand, counted
+	seen  []int32            // per term id, the last note that held it
+	slot  []int32            // per term id, its index in that note's vocab
+	last  []int32            // per vocab slot, the last line that holds it
+	n     []int32            // per vocab slot, its occurrences
+	lines []int32            // per vocab slot, the lines holding it
+	occ   []occurrence
+	vocab []string // the note at hand's
+	vids  []int32  // its terms' ids
+}
+
+// lexeme is a word as search indexes it: its term (a stop word as it is,
+// any other word stemmed), and the term's id in the scratch.
+type lexeme struct {
+	term string
+	stop bool
+	id   int32
+}
+
+// maxLexemes bounds the words a scratch remembers.
+const maxLexemes = 1 << 20
+
+func (sc *analysisScratch) lexeme(raw string) *lexeme {
+	if l := sc.words[raw]; l != nil {
+		return l
+	}
+	raw = strings.Clone(raw) // the note's text is not kept
+	l := &lexeme{term: strings.ToLower(raw)}
+	if l.stop = stopWords()[l.term]; !l.stop {
+		l.term = stem(l.term)
+	}
+	id, ok := sc.ids[l.term]
+	if !ok {
+		id = int32(len(sc.ids))
+		sc.ids[l.term] = id
+		sc.seen, sc.slot = append(sc.seen, -1), append(sc.slot, 0)
+	}
+	l.id = id
+	sc.words[raw] = l
+	return l
+}
+
+type occurrence struct {
+	slot int32
+	at   uint64 // line<<32 | position in the note
+}
+
+func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
+	if sc.words == nil {
+		sc.words, sc.ids = map[string]*lexeme{}, map[string]int32{}
+	}
+	if len(sc.words) > maxLexemes {
+		clear(sc.words) // the terms keep their ids
+	}
+	sc.note++
+	sc.last, sc.n, sc.lines, sc.occ, sc.vocab, sc.vids = sc.last[:0], sc.n[:0], sc.lines[:0], sc.occ[:0], sc.vocab[:0], sc.vids[:0]
 	body, _ := bodyText(e)
-	a := &analyzed{hash: e.Sum(), lowerKey: strings.ToLower(e.Key), lowerBody: strings.ToLower(body),
-		keyTerms: map[string]bool{}, post: map[string]*posting{}, minor: map[string][]int32{}}
+	a := &analyzed{hash: e.Sum(), lowerKey: strings.ToLower(e.Key)}
 	if e.Layer.Kind == engine.KindFractal {
 		if f, _ := journal.Classify(e.LayerKey()); f.Kind == journal.Daily || f.Kind == journal.Refined {
 			a.day = f.Day
@@ -242,7 +275,14 @@ func analyze(e *engine.Note) *analyzed {
 	if !a.day.IsZero() {
 		key = strings.Replace(key, a.day.String(), " ", 1) // the date is matched as a date
 	}
-	words(strings.TrimSuffix(key, ".md"), func(t string) { a.keyTerms[t] = true })
+	runs(strings.TrimSuffix(key, ".md"), func(raw string) { // words(), through the scratch
+		if lx := sc.lexeme(raw); !lx.stop && !slices.Contains(a.keyTerms, lx.term) {
+			a.keyTerms = append(a.keyTerms, lx.term)
+		}
+	})
+	nl := strings.Count(body, "\n") + 1
+	lines := make([]int32, 3*nl+1) // one allocation for the three
+	a.lineAt, a.lineLen, a.heading = lines[:0:nl+1], lines[nl+1:nl+1:2*nl+1], lines[2*nl+1:2*nl+1]
 	pos, head := 0, int32(-1)
 	// Lines as ReadLines counts them: a last line end starts no line.
 	for at := 0; at < len(body) || at == 0; {
@@ -254,26 +294,32 @@ func analyze(e *engine.Note) *analyzed {
 		}
 		line := int32(len(a.lineLen))
 		text := body[at:end]
-		if strings.HasPrefix(text, "#") {
+		if len(text) > 0 && text[0] == '#' {
 			head = line
 		}
 		n := int32(0)
-		tokens(text, func(t string, stop bool) {
-			if stop {
+		runs(text, func(raw string) {
+			lx := sc.lexeme(raw)
+			if t := lx.term; lx.stop {
 				if ls := a.minor[t]; len(ls) == 0 || ls[len(ls)-1] != line {
+					if a.minor == nil {
+						a.minor = map[string][]int32{}
+					}
 					a.minor[t] = append(ls, line)
 				}
 				return
 			}
-			p := a.post[t]
-			if p == nil {
-				p = &posting{}
-				a.post[t] = p
+			if sc.seen[lx.id] != sc.note {
+				sc.seen[lx.id], sc.slot[lx.id] = sc.note, int32(len(sc.vocab))
+				sc.vocab, sc.vids = append(sc.vocab, lx.term), append(sc.vids, lx.id)
+				sc.last, sc.n, sc.lines = append(sc.last, -1), append(sc.n, 0), append(sc.lines, 0)
 			}
-			if len(p.at) == 0 || int32(p.at[len(p.at)-1]>>32) != line {
-				p.lines++
+			slot := sc.slot[lx.id]
+			if sc.n[slot]++; sc.last[slot] != line {
+				sc.last[slot] = line
+				sc.lines[slot]++
 			}
-			p.at = append(p.at, uint64(line)<<32|uint64(pos))
+			sc.occ = append(sc.occ, occurrence{slot, uint64(line)<<32 | uint64(pos)})
 			pos++
 			n++
 		})
@@ -287,6 +333,20 @@ func analyze(e *engine.Note) *analyzed {
 		at = end + 1
 	}
 	a.lineAt = append(a.lineAt, int32(len(body)))
+	// Every term's positions, in one array, grouped by term.
+	a.vocab, a.termIDs = slices.Clone(sc.vocab), slices.Clone(sc.vids)
+	a.posts = make([]posting, len(a.vocab))
+	all := make([]uint64, len(sc.occ))
+	off := 0
+	for i := range a.posts {
+		n := int(sc.n[i])
+		a.posts[i] = posting{lines: sc.lines[i], at: all[off : off : off+n]}
+		off += n
+	}
+	for _, o := range sc.occ {
+		p := &a.posts[o.slot]
+		p.at = append(p.at, o.at)
+	}
 	return a
 }
 
@@ -384,11 +444,14 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	cands := p.candidates()
-	matched := q.match(cands)
-	st := q.stats(cands, matched)
+	hybrid := p.embed != nil && len(q.terms) > 0
+	sc := p.index.borrow()
+	defer p.index.giveBack(sc)
+	cands, tot := p.candidates(&q, hybrid && len(q.phrases) == 0, sc)
+	matched := q.match(cands, sc)
+	st := q.stats(tot, matched)
 	all := q.score(matched, st)
-	if p.embed != nil && len(q.terms) > 0 {
+	if hybrid {
 		if top, total, err := p.hybrid(query, &q, cands, matched, all, limit); err == nil {
 			return &SearchResult{Total: total, Hits: hitsOf(top)}, nil
 		} else {
@@ -452,6 +515,7 @@ func (p *Participant) parseSearch(text string) (query, error) {
 type cand struct {
 	e         *engine.Note
 	a         *analyzed
+	id        int32
 	effective bool
 	hits      []*posting // per term, nil where absent
 	inKey     []bool
@@ -459,41 +523,122 @@ type cand struct {
 	inDate    bool
 }
 
-// candidates is every note in scope with its analysis, analyzing the notes
-// that are new or changed since the last search (split over the CPUs: with
-// the counting, it is the cost of a search).
-func (p *Participant) candidates() []cand {
-	p.index.mu.Lock()
-	defer p.index.mu.Unlock()
-	if p.index.docs == nil {
-		p.index.docs = map[string]*analyzed{}
-	}
-	notes := p.inScope()
-	cands := make([]cand, len(notes))
-	var missing []int
-	for i, sn := range notes {
-		cands[i] = cand{e: sn.e, effective: sn.effective}
-		if d := p.index.docs[sn.e.Path]; d != nil && d.hash == sn.e.Sum() {
-			cands[i].a = d
-		} else {
-			missing = append(missing, i)
-		}
-	}
-	parallel(len(missing), func(j int) { c := &cands[missing[j]]; c.a = analyze(c.e) })
-	for _, i := range missing {
-		p.index.docs[cands[i].e.Path] = cands[i].a
-	}
-	return cands
+// scopeTotals is what a query needs of the scope's running totals.
+type scopeTotals struct {
+	lines, length int
+	minor         []int // lines holding each minor word of the query
 }
 
-// match marks the candidates that hold every phrase and a term (or, for a
-// query of dates only, are a day it names), and returns them.
-func (q *query) match(cands []cand) []*cand {
+// candidates brings the index up to date and lists the notes a query reads,
+// with the postings of its terms: every note in scope when every (the
+// embeddings rank them all), else those holding a term of the query in the
+// body or the key or, for a query of dates only, the journal days.
+func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]cand, scopeTotals) {
+	ix := &p.index
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	p.syncIndex()
+	tot := scopeTotals{lines: ix.lines, length: ix.length, minor: make([]int, len(q.minor))}
+	for i, w := range q.minor {
+		tot.minor[i] = ix.minor[w]
+	}
+	if len(ix.mark) < len(ix.docs) {
+		ix.mark = make([]int32, len(ix.docs)+len(ix.docs)/4)
+	}
+	nt := len(q.terms)
+	lists := make([]*termList, nt)
+	most := 0 // cands at most
+	for i, t := range q.terms {
+		if lists[i] = ix.terms[t]; lists[i] != nil {
+			most += len(lists[i].refs)
+		}
+	}
+	switch {
+	case every:
+		most = len(ix.ids)
+	case nt == 0:
+		most = len(ix.days)
+	}
+	cands := slices.Grow(sc.cands[:0], min(most, len(ix.ids)))
+	put := func(id int32) {
+		if d := &ix.docs[id]; d.a != nil && ix.mark[id] == 0 {
+			cands = append(cands, cand{e: d.e, a: d.a, id: id, effective: d.effective})
+			ix.mark[id] = int32(len(cands))
+		}
+	}
+	switch {
+	case every:
+		for id := range ix.docs {
+			put(int32(id))
+		}
+	case nt == 0:
+		for _, id := range ix.days {
+			put(id)
+		}
+	default:
+		for _, l := range lists {
+			if l != nil {
+				for _, r := range l.refs {
+					put(r.id)
+				}
+			}
+		}
+	}
+	if nt > 0 {
+		sc.hits, sc.inKey = slices.Grow(sc.hits[:0], len(cands)*nt)[:len(cands)*nt], slices.Grow(sc.inKey[:0], len(cands)*nt)[:len(cands)*nt]
+		sc.posts = slices.Grow(sc.posts[:0], len(cands)*nt)[:len(cands)*nt]
+		hits, inKey := sc.hits, sc.inKey
+		clear(hits)
+		clear(inKey)
+		for i, l := range lists {
+			if l == nil {
+				continue
+			}
+			for _, r := range l.refs {
+				m := int(ix.mark[r.id])
+				if m == 0 || ix.docs[r.id].a == nil {
+					continue
+				}
+				c := &cands[m-1]
+				if c.hits == nil {
+					c.hits, c.inKey = hits[(m-1)*nt:m*nt:m*nt], inKey[(m-1)*nt:m*nt:m*nt]
+				}
+				if r.n > 0 {
+					k := (m-1)*nt + i
+					sc.posts[k] = l.posting(r)
+					c.hits[i] = &sc.posts[k]
+				}
+				c.inKey[i] = r.key
+				c.matched = true
+			}
+		}
+	}
+	for i := range cands {
+		ix.mark[cands[i].id] = 0
+	}
+	sc.cands = cands
+	return cands, tot
+}
+
+// match keeps the candidates that hold every phrase and a term (or, for a
+// query of dates only, are a day it names), marks those a date of the query
+// names, and returns them.
+func (q *query) match(cands []cand, sc *searchScratch) []*cand {
 	nt := len(q.terms)
 	parallel(len(cands), func(j int) {
 		c := &cands[j]
+		if nt > 0 && !c.matched {
+			return
+		}
 		for _, ph := range q.phrases {
-			if !strings.Contains(c.a.lowerBody, ph) && !strings.Contains(c.a.lowerKey, ph) {
+			if strings.Contains(c.a.lowerKey, ph) {
+				continue
+			}
+			// A body that cannot be read now changed on disk since the
+			// analysis (it is being refreshed): it holds no phrase yet.
+			body, err := c.e.Body()
+			if err != nil || !strings.Contains(c.a.lowerBody(body), ph) {
+				c.hits, c.inKey, c.matched = nil, nil, false
 				return
 			}
 		}
@@ -502,26 +647,17 @@ func (q *query) match(cands []cand) []*cand {
 				c.inDate = true
 			}
 		}
-		for i, t := range q.terms {
-			h, k := c.a.post[t], c.a.keyTerms[t]
-			if h != nil || k {
-				if c.hits == nil {
-					c.hits, c.inKey = make([]*posting, nt), make([]bool, nt)
-				}
-				c.hits[i], c.inKey[i] = h, k
-				c.matched = true
-			}
-		}
 		if nt == 0 && c.inDate {
 			c.matched = true
 		}
 	})
-	var matched []*cand
+	matched := sc.matched[:0]
 	for j := range cands {
 		if cands[j].matched {
 			matched = append(matched, &cands[j])
 		}
 	}
+	sc.matched = matched
 	return matched
 }
 
@@ -536,20 +672,15 @@ type lineStats struct {
 	pairNeeds  []uint32  // per pair: its terms, by bit
 }
 
-// stats counts lines across the scope: every note's lines and terms, and the
-// lines holding each term (in the matched notes, the only ones holding any)
-// and each minor word (in every note).
-func (q *query) stats(cands []cand, matched []*cand) lineStats {
+// stats counts lines across the scope: every note's lines and terms and the
+// lines holding each minor word (the index's running totals, tot), and the
+// lines holding each term (in the matched notes, the only ones holding any).
+func (q *query) stats(tot scopeTotals, matched []*cand) lineStats {
 	df := make([]float64, len(q.terms))
 	minorDf := make([]float64, len(q.minor))
-	var lines, length float64
-	for j := range cands {
-		a := cands[j].a
-		lines += float64(a.lines())
-		length += float64(a.terms)
-		for i, w := range q.minor {
-			minorDf[i] += float64(len(a.minor[w]))
-		}
+	lines, length := float64(tot.lines), float64(tot.length)
+	for i, n := range tot.minor {
+		minorDf[i] = float64(n)
 	}
 	for _, c := range matched {
 		for i, h := range c.hits {
@@ -688,11 +819,19 @@ func hitsOf(top []*scored) []Hit {
 
 // parallel runs f(0) … f(n-1) over the CPUs.
 func parallel(n int, f func(int)) {
-	workers := min(runtime.GOMAXPROCS(0), 1+n/500)
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
+	parallelRange(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
 			f(i)
 		}
+	})
+}
+
+// parallelRange splits 0 … n-1 into a run of indices per CPU, lo included
+// and hi not, and calls f with each run in a goroutine of its own.
+func parallelRange(n int, f func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), 1+n/500)
+	if workers <= 1 {
+		f(0, n)
 		return
 	}
 	per := (n + workers - 1) / workers
@@ -701,9 +840,7 @@ func parallel(n int, f func(int)) {
 		wg.Add(1)
 		go func(lo, hi int) {
 			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				f(i)
-			}
+			f(lo, hi)
 		}(lo, min(lo+per, n))
 	}
 	wg.Wait()
@@ -719,7 +856,8 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 	idf, avg := st.idf, st.avgPassage
 	last := a.lines() - 1
 	blo, bhi = 0, min(last, 2*passageReach)
-	var centres []int
+	var centreSpace [64]int // no allocation for most notes
+	centres := centreSpace[:0]
 	for _, h := range hits {
 		if h != nil {
 			for _, x := range h.at {
@@ -809,7 +947,10 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 			s += minorWeight * st.weakest * m / st.minorTotal
 		}
 		// Proximity: different terms next to each other on the centre line.
-		slices.SortFunc(in, func(x, y occ) int { return x.pos - y.pos })
+		byPos := func(x, y occ) int { return x.pos - y.pos }
+		if !slices.IsSortedFunc(in, byPos) { // one term's are in order
+			slices.SortFunc(in, byPos)
+		}
 		for k := 1; k < len(in); k++ {
 			if in[k].term != in[k-1].term {
 				gap := float64(in[k].pos - in[k-1].pos)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -16,42 +17,27 @@ import (
 
 // TestSearchIndexAgrees: the search index of a long-lived participant agrees
 // with the Markdown on disk after edits, deletes and renames made behind the
-// engine's back (a text editor, mv, rm; then the watcher's Refresh): every
-// search answers as one over a freshly opened tree, and every hit's lines are
-// its snippet on disk.
+// engine's back (a text editor, mv, rm; then the watcher's Refresh), of its
+// own notes and of shared ones they shadow: every search answers as one over a
+// freshly opened tree and as a fresh index over the same tree, every hit's
+// lines are its snippet on disk, and the incremental index (its term lists,
+// ids and running totals, compacted at every change or only when the dead ids
+// pile up) holds what counting its notes again gives.
 func TestSearchIndexAgrees(t *testing.T) {
 	words := []string{"pottery", "class", "Caroline", "went", "support", "group", "dinner", "cooked", "ramen", "May"}
 	rapid.Check(t, func(rt *rapid.T) {
-		root := t.TempDir()
-		data, project := filepath.Join(root, "data"), filepath.Join(root, "project")
-		dir := filepath.Join(data, "memory", "agent", "larry", "journal")
-		for _, d := range []string{dir, project} {
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				rt.Fatal(err)
-			}
-		}
-		for name, text := range map[string]string{
-			filepath.Join(data, "magicfrog.json"):        `{"agents": ["larry"]}`,
-			filepath.Join(data, "memory", "layers.json"): `{"layers": [{"name": "core", "prefix": ""}, {"name": "journal", "prefix": "journal/", "kind": "fractal"}]}`,
-		} {
-			if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
-				rt.Fatal(err)
-			}
-		}
-		open := func() (*engine.Memory, *participant.Participant) {
-			m, err := engine.Open(engine.Options{DataDir: data, ProjectDir: project})
-			if err != nil {
-				rt.Fatal(err)
-			}
-			p, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, Today: "2026-06-01"})
-			if err != nil {
-				rt.Fatal(err)
-			}
-			return m, p
-		}
+		data, project, dir, shared := journalTree(rt, t.TempDir())
+		open := func() (*engine.Memory, *participant.Participant) { return openJournal(rt, data, project) }
 		m, p := open()
+		if rapid.Bool().Draw(rt, "eager") {
+			participant.CompactEagerly(p)
+		}
 		name := func() string {
-			return filepath.Join(dir, fmt.Sprintf("2026-05-%02d.md", rapid.IntRange(1, 6).Draw(rt, "day")))
+			d := dir
+			if rapid.IntRange(0, 3).Draw(rt, "shared") == 0 {
+				d = shared
+			}
+			return filepath.Join(d, fmt.Sprintf("2026-05-%02d.md", rapid.IntRange(1, 6).Draw(rt, "day")))
 		}
 		text := func() string {
 			var lines []string
@@ -89,6 +75,16 @@ func TestSearchIndexAgrees(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				rt.Fatalf("%q: the kept index says\n%+v\na fresh one\n%+v", q, got, want)
 			}
+			rebuilt, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, Today: "2026-06-01"})
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if again, _ := rebuilt.Search(q, 10); !reflect.DeepEqual(got, again) {
+				rt.Fatalf("%q: the kept index says\n%+v\none built now over the same tree\n%+v", q, got, again)
+			}
+			if msg := participant.IndexCheck(p); msg != "" {
+				rt.Fatalf("the kept index: %s", msg)
+			}
 			for _, h := range got.Hits {
 				r, err := fresh.ReadLines(h.Dimension, h.Key, h.StartLine, h.EndLine)
 				if err != nil || strings.TrimRight(r.Body, "\n") != h.Snippet {
@@ -97,4 +93,88 @@ func TestSearchIndexAgrees(t *testing.T) {
 			}
 		}
 	})
+}
+
+type fataler interface{ Fatal(args ...any) }
+
+// journalTree makes, under root, a data directory whose agent larry has a
+// journal layer, and a project; dir is larry's journal folder, shared the
+// shared agent notes' one (larry's notes of the same key shadow them).
+func journalTree(t fataler, root string) (data, project, dir, shared string) {
+	data, project = filepath.Join(root, "data"), filepath.Join(root, "project")
+	dir = filepath.Join(data, "memory", "agent", "larry", "journal")
+	shared = filepath.Join(data, "memory", "agent", "journal")
+	for _, d := range []string{dir, shared, project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, text := range map[string]string{
+		filepath.Join(data, "magicfrog.json"):        `{"agents": ["larry"]}`,
+		filepath.Join(data, "memory", "layers.json"): `{"layers": [{"name": "core", "prefix": ""}, {"name": "journal", "prefix": "journal/", "kind": "fractal"}]}`,
+	} {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return data, project, dir, shared
+}
+
+// openJournal opens journalTree's tree and agent larry in it.
+func openJournal(t fataler, data, project string) (*engine.Memory, *participant.Participant) {
+	m, err := engine.Open(engine.Options{DataDir: data, ProjectDir: project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, Today: "2026-06-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, p
+}
+
+// TestSearchConcurrent: searches beside each other and beside changes of
+// the tree (notes written, edited and removed, the index compacting at every
+// change) neither fail nor race (go test -race: a compaction that rewrote the
+// position arrays in place, under a search still reading them, is caught),
+// and once the tree is still the kept index answers as a fresh one.
+func TestSearchConcurrent(t *testing.T) {
+	data, project, dir, shared := journalTree(t, t.TempDir())
+	m, p := openJournal(t, data, project)
+	participant.CompactEagerly(p)
+	queries := []string{"pottery class", "support group dinner", `"cooked ramen"`, "went in May"}
+	var wg sync.WaitGroup
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 300; i++ {
+				if _, err := p.Search(queries[(i+w)%len(queries)], 5); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 300; i++ {
+		path := filepath.Join([]string{dir, shared}[i%2], fmt.Sprintf("2026-05-%02d.md", 1+i%7))
+		if i%5 == 4 {
+			os.Remove(path)
+		} else if err := os.WriteFile(path, []byte(fmt.Sprintf("---\nrevision: 1\n---\n- pottery class %d\n- cooked ramen for the support group\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m.Refresh(path)
+	}
+	wg.Wait()
+	_, fresh := openJournal(t, data, project)
+	for _, q := range queries {
+		got, err := p.Search(q, 10)
+		want, _ := fresh.Search(q, 10)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: the kept index says\n%+v %v\na fresh one\n%+v", q, got, err, want)
+		}
+	}
+	if msg := participant.IndexCheck(p); msg != "" {
+		t.Errorf("the kept index: %s", msg)
+	}
 }
