@@ -34,9 +34,9 @@ func oldLayoutRemote(t *testing.T) (dir, remote string, a *machine) {
 		switch e.Dimension {
 		case engine.Task:
 			rel, _ := filepath.Rel(filepath.Join(a.proj, ".magicfrog", "memory"), e.Path)
-			old["task/T-1/"+filepath.ToSlash(rel)] = string(e.Src)
+			old["task/T-1/"+filepath.ToSlash(rel)] = string(e.TextOrNil())
 		case engine.User:
-			old["user/"+e.Key] = string(e.Src)
+			old["user/"+e.Key] = string(e.TextOrNil())
 		}
 	}
 	files := map[string]planted{"task/T-9/notes/x.md": {content: "another project's shared note, old layout\n"}}
@@ -137,7 +137,7 @@ func TestOldLayoutMigratedByANewMachine(t *testing.T) {
 		t.Fatalf("the new machine: %+v", rep)
 	}
 	checkMigrated(t, remote, oldHead)
-	if n := c.noteOf(engine.Task, "", "notes/progress.md"); n == nil || !strings.Contains(string(n.Src), "Shared by every task") {
+	if n := c.noteOf(engine.Task, "", "notes/progress.md"); n == nil || !strings.Contains(string(n.TextOrNil()), "Shared by every task") {
 		t.Error("the shared task note did not land as the project's shared note")
 	}
 	if n := c.noteOf(engine.Task, "T-1", "notes/own.md"); n == nil {

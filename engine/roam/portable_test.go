@@ -71,7 +71,7 @@ func (mc *machine) portable() map[string]string {
 		if e.Owner != "" {
 			rel += e.Owner + "/"
 		}
-		out[rel+e.Key] = string(e.Src)
+		out[rel+e.Key] = string(e.TextOrNil())
 	}
 	return out
 }
@@ -215,7 +215,7 @@ func TestTwoProjectsShareARemote(t *testing.T) {
 	if len(rep.Conflicts) != 1 || rep.Conflicts[0].Path != "task/notes/progress.md" {
 		t.Fatalf("conflicts %+v, want task/notes/progress.md", rep.Conflicts)
 	}
-	if n := b.noteOf(engine.Task, "", "notes/style.md"); n == nil || !strings.Contains(string(n.Src), "short commits") {
+	if n := b.noteOf(engine.Task, "", "notes/style.md"); n == nil || !strings.Contains(string(n.TextOrNil()), "short commits") {
 		t.Error("b did not get the shared task note")
 	}
 	if _, err := os.Stat(filepath.Join(b.proj, ".magicfrog", "memory", "T-1")); err == nil {
