@@ -134,10 +134,14 @@ func utf16Len(b []byte) int {
 // while they stay the same: its search index (each note analyzed once per
 // content) then serves every search of the session.
 func (snap *Snapshot) searcher() (*participant.Participant, error) {
-	if snap.tree == nil {
-		return participant.New(snap.Memory, participant.Options{Scope: snap.Participant, Today: snap.Today.String()})
+	today := "" // the local date
+	if !snap.Today.IsZero() {
+		today = snap.Today.String()
 	}
-	return snap.tree.searchers.get(snap.Memory, snap.Participant, snap.Today.String())
+	if snap.tree == nil {
+		return participant.New(snap.Memory, participant.Options{Scope: snap.Participant, Today: today})
+	}
+	return snap.tree.searchers.get(snap.Memory, snap.Participant, today)
 }
 
 // searcherCache is a tree's last search participant.
