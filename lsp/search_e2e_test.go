@@ -1,7 +1,9 @@
 package lsp_test
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,6 +60,37 @@ func TestSearchCommand(t *testing.T) {
 	want := session.LineRange{Start: session.LinePos{Line: 6}, End: session.LinePos{Line: 6, Character: len(utf16.Encode([]rune(passage)))}}
 	if h.Location.Range != want {
 		t.Errorf("range %+v; want %+v", h.Location.Range, want)
+	}
+
+	// The same search everywhere: the shell's `mf-lsp search --json`, as the
+	// same participant, gives the same hits in the same order.
+	cli := exec.Command(binary(t), "search", "--json", "--data-dir", data, "--agent", "moe", "--today", "2026-11-30",
+		"--limit", "5", "reconcile the quarterly ledger")
+	cli.Dir = project
+	out, err := cli.Output()
+	if err != nil {
+		t.Fatalf("mf-lsp search --json: %v", err)
+	}
+	var shell struct {
+		Hits []struct {
+			Dimension, Key, Snippet string
+			Score                   float64
+			StartLine               int `json:"start_line"`
+			EndLine                 int `json:"end_line"`
+		}
+		Total int
+	}
+	if err := json.Unmarshal(out, &shell); err != nil {
+		t.Fatalf("mf-lsp search --json: %v in %s", err, out)
+	}
+	if len(shell.Hits) != len(res.Hits) || shell.Total != res.Total {
+		t.Fatalf("the shell found %d of %d, the editor %d of %d:\n%s", len(shell.Hits), shell.Total, len(res.Hits), res.Total, out)
+	}
+	for i, sh := range shell.Hits {
+		e := res.Hits[i]
+		if sh.Dimension != e.Dimension || sh.Key != e.Key || sh.Snippet != e.Snippet || sh.Score != e.Score || sh.StartLine != e.StartLine || sh.EndLine != e.EndLine {
+			t.Errorf("hit %d: the shell's %+v, the editor's %+v", i, sh, e.Hit)
+		}
 	}
 
 	// Bad arguments are InvalidParams with code invalid-argument.
