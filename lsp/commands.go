@@ -46,6 +46,7 @@ func (s *Server) registerCommands() map[string]CommandFunc {
 		bind(session.SyncResolveCmd, s.syncResolveCommand),           // cmd_sync.go
 		bind(session.SessionInfoCmd, s.sessionInfoCommand),           // cmd_session_info.go
 		bind(session.SkillsIntoCmd, s.skillsIntoCommand),             // cmd_bridge.go
+		bind(session.SearchCmd, s.searchCommand),                     // cmd_search.go
 	)
 }
 

@@ -183,6 +183,7 @@ var (
 	SyncResolveCmd      = Command[SyncResolveArgs, Null]{"magicfrog.syncResolve"}
 	SessionInfoCmd      = Command[NoArgs, Info]{"magicfrog.sessionInfo"}
 	SkillsIntoCmd       = Command[SkillsIntoArgs, SkillsWritten]{"magicfrog.skillsInto"}
+	SearchCmd           = Command[SearchArgs, *SearchResult]{"magicfrog.search"}
 )
 
 // Commands is every command's declaration, in docs/protocol.md's order.
@@ -191,7 +192,7 @@ var Commands = []Spec{
 	PromoteCmd.Spec(), ExportCmd.Spec(), ImportCmd.Spec(), RollupCmd.Spec(), TodayCmd.Spec(),
 	ShowEntryCmd.Spec(), RegisterAgentCmd.Spec(), RegisterTaskCmd.Spec(), ResolveConflictCmd.Spec(),
 	ResolveOverwriteCmd.Spec(), SyncCmd.Spec(), SyncStatusCmd.Spec(), SyncResolveCmd.Spec(), SessionInfoCmd.Spec(),
-	SkillsIntoCmd.Spec(),
+	SkillsIntoCmd.Spec(), SearchCmd.Spec(),
 }
 
 // Lookup returns the declaration of the command named name.

@@ -100,6 +100,7 @@ type tree struct {
 	index      symbolIndexCache
 	links      linkIndexCache // links.go
 	candidates candidateCache // completion.go
+	searchers  searcherCache  // search.go
 }
 
 func newTree(key string) *tree { return &tree{key: key, ready: make(chan struct{})} }

@@ -49,6 +49,9 @@ type Hit struct {
 	Snippet   string  `json:"snippet" jsonschema:"the best passage: the lines of the body that answer best"`
 	StartLine int     `json:"start_line" jsonschema:"the best passage's first line in the body (1 is the body's first line; memory_read's start_line)"`
 	EndLine   int     `json:"end_line" jsonschema:"the best passage's last line in the body, included"`
+	// Note is the loaded note the hit is in, for a front end that shows it
+	// (the editor maps the passage's body lines to the file's); never encoded.
+	Note *engine.Note `json:"-"`
 }
 
 // SearchResult is a search's hits, best first.
@@ -812,7 +815,7 @@ func hitsOf(top []*scored) []Hit {
 			sc.hi--
 		}
 		hits = append(hits, Hit{NoteInfo: NoteOf(sc.c.e), Effective: sc.c.effective, Score: sc.score,
-			Snippet: clip(sc.c.a.text(body, sc.lo, sc.hi)), StartLine: sc.lo + 1, EndLine: sc.hi + 1})
+			Snippet: clip(sc.c.a.text(body, sc.lo, sc.hi)), StartLine: sc.lo + 1, EndLine: sc.hi + 1, Note: sc.c.e})
 	}
 	return hits
 }

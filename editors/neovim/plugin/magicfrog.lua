@@ -82,6 +82,10 @@ cmd("MagicFrogSync", function(o)
   mf().sync(o.fargs[1])
 end, { nargs = "?", desc = "Sync memory with its git remote (mf-lsp sync); [remote] the first time" })
 
+cmd("MagicFrogSearch", function(o)
+  mf().search(o.args)
+end, { nargs = "+", desc = "Search memory (the notes in the participant's scope) into the quickfix list" })
+
 cmd("MagicFrogRollup", function(o)
   mf().rollup(o.fargs[1], o.fargs[2])
 end, { nargs = "*", complete = completer("rollup_kinds"), desc = "Run journal rollups: due|day|week|month [period]" })

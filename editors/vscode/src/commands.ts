@@ -5,8 +5,8 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { MemoryClient, settings } from './client';
 import { PromoteArgs } from './contract';
-import { TargetItem, errorData, importSummary, journalItems, message, plural, promotionItems } from './labels';
-import { Commands, Described, RenderIntoResult } from './protocol';
+import { TargetItem, errorData, importSummary, journalItems, message, plural, promotionItems, searchItems } from './labels';
+import { Commands, Described, RenderIntoResult, SearchResult } from './protocol';
 import { BLOCK_URI, MemoryDocuments, VIEW_URI, openUri } from './views/previews';
 import { activeMarkdownUri } from './views/status';
 import { MemoryTreeProvider } from './views/tree';
@@ -170,6 +170,42 @@ async function openToday(ctx: CommandContext): Promise<void> {
   await openUri(result.uri);
 }
 
+/**
+ * MagicFrog: Search Memory: magicfrog.search (the notes the server's participant sees,
+ * `mf-lsp search`'s ranking), its hits in a quick pick; the one chosen opens with its
+ * passage selected.
+ */
+async function searchMemory(ctx: CommandContext, query?: string): Promise<void> {
+  const q = typeof query === 'string' && query.trim() !== '' ? query : await vscode.window.showInputBox({
+    title: 'Search MagicFrog memory',
+    prompt: 'Ask a question; dates in it ("last week") favour the journal days they name',
+  });
+  if (!q || q.trim() === '') {
+    return;
+  }
+  const result = await ctx.client.execute<SearchResult>(Commands.search, { query: q });
+  for (const w of result?.warnings ?? []) {
+    ctx.client.output.appendLine(`search: ${w}`);
+  }
+  const items = searchItems(result);
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage(`MagicFrog: no note matches "${q}".`);
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(items, {
+    title: `MagicFrog search: ${q} (${plural(result?.total ?? items.length, 'matching note')})`,
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  if (!picked) {
+    return;
+  }
+  const { uri, range } = picked.hit.location;
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri, true));
+  const selection = new vscode.Range(range.start.line, range.start.character, range.end.line, range.end.character);
+  await vscode.window.showTextDocument(doc, { preview: false, selection });
+}
+
 async function runDueRollups(ctx: CommandContext): Promise<void> {
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Window, title: 'MagicFrog: running due rollups' },
@@ -254,6 +290,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     register('magicfrog.promoteNote', 'promotion', (target?: vscode.Uri) => promoteNote(ctx, target)),
     register('magicfrog.openToday', "opening today's daily note", () => openToday(ctx)),
     register('magicfrog.runDueRollups', 'the rollups', () => runDueRollups(ctx)),
+    register('magicfrog.searchMemory', 'the search', (query?: string) => searchMemory(ctx, query)),
     register('magicfrog.exportMemory', 'the export', () => exportMemory(ctx)),
     register('magicfrog.importMemory', 'the import', () => importMemory(ctx)),
   ];

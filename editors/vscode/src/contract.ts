@@ -156,6 +156,12 @@ export interface SkillsIntoArgs {
   dir?: string;
 }
 
+/** magicfrog.search's argument. */
+export interface SearchArgs {
+  query?: string;
+  limit?: number;
+}
+
 /** Each command's argument type, by command name. */
 export interface CommandArgs {
   'magicfrog.render': RenderArgs;
@@ -177,6 +183,7 @@ export interface CommandArgs {
   'magicfrog.syncResolve': SyncResolveArgs;
   'magicfrog.sessionInfo': SessionInfoArgs;
   'magicfrog.skillsInto': SkillsIntoArgs;
+  'magicfrog.search': SearchArgs;
 }
 
 export type CommandName = keyof CommandArgs;

@@ -2,7 +2,7 @@
 // the memory tree's nodes, quick-pick items. Pure (no VS Code): the views turn these
 // into status bar items and tree items, and the unit tests check them.
 import { ErrorData } from './contract';
-import { DIMENSION_ORDER, Described, EffectiveView, Entry, PROMOTION_TARGETS, RenderDetails, SyncReport } from './protocol';
+import { DIMENSION_ORDER, Described, EffectiveView, Entry, PROMOTION_TARGETS, RenderDetails, SearchHit, SearchResult, SyncReport } from './protocol';
 
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -353,4 +353,28 @@ export function importSummary(r: { imported?: number; unchanged?: number; skippe
   const skipped = r?.skipped ?? [];
   const unchanged = typeof r?.unchanged === 'number' && r.unchanged > 0 ? ` (${r.unchanged} unchanged)` : '';
   return `MagicFrog: imported ${plural(r?.imported ?? 0, 'note')}${unchanged} from ${dir}` + (skipped.length ? `, skipped ${skipped.length}.` : '.');
+}
+
+/** A quick-pick item of a search hit. */
+export interface SearchItem {
+  label: string;
+  description: string;
+  detail: string;
+  hit: SearchHit;
+}
+
+/**
+ * The quick-pick items of magicfrog.search's answer, best first: the note's key, where
+ * it is filed and the passage's lines (shadowed notes say so), and the passage as one line.
+ */
+export function searchItems(result: SearchResult | null | undefined): SearchItem[] {
+  return (result?.hits ?? []).map((hit) => {
+    const lines = hit.start_line === hit.end_line ? `line ${hit.start_line}` : `lines ${hit.start_line}-${hit.end_line}`;
+    return {
+      label: hit.key,
+      description: `${hit.dimension} · ${lines}${hit.effective ? '' : ' (shadowed)'}`,
+      detail: hit.snippet.split('\n').map((l) => l.trim()).filter((l) => l !== '').join(' ⏎ '),
+      hit,
+    };
+  });
 }

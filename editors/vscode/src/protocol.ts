@@ -56,7 +56,31 @@ export const Commands = {
   sync: 'magicfrog.sync',
   syncStatus: 'magicfrog.syncStatus',
   sessionInfo: 'magicfrog.sessionInfo',
+  search: 'magicfrog.search',
 } as const;
+
+/** One hit of magicfrog.search: the note, its best passage and where that is in the file. */
+export interface SearchHit {
+  dimension: string;
+  key: string;
+  ref: string;
+  path: string;
+  /** The passage in the file: an LSP Location (lines from 0, UTF-16 characters). */
+  location: { uri: string; range: { start: { line: number; character: number }; end: { line: number; character: number } } };
+  effective: boolean;
+  score: number;
+  snippet: string;
+  /** The passage's lines in the note's body, from 1. */
+  start_line: number;
+  end_line: number;
+}
+
+/** magicfrog.search's answer, best first. */
+export interface SearchResult {
+  hits: SearchHit[] | null;
+  total: number;
+  warnings?: string[];
+}
 
 /** magicfrog.sessionInfo: what the server loaded, asked instead of recomputed. */
 export interface SessionInfo {

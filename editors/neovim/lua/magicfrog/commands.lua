@@ -213,6 +213,44 @@ function K.sync(remote, cb)
   end)
 end
 
+--- :MagicFrogSearch {query}: search the notes the server's participant sees
+--- (magicfrog.search, mf-lsp search's ranking) and fill the quickfix list with
+--- one entry per hit, best first: the note's file, the line its passage starts
+--- on, the passage's first line as text; then open it. cb(err, result, items)
+--- is called after.
+function K.search(query, cb)
+  if type(query) ~= "string" or query:match("^%s*$") then
+    return notify("MagicFrogSearch: give a query", vim.log.levels.ERROR)
+  end
+  client.execute("magicfrog.search", { query = query }, function(err, result)
+    if err or type(result) ~= "table" then
+      if cb then cb(err, result, {}) end
+      return
+    end
+    local items = {}
+    for _, h in ipairs(type(result.hits) == "table" and result.hits or {}) do
+      local loc = type(h.location) == "table" and h.location or {}
+      local start = type(loc.range) == "table" and loc.range.start or {}
+      if type(loc.uri) == "string" then
+        local first = (tostring(h.snippet or "")):match("^[^\n]*")
+        table.insert(items, {
+          filename = vim.uri_to_fname(loc.uri),
+          lnum = (tonumber(start.line) or 0) + 1,
+          col = 1,
+          text = first,
+        })
+      end
+    end
+    vim.fn.setqflist({}, " ", { title = "MagicFrog search: " .. query, items = items })
+    if #items == 0 then
+      notify(string.format("no note matches %q", query))
+    else
+      vim.cmd("copen")
+    end
+    if cb then cb(err, result, items) end
+  end)
+end
+
 K.promote_targets = { "agent", "user", "account", "skills" }
 K.dimensions = { "task", "agent", "user", "account", "device" }
 K.rollup_kinds = { "due", "day", "week", "month" }

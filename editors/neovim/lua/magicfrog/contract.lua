@@ -117,6 +117,10 @@ local M = {}
 ---@field details boolean?
 ---@field dir string?
 
+---@class magicfrog.SearchArgs
+---@field query string?
+---@field limit integer?
+
 --- Each command's argument fields, by command name.
 M.commands = {
   ["magicfrog.render"] = { "task", "agents", "machine", "participant", "budget", "previous", "today", "earlier", "details" },
@@ -138,6 +142,7 @@ M.commands = {
   ["magicfrog.syncResolve"] = { "path", "keep" },
   ["magicfrog.sessionInfo"] = {},
   ["magicfrog.skillsInto"] = { "task", "agents", "machine", "participant", "budget", "previous", "today", "earlier", "details", "dir" },
+  ["magicfrog.search"] = { "query", "limit" },
 }
 
 --- The data of a failed command's error (err.data), or nil.

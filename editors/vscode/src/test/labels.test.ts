@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   EXPAND_LIMIT, budgetMarks, effectiveViewMarkdown, errorData, groupByDimension, importSummary, journalItems, nest, noteStatus,
-  promotionItems, syncStatus, treeItemShape, treeRoots,
+  promotionItems, searchItems, syncStatus, treeItemShape, treeRoots,
 } from '../labels';
-import { Described, EffectiveView, Entry } from '../protocol';
+import { Described, EffectiveView, Entry, SearchHit } from '../protocol';
 
 const note = (over: Partial<Described>): Described => ({ dimension: 'task', scope: 'T-7', key: 'decisions', revision: 3, inScope: true, effective: true, ...over });
 
@@ -138,4 +138,24 @@ test('a command error is decided on its data, never its message', () => {
   assert.equal(errorData(new Error('refused: the destination is at revision 4')), undefined);
   assert.equal(errorData({ data: { revision: 4 } }), undefined);
   assert.equal(errorData(undefined), undefined);
+});
+
+const hit = (over: Partial<SearchHit>): SearchHit => ({
+  dimension: 'agent/larry', key: 'notes/ledger.md', ref: 'agent/larry/notes/ledger.md', path: '/m/agent/larry/notes/ledger.md',
+  location: { uri: 'file:///m/agent/larry/notes/ledger.md', range: { start: { line: 7, character: 0 }, end: { line: 8, character: 12 } } },
+  effective: true, score: 3.2, snippet: 'Reconcile the ledger.\n\n  Ask finance.', start_line: 4, end_line: 6, ...over,
+});
+
+test('search: a hit is its key, where it is filed with its lines, and the passage on one line', () => {
+  const [a, b] = searchItems({ hits: [hit({}), hit({ key: 'notes/old.md', effective: false, start_line: 2, end_line: 2, snippet: 'Old.' })], total: 2 });
+  assert.equal(a.label, 'notes/ledger.md');
+  assert.equal(a.description, 'agent/larry · lines 4-6');
+  assert.equal(a.detail, 'Reconcile the ledger. ⏎ Ask finance.');
+  assert.equal(a.hit.location.range.start.line, 7);
+  assert.equal(b.description, 'agent/larry · line 2 (shadowed)');
+});
+
+test('search: no hits (null from the server too) is no items', () => {
+  assert.deepEqual(searchItems({ hits: null, total: 0 }), []);
+  assert.deepEqual(searchItems(undefined), []);
 });
