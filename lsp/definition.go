@@ -80,11 +80,16 @@ func (s *Server) documentLink(p *protocol.DocumentLinkParams) (any, error) {
 	}, none)
 }
 
-// locations are places as LSP locations, each counted in its own note.
+// locations are places as LSP locations, each counted in its own note (the
+// places of one note follow each other: its lines are indexed once for them).
 func locations(ps []session.Place) []protocol.Location {
-	out := []protocol.Location{}
+	out := make([]protocol.Location, 0, len(ps))
+	var m *Mapper
 	for _, p := range ps {
-		r, err := NewMapper(p.Src).OffsetRange(p.Span.Start, p.Span.End)
+		if m == nil || !sameBytes(m.Content(), p.Src) {
+			m = NewMapper(p.Src)
+		}
+		r, err := m.OffsetRange(p.Span.Start, p.Span.End)
 		if err != nil {
 			continue
 		}
@@ -99,4 +104,10 @@ func (s *Server) references(p *protocol.ReferenceParams) (any, error) {
 	return s.placesAt(p.TextDocumentPositionParams, func(snap *session.Snapshot, off int) []session.Place {
 		return session.References(snap, off, p.Context.IncludeDeclaration)
 	})
+}
+
+// sameBytes reports whether a and b are the same bytes in memory (one note's
+// text), not merely equal.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

@@ -59,6 +59,16 @@ type Completion struct {
 	Incomplete bool
 }
 
+// add appends it, making room for a whole answer at the first item: a list
+// of notes stops at MaxCompletions, so that is one allocation, not the eight
+// of growing it item by item.
+func (c *Completion) add(it CompletionItem) {
+	if c.Items == nil {
+		c.Items = make([]CompletionItem, 0, MaxCompletions)
+	}
+	c.Items = append(c.Items, it)
+}
+
 // Complete is the completion at byte offset off of the snapshot's note.
 func Complete(snap *Snapshot, off int) Completion {
 	src := snap.Src()
@@ -154,7 +164,7 @@ func linkItems(snap *Snapshot, start int, typed string) Completion {
 		if err != nil {
 			return true
 		}
-		c.Items = append(c.Items, CompletionItem{Label: e.Ref(), Detail: cand.standing, Kind: CompleteNote,
+		c.add(CompletionItem{Label: e.Ref(), Detail: cand.standing, Kind: CompleteNote,
 			Edit: frontmatter.Edit{Span: span, Text: filepath.ToSlash(rel)}, Sort: cand.sort})
 		return true
 	})
@@ -169,7 +179,7 @@ func wikiItems(snap *Snapshot, start int, typed string) Completion {
 	var c Completion
 	for _, l := range snap.Memory.Layers() {
 		if l.Prefix != "" && strings.HasPrefix(l.Prefix, want) {
-			c.Items = append(c.Items, CompletionItem{Label: l.Prefix, Detail: "layer " + l.Name, Kind: CompleteFolder,
+			c.add(CompletionItem{Label: l.Prefix, Detail: "layer " + l.Name, Kind: CompleteFolder,
 				Edit: frontmatter.Edit{Span: span, Text: l.Prefix}, Sort: "0" + l.Prefix})
 		}
 	}
@@ -183,7 +193,7 @@ func wikiItems(snap *Snapshot, start int, typed string) Completion {
 			return false
 		}
 		key := strings.TrimSuffix(e.Key, ".md")
-		c.Items = append(c.Items, CompletionItem{Label: key, Detail: cand.standing, Kind: CompleteNote,
+		c.add(CompletionItem{Label: key, Detail: cand.standing, Kind: CompleteNote,
 			Edit: frontmatter.Edit{Span: span, Text: key}, Sort: cand.sort})
 		return true
 	})
