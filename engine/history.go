@@ -18,8 +18,9 @@ import (
 // version it writes, and every version it sees replaced, in the history of
 // the note's memory root (engine/history): <data>/memory/.mf-lsp/history for
 // the data directory's notes, <project>/.magicfrog/memory/.mf-lsp/history for
-// the project's task notes. The first load records nothing: a loaded note is
-// kept the moment something replaces it (a write through the engine, a change
+// the project's task notes. The first load records nothing (but for the
+// notes a tree reads on demand, which KeepLoaded records after the load:
+// loadkeep.go): a loaded note is kept the moment something replaces it (a write through the engine, a change
 // the watcher or a save brings to Refresh, or a Reload finding it changed),
 // while the loaded tree still holds it. Device notes bound to another
 // machine are never kept. Recording is best effort: a history that cannot be

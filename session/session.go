@@ -40,6 +40,14 @@ type Options struct {
 	Loaded func(m *engine.Memory, err error)
 	// Changed is called when a loaded tree changed on disk (a watcher, a save).
 	Changed func(m *engine.Memory)
+	// KeepLoadedAfter is how long after a tree loaded the pass that keeps
+	// its large notes' loaded versions in the local history starts
+	// (engine.Memory.KeepLoaded; keepload.go). 0: DefaultKeepLoadedAfter;
+	// negative: at once.
+	KeepLoadedAfter time.Duration
+	// KeptLoaded, when set, is told when that pass ended (done, stopped by
+	// Shutdown, or failed).
+	KeptLoaded func(m *engine.Memory, k engine.KeptLoaded, err error)
 }
 
 // ErrLoading is the answer for a note whose tree is still loading. Callers on a
@@ -96,6 +104,7 @@ type tree struct {
 	memory  *engine.Memory
 	err     error
 	watcher *watch.Watcher
+	keep    keepPass // keepload.go
 
 	index      symbolIndexCache
 	links      linkIndexCache // links.go
@@ -119,6 +128,7 @@ func (t *tree) close() {
 	if t.watcher != nil {
 		t.watcher.Close()
 	}
+	t.keep.stop()
 }
 
 // SetSettings replaces the client settings; a tree loaded later uses them.
@@ -239,6 +249,9 @@ func (s *Session) load(t *tree, opts engine.Options) {
 	}
 	if s.opts.Loaded != nil && !dropped {
 		s.opts.Loaded(m, err)
+	}
+	if m != nil && !dropped {
+		s.keepLoaded(t, m)
 	}
 }
 
@@ -418,6 +431,7 @@ func (s *Session) Shutdown() {
 		if t.loaded() && t.watcher != nil {
 			t.watcher.Close()
 		}
+		t.keep.stop()
 	}
 }
 

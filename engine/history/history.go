@@ -9,7 +9,8 @@
 // cat-file -p ID` reads one). Each note has an append-only log,
 // log/<path in the root>.log, one JSON line per event (written, observed,
 // deleted, overwrite). Overwrites nobody asked for that are still open are in
-// overwrites.json, what the diagnostics read. The history is bounded by a
+// overwrites.json, what the diagnostics read; sums names the logged versions
+// by their SHA-256 (sums.go). The history is bounded by a
 // Policy (age and size); the newest version of every note, and every version
 // an open overwrite names, are never pruned. A version is stored loose (a
 // file each); every prune packs the versions it keeps into one pack (pack).
@@ -452,7 +453,10 @@ func (s *Store) keepNamed(rel string, content []byte, e Entry, logIt bool) error
 		if !logIt {
 			return nil
 		}
-		return s.appendLine(rel, e)
+		if err := s.appendLine(rel, e); err != nil || content == nil {
+			return err
+		}
+		return s.appendSum(rel, content, e.Blob)
 	})
 }
 
@@ -891,6 +895,9 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 		if err := s.writeFile(logName(rel), buf.Bytes()); err != nil {
 			return out, err
 		}
+	}
+	if err := s.pruneSums(keptBlobs(logs, drop)); err != nil {
+		return out, err
 	}
 	s.objMu.Lock()
 	defer s.objMu.Unlock()

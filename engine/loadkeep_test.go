@@ -1,0 +1,125 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/history"
+)
+
+// keepLoaded runs the pass the language server starts after a load.
+func keepLoaded(t *testing.T, m *engine.Memory) engine.KeptLoaded {
+	t.Helper()
+	got, err := m.KeepLoaded(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestBodiesOnDemandKeepsTheLoadedVersion (issue 21): a note over
+// engine.ResidentMax that mf-lsp never wrote, loaded with BodiesOnDemand (its
+// text is not in memory), then overwritten on disk by another program and
+// refreshed as the watcher would: the version the tree had at load is in its
+// root's history, byte for byte, and a restore brings it back. Task notes go
+// to the project's history; another machine's device note to none; a
+// resident note is left to Refresh (it holds its text). A second pass finds
+// every version known and reads nothing.
+func TestBodiesOnDemandKeepsTheLoadedVersion(t *testing.T) {
+	big := strings.Repeat("a line of a long note that no mf-lsp ever wrote\n", 120)
+	loaded := note(3, big)
+	task := note(5, "task "+big)
+	theirs := "---\nrevision: 1\nmachine: m-other\n---\n" + big
+	dir, _, m := openOnDemand(t, map[string]string{
+		"data/memory/user/big.md":               loaded,
+		"project/.magicfrog/memory/big-task.md": task,
+		"data/memory/device/theirs.md":          theirs,
+		"data/memory/user/small.md":             note(1, "small"),
+	})
+	p := filepath.Join(dir, "data", "memory", "user", "big.md")
+	if n := m.Note(p); n == nil || n.Resident() {
+		t.Fatalf("%s: want a note read on demand", p)
+	}
+	got := keepLoaded(t, m)
+	if got.Kept != 2 || got.Known != 0 || got.Left != 0 {
+		t.Errorf("first pass: %+v, want 2 kept (user/big.md, the task note)", got)
+	}
+	foreign := note(1, "another program's text")
+	if err := os.WriteFile(p, []byte(foreign), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.Refresh(p)
+	if b, err := m.HistoryVersion(p, history.BlobID([]byte(loaded))); err != nil || string(b) != loaded {
+		t.Fatalf("the version loaded is not in the history (%v)", err)
+	}
+	if o, ok := m.OverwriteAt(p); !ok || o.LostRevision != 3 {
+		t.Errorf("revision 1 over revision 3 is not an open overwrite: %+v", o)
+	}
+	res, err := m.RestoreLocal(p, 3, "", time.Now())
+	if err != nil || !res.Exact {
+		t.Fatalf("restore: %+v, %v", res, err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != loaded {
+		t.Errorf("restored:\n%.80s\nwant the version loaded, byte for byte", b)
+	}
+	tp := filepath.Join(dir, "project", ".magicfrog", "memory", "big-task.md")
+	if h, _, ok := m.History(tp); !ok || !strings.HasPrefix(h.Dir(), filepath.Join(dir, "project")) {
+		t.Errorf("the task note's history is not the project's")
+	} else if b, err := h.Get(history.BlobID([]byte(task))); err != nil || string(b) != task {
+		t.Errorf("the task note's loaded version is not in the project's history (%v)", err)
+	}
+	for _, rel := range []string{"device/theirs.md", "user/small.md"} {
+		if vs, _ := m.LocalHistory(filepath.Join(dir, "data", "memory", filepath.FromSlash(rel))); len(vs) != 0 {
+			t.Errorf("%s: %d versions kept at load, want none", rel, len(vs))
+		}
+	}
+
+	// Loaded again: every version is known by its hash.
+	m2, err := engine.Open(engine.Options{DataDir: filepath.Join(dir, "data"), ProjectDir: filepath.Join(dir, "project"), BodiesOnDemand: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keepLoaded(t, m2); got.Kept != 0 || got.Known != 2 || got.Read != 0 {
+		t.Errorf("second pass: %+v, want both known, none read", got)
+	}
+}
+
+// TestKeepLoadedWithinTheBound: a first pass over a foreign tree larger than
+// the history's bound (magicfrog.json "history": maxMegabytes) keeps the
+// newest notes (by modification time) whose versions fit and says what it
+// left, so it never pushes out the versions the history held.
+func TestKeepLoadedWithinTheBound(t *testing.T) {
+	files := map[string]string{"data/magicfrog.json": `{"agents": ["larry", "moe"], "history": {"maxMegabytes": 1}}`}
+	names := []string{"n0.md", "n1.md", "n2.md", "n3.md"} // oldest first
+	for i, name := range names {
+		files["data/memory/user/"+name] = note(1, strings.Repeat(name+" is a large note\n", 400<<10/20+i))
+	}
+	dir, _ := makeTree(t, files)
+	base := time.Now().Add(-time.Hour)
+	for i, name := range names {
+		p := filepath.Join(dir, "data", "memory", "user", name)
+		if err := os.Chtimes(p, base, base.Add(time.Duration(i)*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := engine.Open(engine.Options{DataDir: filepath.Join(dir, "data"), ProjectDir: filepath.Join(dir, "project"), BodiesOnDemand: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := keepLoaded(t, m)
+	if got.Kept != 2 || got.Left != 2 || got.LeftBytes < 800<<10 {
+		t.Errorf("pass over 1.6 MB with a bound of 1 MiB: %+v, want 2 kept and 2 left", got)
+	}
+	for i, name := range names {
+		p := filepath.Join(dir, "data", "memory", "user", name)
+		vs, _ := m.LocalHistory(p)
+		if want := i >= 2; (len(vs) == 1) != want {
+			t.Errorf("%s: %d versions, want kept %v (the newest first)", name, len(vs), want)
+		}
+	}
+}
