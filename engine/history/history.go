@@ -395,11 +395,14 @@ func current(log []Entry) []Entry {
 
 // highest is the entry with the highest revision since the last deletion
 // (the latest of equals); ok is false when there is none.
-func highest(log []Entry) (Entry, bool) {
+func highest(log []Entry) (Entry, bool) { return highestBut(log, "") }
+
+// highestBut is highest among the entries of versions other than blob.
+func highestBut(log []Entry, blob string) (Entry, bool) {
 	var h Entry
 	ok := false
 	for _, e := range current(log) {
-		if e.Blob != "" && (!ok || e.Revision >= h.Revision) {
+		if e.Blob != "" && e.Blob != blob && (!ok || e.Revision >= h.Revision) {
 			h, ok = e, true
 		}
 	}
@@ -541,6 +544,11 @@ func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, a
 // holds another version of the same revision, and the engine never wrote
 // old), the writer cannot have read it: old is kept and the overwrite
 // opened against the written version (id, rev).
+//
+// The written version itself is no version old was judged against: a
+// watcher (of this process or another) may have seen it on disk and logged
+// it between the store's write and this call, and an overwrite of it by
+// old, the version it replaced, would name the writer's own version lost.
 func (s *Store) Replaced(rel string, old []byte, hashChecked bool, id string, rev int, at time.Time) (*Overwrite, error) {
 	log, err := s.Log(rel)
 	if err != nil {
@@ -551,7 +559,7 @@ func (s *Store) Replaced(rel string, old []byte, hashChecked bool, id string, re
 	blind := false
 	if !hashChecked {
 		for _, e := range current(log) {
-			if e.Revision == oldRev && e.Blob != oldID && e.Blob != "" {
+			if e.Revision == oldRev && e.Blob != oldID && e.Blob != id && e.Blob != "" {
 				blind = true
 			}
 			if e.Blob == oldID && e.How == Written {
@@ -562,7 +570,7 @@ func (s *Store) Replaced(rel string, old []byte, hashChecked bool, id string, re
 	}
 	// old itself may be an overwrite nobody saw (made while no process had
 	// the note loaded): a revision below the highest the history holds.
-	if h, ok := highest(log); ok && oldRev < h.Revision && h.Blob != oldID {
+	if h, ok := highestBut(log, id); ok && oldRev < h.Revision && h.Blob != oldID {
 		o := Overwrite{Path: rel, Revision: oldRev, Blob: oldID, Lost: h.Blob, LostRevision: h.Revision, Base: baseOf(log, oldRev, oldID), By: "disk", Time: at.UTC()}
 		return &o, s.openWith(o, old)
 	}
