@@ -109,18 +109,44 @@ func (m *Memory) recordDelete(path string, last []byte, now time.Time) {
 	}
 }
 
-// recordSeen keeps what Refresh saw of one note: the version the tree had
-// (nil: none) and the disk's (nil: gone). A disk version below the highest
-// revision the history holds is an overwrite (history.Store.Seen).
-func (m *Memory) recordSeen(path string, before *Note, nowExists bool) {
+// seen is what a refresh (or a Reload) saw of one note, under the tree's
+// lock: the note the tree had (nil: none), the note it loaded (nil: none),
+// whether a file is there now (a note or not), and its turn to record.
+type seen struct {
+	path        string
+	before, now *Note
+	exists      bool
+	turn        uint64
+}
+
+// seenLocked is what the caller, holding the tree's lock, saw of path, with
+// the next turn of path to record it (recordSeen, exactly once).
+func (m *Memory) seenLocked(path string, before, now *Note, exists bool) seen {
+	return seen{path: path, before: before, now: now, exists: exists, turn: m.seen.take(path)}
+}
+
+// recordSeen keeps what a refresh saw of one note, after the earlier
+// refreshes of the same path (seenOrder): the version the tree had and the
+// version it loaded. A version below the highest revision the history holds
+// is an overwrite (history.Store.Seen).
+func (m *Memory) recordSeen(s seen) {
+	m.seen.record(s.path, s.turn, func() {
+		if m.seenHook != nil {
+			m.seenHook(s.path)
+		}
+		m.recordSeenNow(s.path, s.before, s.now, s.exists)
+	})
+}
+
+func (m *Memory) recordSeenNow(path string, before, now *Note, nowExists bool) {
 	var old []byte
 	if before != nil {
 		old = before.Src
 	}
 	var cur []byte
 	if nowExists {
-		if n := m.Note(path); n != nil {
-			cur = n.Src
+		if now != nil {
+			cur = now.Src
 		} else {
 			// Not a note now (a problem, or outside the tree): the
 			// version the tree had is kept, the disk's is not judged.

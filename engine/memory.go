@@ -88,6 +88,8 @@ type Memory struct {
 	onDir     func(dir string)             // Options.OnDir
 	// historyPolicy bounds the local history (magicfrog.json "history").
 	historyPolicy history.Policy
+	seen          seenOrder         // the turns of refreshes recording what they saw
+	seenHook      func(path string) // tests: called as a refresh records what it saw
 }
 
 // Open resolves the locations, reads the configuration and loads every note.
@@ -133,28 +135,33 @@ func (m *Memory) Reload() {
 	m.mu.Lock()
 	old := m.entries
 	m.reloadLocked()
-	type change struct {
-		path   string
-		before *Note
-	}
-	var changed []change
+	var changed []seen
 	if !m.scopeOnly {
 		for p, e := range old {
 			if n, ok := m.entries[p]; !ok || n.sum != e.sum {
-				changed = append(changed, change{p, e})
+				changed = append(changed, m.seenLocked(p, e, n, n != nil || m.fileAtLocked(p)))
 			}
 		}
-		for p := range m.entries {
+		for p, n := range m.entries {
 			if _, ok := old[p]; !ok {
-				changed = append(changed, change{p, nil})
+				changed = append(changed, m.seenLocked(p, nil, n, true))
 			}
 		}
 	}
 	m.mu.Unlock()
 	for _, c := range changed {
-		_, err := os.Lstat(c.path)
-		m.recordSeen(c.path, c.before, !errors.Is(err, fs.ErrNotExist))
+		m.recordSeen(c)
 	}
+}
+
+// fileAtLocked reports whether a file (a note or not) is at path, for a
+// Reload that found no note there: a problem now, or gone.
+func (m *Memory) fileAtLocked(path string) bool {
+	if _, ok := m.problems[path]; ok {
+		return true
+	}
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 func (m *Memory) reload() {
@@ -651,24 +658,26 @@ func (m *Memory) Refresh(path string) bool {
 		m.Reload()
 		return true
 	}
-	changed, before, exists, single := m.refresh(path)
-	if single && !m.scopeOnly {
+	changed, s, single := m.refresh(path)
+	if single {
 		// One note: the history keeps the version the tree had and judges
 		// the disk's (an overwrite of a newer version is caught here).
-		m.recordSeen(path, before, exists)
+		m.recordSeen(s)
 	}
 	return changed
 }
 
 // refresh is Refresh below the configuration files. When path is one note
-// (before or now), single is true, before is the note the tree had (nil:
-// none) and exists says whether a file is there now.
-func (m *Memory) refresh(path string) (changed bool, before *Note, exists, single bool) {
+// (before or now) and the tree keeps a history, single is true and s is
+// what the refresh saw, with its turn to record it.
+func (m *Memory) refresh(path string) (changed bool, s seen, single bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	var before *Note
+	var exists bool
 	loc, ok := m.locateLocked(path)
 	if !ok {
-		return false, nil, false, false
+		return false, seen{}, false
 	}
 	info, err := os.Lstat(path)
 	if err == nil && linkOnTheWay(loc.Root.Dir, path) {
@@ -718,7 +727,10 @@ func (m *Memory) refresh(path string) (changed bool, before *Note, exists, singl
 		changed = true
 		m.bumpLocked()
 	}
-	return changed, before, exists, single
+	if single = single && !m.scopeOnly; single {
+		s = m.seenLocked(path, before, m.entries[path], exists)
+	}
+	return changed, s, single
 }
 
 // hiddenBelow reports whether any element of path below root starts with ".".
