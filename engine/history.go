@@ -85,7 +85,7 @@ func (m *Memory) recordWrite(path string, replaced []byte, existed, hashChecked 
 	if existed && replaced != nil && m.keeps(path, replaced) {
 		_, _ = h.Replaced(rel, replaced, hashChecked, history.BlobID(written), revisionOf(written), now)
 	}
-	_ = h.Record(rel, written, history.Written, now)
+	_ = h.Wrote(rel, written, func() []byte { return diskNote(path) }, now)
 	_ = h.PruneDue(now)
 }
 
@@ -166,14 +166,17 @@ func (m *Memory) recordSeenNow(path string, before, now *Note, nowExists bool) {
 	if old != nil && !m.keeps(path, old) {
 		old = nil
 	}
-	again := func() []byte {
-		b, err := safefs.ReadFile(path, MaxNoteSize)
-		if err != nil {
-			return nil
-		}
-		return b
+	_, _ = h.Seen(rel, old, cur, func() []byte { return diskNote(path) }, time.Now())
+}
+
+// diskNote is the note file at path as the disk holds it now; nil when it
+// cannot be read.
+func diskNote(path string) []byte {
+	b, err := safefs.ReadFile(path, MaxNoteSize)
+	if err != nil {
+		return nil
 	}
-	_, _ = h.Seen(rel, old, cur, again, time.Now())
+	return b
 }
 
 func revisionOf(src []byte) int {

@@ -428,9 +428,31 @@ func (s *Store) Record(rel string, content []byte, how string, now time.Time) er
 	if err != nil {
 		return err
 	}
-	_, err = s.record(rel, log, content, how, true, now)
+	_, err = s.record(rel, log, content, how, onDisk, now)
 	return err
 }
+
+// Wrote is Record of a version a writer put on disk (Written), made after
+// the write: it closes an open overwrite only when stillThere (the disk read
+// again) still holds it. A watcher may have seen a foreign version over it,
+// and opened the overwrite that version is, before the writer got here.
+func (s *Store) Wrote(rel string, content []byte, stillThere func() []byte, now time.Time) error {
+	log, err := s.Log(rel)
+	if err != nil {
+		return err
+	}
+	id := BlobID(content)
+	_, err = s.record(rel, log, content, Written, func() bool {
+		again := stillThere()
+		return again != nil && BlobID(again) == id
+	}, now)
+	return err
+}
+
+// onDisk and notOnDisk say a version recorded is, or is not, what the disk
+// holds now (record).
+func onDisk() bool    { return true }
+func notOnDisk() bool { return false }
 
 // keep stores content and logs it (unless the log since the last deletion
 // names it already), under the history's shared lock: a prune (exclusive)
@@ -459,15 +481,15 @@ func (s *Store) keepNamed(rel string, content []byte, e Entry, logIt bool) error
 	})
 }
 
-// record keeps content; cur says it is what the disk holds now (only that
-// may close an overwrite).
-func (s *Store) record(rel string, log []Entry, content []byte, how string, cur bool, now time.Time) (Entry, error) {
+// record keeps content; cur says whether it is what the disk holds now
+// (only that may close an overwrite; asked only when it would).
+func (s *Store) record(rel string, log []Entry, content []byte, how string, cur func() bool, now time.Time) (Entry, error) {
 	e, err := s.keep(rel, log, content, how, now)
 	if err != nil {
 		return e, err
 	}
 	rev, id := e.Revision, e.Blob
-	if o, ok := s.OverwriteAt(rel); cur && ok && (rev > max(o.LostRevision, o.Revision) || id == o.Lost) {
+	if o, ok := s.OverwriteAt(rel); ok && (rev > max(o.LostRevision, o.Revision) || id == o.Lost) && cur() {
 		return e, s.setOverwrite(rel, nil) // restored, merged or kept as a newer revision
 	}
 	return e, nil
@@ -505,7 +527,7 @@ func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, a
 		return nil, err
 	}
 	if before != nil {
-		e, err := s.record(rel, log, before, Observed, false, at)
+		e, err := s.record(rel, log, before, Observed, notOnDisk, at)
 		if err != nil {
 			return nil, err
 		}
@@ -528,7 +550,7 @@ func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, a
 		}
 	}
 	if !overwrite {
-		_, err := s.record(rel, log, now, Observed, true, at)
+		_, err := s.record(rel, log, now, Observed, onDisk, at)
 		return nil, err
 	}
 	o := Overwrite{Path: rel, Revision: rev, Blob: id, Lost: h.Blob, LostRevision: h.Revision, Base: baseOf(log, rev, id), By: "disk", Time: at.UTC()}
@@ -574,7 +596,7 @@ func (s *Store) Replaced(rel string, old []byte, hashChecked bool, id string, re
 		o := Overwrite{Path: rel, Revision: oldRev, Blob: oldID, Lost: h.Blob, LostRevision: h.Revision, Base: baseOf(log, oldRev, oldID), By: "disk", Time: at.UTC()}
 		return &o, s.openWith(o, old)
 	}
-	if _, err := s.record(rel, log, old, Observed, false, at); err != nil {
+	if _, err := s.record(rel, log, old, Observed, notOnDisk, at); err != nil {
 		return nil, err
 	}
 	if !blind {

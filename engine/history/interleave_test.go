@@ -20,8 +20,10 @@ import (
 // their steps: a watcher that sees the writer's version before the writer
 // recorded it opens no overwrite (the writer's own Replaced judges what it
 // replaced, not what it wrote); a foreign lower revision the watcher saw,
-// or the writer wrote over, is flagged; and every version that was on disk
-// is in the history.
+// or the writer wrote over, is flagged, and stays flagged while it is on
+// disk (the writer recording its version after the watcher saw the foreign
+// one over it closes nothing); and every version that was on disk is in the
+// history.
 func TestInterleavedWriterAndWatcher(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		dir, err := os.MkdirTemp("", "history-interleave-")
@@ -62,7 +64,7 @@ func TestInterleavedWriterAndWatcher(t *testing.T) {
 				if _, err := s.Replaced("n.md", old, hashChecked, BlobID(written), rev(written), at); err != nil {
 					t.Fatal(err)
 				}
-				if err := s.Record("n.md", written, Written, at); err != nil {
+				if err := s.Wrote("n.md", written, func() []byte { return disk }, at); err != nil {
 					t.Fatal(err)
 				}
 				if _, ok := s.OverwriteAt("n.md"); foreign && bytes.Equal(old, lower) && !ok {
@@ -79,12 +81,21 @@ func TestInterleavedWriterAndWatcher(t *testing.T) {
 						t.Fatalf("step %d: a foreign revision %d over revision %d was seen and not flagged", i, rev(now), top)
 					}
 				}
-			case 3: // a foreign program writes a lower revision (no writer in flight)
-				if pending[1] != nil || foreign || rev(disk) < 2 {
+			case 3: // a foreign program writes a lower revision, below what the history holds
+				below := rev(disk) - 1
+				if pending[1] != nil {
+					below-- // the writer's version is on disk, not yet in the history
+				}
+				if foreign || below < 1 {
 					continue
 				}
-				disk = note(rapid.IntRange(1, rev(disk)-1).Draw(t, "foreign revision"), fmt.Sprint("foreign ", i))
+				disk = note(rapid.IntRange(1, below).Draw(t, "foreign revision"), fmt.Sprint("foreign ", i))
 				foreign, lower = true, disk
+			}
+			if tree != nil && bytes.Equal(tree, lower) && bytes.Equal(disk, lower) {
+				if _, ok := s.OverwriteAt("n.md"); !ok {
+					t.Fatalf("step %d: the foreign revision %d the watcher saw is on disk and no longer flagged", i, rev(disk))
+				}
 			}
 			top = max(top, rev(disk))
 			onDisk = append(onDisk, disk)
