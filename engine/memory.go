@@ -658,26 +658,30 @@ func (m *Memory) Refresh(path string) bool {
 		m.Reload()
 		return true
 	}
-	changed, s, single := m.refresh(path)
-	if single {
-		// One note: the history keeps the version the tree had and judges
-		// the disk's (an overwrite of a newer version is caught here).
+	changed, seens := m.refresh(path)
+	// The history keeps the version the tree had and judges the disk's (an
+	// overwrite of a newer version is caught here), for the note at path or
+	// each note of the folder that changed.
+	for _, s := range seens {
 		m.recordSeen(s)
 	}
 	return changed
 }
 
-// refresh is Refresh below the configuration files. When path is one note
-// (before or now) and the tree keeps a history, single is true and s is
-// what the refresh saw, with its turn to record it.
-func (m *Memory) refresh(path string) (changed bool, s seen, single bool) {
+// refresh is Refresh below the configuration files. When the tree keeps a
+// history, seens is what the refresh saw of each note that changed (the
+// one at path, or those below the folder at path), with its turn to record
+// it.
+func (m *Memory) refresh(path string) (changed bool, seens []seen) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var before *Note
-	var exists bool
+	var exists, single bool
+	var dropped map[string]*Note // the notes below a folder at path the tree had
+	loaded := 0                  // and how many notes it loaded there
 	loc, ok := m.locateLocked(path)
 	if !ok {
-		return false, seen{}, false
+		return false, nil
 	}
 	info, err := os.Lstat(path)
 	if err == nil && linkOnTheWay(loc.Root.Dir, path) {
@@ -700,9 +704,11 @@ func (m *Memory) refresh(path string) (changed bool, s seen, single bool) {
 		}
 	} else {
 		prefix := path + string(filepath.Separator)
+		dropped = map[string]*Note{}
 		for p, e := range m.entries {
 			if p == path || strings.HasPrefix(p, prefix) {
 				m.dropLocked(e)
+				dropped[p] = e
 				changed = true
 			}
 		}
@@ -718,7 +724,8 @@ func (m *Memory) refresh(path string) (changed bool, s seen, single bool) {
 	case info.IsDir():
 		before := len(m.entries)
 		m.loadRoot(loc.Root, path)
-		changed = changed || len(m.entries) != before
+		loaded = len(m.entries) - before
+		changed = changed || loaded != 0
 	case isNoteName(filepath.Base(path)) && !hiddenBelow(loc.Root.Dir, path):
 		m.loadRoot(loc.Root, path)
 		changed = true
@@ -727,10 +734,41 @@ func (m *Memory) refresh(path string) (changed bool, s seen, single bool) {
 		changed = true
 		m.bumpLocked()
 	}
-	if single = single && !m.scopeOnly; single {
-		s = m.seenLocked(path, before, m.entries[path], exists)
+	switch {
+	case m.scopeOnly:
+	case single:
+		seens = []seen{m.seenLocked(path, before, m.entries[path], exists)}
+	case dropped != nil:
+		seens = m.seenBelowLocked(path, dropped, loaded)
 	}
-	return changed, s, single
+	return changed, seens
+}
+
+// seenBelowLocked is what a refresh of the folder at path saw of the notes
+// below it: each one the tree had (dropped) that is gone or not as it was,
+// and each one it loaded (loaded of them) that the tree did not have, as a
+// Reload sees them. The tree is scanned again only when there are new ones.
+func (m *Memory) seenBelowLocked(path string, dropped map[string]*Note, loaded int) []seen {
+	var out []seen
+	for p, e := range dropped {
+		n := m.entries[p]
+		if n != nil {
+			loaded--
+		}
+		if n == nil || n.sum != e.sum {
+			out = append(out, m.seenLocked(p, e, n, n != nil || m.fileAtLocked(p)))
+		}
+	}
+	if loaded <= 0 {
+		return out
+	}
+	prefix := path + string(filepath.Separator)
+	for p, n := range m.entries {
+		if _, had := dropped[p]; !had && strings.HasPrefix(p, prefix) {
+			out = append(out, m.seenLocked(p, nil, n, true))
+		}
+	}
+	return out
 }
 
 // hiddenBelow reports whether any element of path below root starts with ".".

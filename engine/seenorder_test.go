@@ -85,3 +85,76 @@ func historyHolds(t *testing.T, m *Memory, p, body string) bool {
 	}
 	return false
 }
+
+// A folder of notes removed (or replaced) while the tree had them loaded: the
+// watcher's refresh of the folder keeps each version the tree had, as a
+// refresh of each note would, and logs the removal.
+func TestRefreshOfAFolderKeepsWhatItDropped(t *testing.T) {
+	loaded := "---\nrevision: 3\n---\nloaded, never written by the engine\n"
+	m, dir := newTree(t, map[string]string{
+		"data/machine-id":             "m-here\n",
+		"data/memory/user/f/a.md":     loaded,
+		"data/memory/user/f/g/b.md":   loaded + "b\n",
+		"data/memory/user/f/keep.md":  loaded + "kept\n",
+		"data/memory/user/outside.md": loaded + "outside\n",
+	})
+	folder := filepath.Join(dir, "data", "memory", "user", "f")
+	a, b, keep := filepath.Join(folder, "a.md"), filepath.Join(folder, "g", "b.md"), filepath.Join(folder, "keep.md")
+	if err := os.RemoveAll(filepath.Join(folder, "g")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(a); err != nil {
+		t.Fatal(err)
+	}
+	m.Refresh(folder)
+	if m.Note(a) != nil || m.Note(b) != nil || m.Note(keep) == nil {
+		t.Fatal("the refresh of the folder did not drop a.md and g/b.md, or dropped keep.md")
+	}
+	body := "loaded, never written by the engine\n"
+	for p, want := range map[string]string{a: body, b: body + "b\n"} {
+		if !historyHolds(t, m, p, want) {
+			t.Errorf("%s: the version the tree had is not in the history", p)
+		}
+		if vs, _ := m.LocalHistory(p); len(vs) == 0 || vs[0].Blob != "" {
+			t.Errorf("%s: the removal is not the newest entry: %+v", p, vs)
+		}
+	}
+	if vs, _ := m.LocalHistory(keep); len(vs) != 0 {
+		t.Errorf("keep.md did not change and has a history: %+v", vs)
+	}
+}
+
+// A folder of notes that appears (moved in, unpacked from a backup) is
+// judged as each note would be: an old copy of a note the history holds at a
+// higher revision, removed while no process had it loaded, is flagged.
+func TestRefreshOfAFolderJudgesWhatItLoaded(t *testing.T) {
+	m, dir := newTree(t, map[string]string{"data/machine-id": "m-here\n"})
+	p := filepath.Join(dir, "data", "memory", "user", "f", "n.md")
+	for rev := range 3 {
+		if _, err := m.Write(WriteRequest{Dimension: User, Key: "f/n.md", ExpectRevision: rev, Body: []byte("engine\n")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	folder := filepath.Dir(p)
+	if err := os.RemoveAll(folder); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Open(Options{DataDir: filepath.Join(dir, "data")}) // a process that never had it
+	if err != nil {
+		t.Fatal(err)
+	}
+	backup := []byte("---\nrevision: 1\n---\nthe backup's\n")
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, backup, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.Refresh(folder)
+	if m.Note(p) == nil {
+		t.Fatal("the folder's note did not load")
+	}
+	if o, ok := m.OverwriteAt(p); !ok || o.LostRevision != 3 || o.Revision != 1 {
+		t.Errorf("the backup's revision 1 over revision 3 is not flagged: %+v", o)
+	}
+}
