@@ -543,8 +543,20 @@ func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, a
 	h, ok := highest(log)
 	overwrite := ok && rev < h.Revision && h.Blob != id
 	if overwrite {
-		if _, open := s.OverwriteAt(rel); open {
+		if o, open := s.OverwriteAt(rel); open {
 			overwrite = false // one is open already: it names the version lost
+			if o.Blob != id && rev < o.LostRevision {
+				// Another version that does not descend from it is on disk
+				// (an editor that truncates the file, then writes it): the
+				// overwrite names it, with what it was based on.
+				if again := stillThere(); again != nil && BlobID(again) == id {
+					o.Revision, o.Blob, o.Base = rev, id, baseOf(log, rev, id)
+					if err := s.keepNamed(rel, now, Entry{Time: at.UTC(), How: Overwrote, Revision: rev, Blob: id, Lost: o.Lost, LostRevision: o.LostRevision}, true); err != nil {
+						return nil, err
+					}
+					return &o, s.setOverwrite(rel, &o)
+				}
+			}
 		} else if again := stillThere(); again == nil || BlobID(again) != id {
 			overwrite = false // the disk moved on: judged when seen again
 		}

@@ -153,3 +153,31 @@ func TestReplacedIsNotJudgedAgainstTheVersionWritten(t *testing.T) {
 		t.Fatalf("open overwrite: %+v", o)
 	}
 }
+
+// An editor that saves by truncating the file, then writing it: a watcher
+// that reads the empty file in between opens the overwrite of revision 7 by
+// it (revision 0, no base); the save's own version, seen next, is what the
+// overwrite names, with the version it was based on (the Merge needs it).
+func TestAnOpenOverwriteNamesTheVersionOnDisk(t *testing.T) {
+	s := For(t.TempDir())
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	for rev := 1; rev <= 7; rev++ {
+		if err := s.Record("n.md", note(rev, fmt.Sprint(rev)), Written, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	empty, mine := []byte{}, note(1, "1, edited in the editor")
+	if o, _ := s.Seen("n.md", note(7, "7"), empty, func() []byte { return empty }, at); o == nil || o.LostRevision != 7 || o.Revision != 0 {
+		t.Fatalf("the empty file: %+v", o)
+	}
+	if _, err := s.Seen("n.md", empty, mine, func() []byte { return mine }, at); err != nil {
+		t.Fatal(err)
+	}
+	o, ok := s.OverwriteAt("n.md")
+	if !ok || o.LostRevision != 7 || o.Blob != BlobID(mine) || o.Revision != 1 || o.Base != BlobID(note(1, "1")) {
+		t.Fatalf("open overwrite %+v; want revision 7 lost to the editor's revision 1, based on revision 1", o)
+	}
+	if _, err := s.Get(BlobID(empty)); err != nil {
+		t.Errorf("the empty version is not kept: %v", err)
+	}
+}
