@@ -307,3 +307,38 @@ func BenchmarkHeapPerNote(b *testing.B) {
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "alloc-B/note")
 	runtime.KeepAlive(m)
 }
+
+// BenchmarkRefreshChangedNote is the watcher's refresh of one note changed in
+// place (the tree's update under its lock, then the local history's record and
+// judgement of what it saw, after the lock).
+func BenchmarkRefreshChangedNote(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			t := benchTree(b, n)
+			m := benchOpen(b, t)
+			var path string
+			for _, note := range m.Notes() {
+				if note.Dimension == engine.User {
+					path = note.Path
+					break
+				}
+			}
+			orig, err := os.ReadFile(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() {
+				os.WriteFile(path, orig, 0o644)
+				m.Refresh(path)
+			}()
+			variants := [][]byte{append(append([]byte(nil), orig...), "edited\n"...), orig}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := os.WriteFile(path, variants[i%2], 0o644); err != nil {
+					b.Fatal(err)
+				}
+				m.Refresh(path)
+			}
+		})
+	}
+}

@@ -86,7 +86,7 @@ func (m *Memory) recordWrite(path string, replaced []byte, existed, hashChecked 
 	if existed && replaced != nil && m.keeps(path, replaced) {
 		_, _ = h.Replaced(rel, replaced, hashChecked, history.BlobID(written), revisionOf(written), now)
 	}
-	_ = h.Record(rel, written, history.Written, now)
+	_ = h.Wrote(rel, written, func() []byte { return diskNote(path) }, now)
 	_ = h.PruneDue(now)
 }
 
@@ -110,22 +110,49 @@ func (m *Memory) recordDelete(path string, last []byte, now time.Time) {
 	}
 }
 
-// recordSeen keeps what Refresh saw of one note: the version the tree had
-// (nil: none) and the disk's (nil: gone). A disk version below the highest
-// revision the history holds is an overwrite (history.Store.Seen).
-func (m *Memory) recordSeen(path string, before *Note, nowExists bool) {
+// seen is what a refresh (or a Reload) saw of one note, under the tree's
+// lock: the note the tree had (nil: none), the note it loaded (nil: none),
+// whether a file is there now (a note or not), and its turn to record.
+type seen struct {
+	path        string
+	before, now *Note
+	exists      bool
+	turn        uint64
+}
+
+// seenLocked is what the caller, holding the tree's lock, saw of path, with
+// the next turn of path to record it (recordSeen, exactly once).
+func (m *Memory) seenLocked(path string, before, now *Note, exists bool) seen {
+	return seen{path: path, before: before, now: now, exists: exists, turn: m.seen.take(path)}
+}
+
+// recordSeen keeps what a refresh saw of one note, after the earlier
+// refreshes of the same path (seenOrder): the version the tree had and the
+// version it loaded. A version below the highest revision the history holds
+// is an overwrite (history.Store.Seen).
+func (m *Memory) recordSeen(s seen) {
+	m.seen.record(s.path, s.turn, func() {
+		if m.seenHook != nil {
+			m.seenHook(s.path)
+		}
+		m.recordSeenNow(s.path, s.before, s.now, s.exists)
+	})
+}
+
+func (m *Memory) recordSeenNow(path string, before, now *Note, nowExists bool) {
 	var old []byte
 	if before != nil && before.Resident() {
-		// A note whose text was read on demand (Options.BodiesOnDemand) has
-		// no version to keep: the disk holds the new one now. The history
-		// has it when the engine wrote it or saw it before.
+		// A note whose text is read on demand (Options.BodiesOnDemand) has
+		// no version in memory to keep: the disk holds the new one now. The
+		// history has it from the engine's write, an earlier refresh, or the
+		// pass after the load that keeps every loaded version (KeepLoaded).
 		old = before.src
 	}
 	var cur []byte
 	if nowExists {
-		if n := m.Note(path); n != nil {
+		if now != nil {
 			var err error
-			if cur, err = n.quietText(); err != nil {
+			if cur, err = now.quietText(); err != nil {
 				return // it changed again: judged at the next event
 			}
 		} else {
@@ -147,14 +174,17 @@ func (m *Memory) recordSeen(path string, before *Note, nowExists bool) {
 	if old != nil && !m.keeps(path, old) {
 		old = nil
 	}
-	again := func() []byte {
-		b, err := safefs.ReadFile(path, MaxNoteSize)
-		if err != nil {
-			return nil
-		}
-		return b
+	_, _ = h.Seen(rel, old, cur, func() []byte { return diskNote(path) }, time.Now())
+}
+
+// diskNote is the note file at path as the disk holds it now; nil when it
+// cannot be read.
+func diskNote(path string) []byte {
+	b, err := safefs.ReadFile(path, MaxNoteSize)
+	if err != nil {
+		return nil
 	}
-	_, _ = h.Seen(rel, old, cur, again, time.Now())
+	return b
 }
 
 func revisionOf(src []byte) int {

@@ -91,7 +91,9 @@ type Memory struct {
 	historyPolicy history.Policy
 	// onStale is told of a note whose text, read on demand, no longer
 	// hashes to what the load took (SetOnStale); nil: Refresh it.
-	onStale atomic.Pointer[func(path string)]
+	onStale  atomic.Pointer[func(path string)]
+	seen     seenOrder         // the turns of refreshes recording what they saw
+	seenHook func(path string) // tests: called as a refresh records what it saw
 }
 
 // Open resolves the locations, reads the configuration and loads every note.
@@ -138,28 +140,33 @@ func (m *Memory) Reload() {
 	m.mu.Lock()
 	old := m.entries
 	m.reloadLocked()
-	type change struct {
-		path   string
-		before *Note
-	}
-	var changed []change
+	var changed []seen
 	if !m.scopeOnly {
 		for p, e := range old {
 			if n, ok := m.entries[p]; !ok || n.sum != e.sum {
-				changed = append(changed, change{p, e})
+				changed = append(changed, m.seenLocked(p, e, n, n != nil || m.fileAtLocked(p)))
 			}
 		}
-		for p := range m.entries {
+		for p, n := range m.entries {
 			if _, ok := old[p]; !ok {
-				changed = append(changed, change{p, nil})
+				changed = append(changed, m.seenLocked(p, nil, n, true))
 			}
 		}
 	}
 	m.mu.Unlock()
 	for _, c := range changed {
-		_, err := os.Lstat(c.path)
-		m.recordSeen(c.path, c.before, !errors.Is(err, fs.ErrNotExist))
+		m.recordSeen(c)
 	}
+}
+
+// fileAtLocked reports whether a file (a note or not) is at path, for a
+// Reload that found no note there: a problem now, or gone.
+func (m *Memory) fileAtLocked(path string) bool {
+	if _, ok := m.problems[path]; ok {
+		return true
+	}
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 func (m *Memory) reload() {
@@ -670,24 +677,30 @@ func (m *Memory) Refresh(path string) bool {
 		m.Reload()
 		return true
 	}
-	changed, before, exists, single := m.refresh(path)
-	if single && !m.scopeOnly {
-		// One note: the history keeps the version the tree had and judges
-		// the disk's (an overwrite of a newer version is caught here).
-		m.recordSeen(path, before, exists)
+	changed, seens := m.refresh(path)
+	// The history keeps the version the tree had and judges the disk's (an
+	// overwrite of a newer version is caught here), for the note at path or
+	// each note of the folder that changed.
+	for _, s := range seens {
+		m.recordSeen(s)
 	}
 	return changed
 }
 
-// refresh is Refresh below the configuration files. When path is one note
-// (before or now), single is true, before is the note the tree had (nil:
-// none) and exists says whether a file is there now.
-func (m *Memory) refresh(path string) (changed bool, before *Note, exists, single bool) {
+// refresh is Refresh below the configuration files. When the tree keeps a
+// history, seens is what the refresh saw of each note that changed (the
+// one at path, or those below the folder at path), with its turn to record
+// it.
+func (m *Memory) refresh(path string) (changed bool, seens []seen) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	var before *Note
+	var exists, single bool
+	var dropped map[string]*Note // the notes below a folder at path the tree had
+	loaded := 0                  // and how many notes it loaded there
 	loc, ok := m.locateLocked(path)
 	if !ok {
-		return false, nil, false, false
+		return false, nil
 	}
 	info, err := os.Lstat(path)
 	if err == nil && linkOnTheWay(loc.Root.Dir, path) {
@@ -710,9 +723,11 @@ func (m *Memory) refresh(path string) (changed bool, before *Note, exists, singl
 		}
 	} else {
 		prefix := path + string(filepath.Separator)
+		dropped = map[string]*Note{}
 		for p, e := range m.entries {
 			if p == path || strings.HasPrefix(p, prefix) {
 				m.dropLocked(e)
+				dropped[p] = e
 				changed = true
 			}
 		}
@@ -728,7 +743,8 @@ func (m *Memory) refresh(path string) (changed bool, before *Note, exists, singl
 	case info.IsDir():
 		before := len(m.entries)
 		m.loadRoot(loc.Root, path)
-		changed = changed || len(m.entries) != before
+		loaded = len(m.entries) - before
+		changed = changed || loaded != 0
 	case isNoteName(filepath.Base(path)) && !hiddenBelow(loc.Root.Dir, path):
 		m.loadRoot(loc.Root, path)
 		changed = true
@@ -737,7 +753,41 @@ func (m *Memory) refresh(path string) (changed bool, before *Note, exists, singl
 		changed = true
 		m.bumpLocked()
 	}
-	return changed, before, exists, single
+	switch {
+	case m.scopeOnly:
+	case single:
+		seens = []seen{m.seenLocked(path, before, m.entries[path], exists)}
+	case dropped != nil:
+		seens = m.seenBelowLocked(path, dropped, loaded)
+	}
+	return changed, seens
+}
+
+// seenBelowLocked is what a refresh of the folder at path saw of the notes
+// below it: each one the tree had (dropped) that is gone or not as it was,
+// and each one it loaded (loaded of them) that the tree did not have, as a
+// Reload sees them. The tree is scanned again only when there are new ones.
+func (m *Memory) seenBelowLocked(path string, dropped map[string]*Note, loaded int) []seen {
+	var out []seen
+	for p, e := range dropped {
+		n := m.entries[p]
+		if n != nil {
+			loaded--
+		}
+		if n == nil || n.sum != e.sum {
+			out = append(out, m.seenLocked(p, e, n, n != nil || m.fileAtLocked(p)))
+		}
+	}
+	if loaded <= 0 {
+		return out
+	}
+	prefix := path + string(filepath.Separator)
+	for p, n := range m.entries {
+		if _, had := dropped[p]; !had && strings.HasPrefix(p, prefix) {
+			out = append(out, m.seenLocked(p, nil, n, true))
+		}
+	}
+	return out
 }
 
 // hiddenBelow reports whether any element of path below root starts with ".".

@@ -396,11 +396,14 @@ func current(log []Entry) []Entry {
 
 // highest is the entry with the highest revision since the last deletion
 // (the latest of equals); ok is false when there is none.
-func highest(log []Entry) (Entry, bool) {
+func highest(log []Entry) (Entry, bool) { return highestBut(log, "") }
+
+// highestBut is highest among the entries of versions other than blob.
+func highestBut(log []Entry, blob string) (Entry, bool) {
 	var h Entry
 	ok := false
 	for _, e := range current(log) {
-		if e.Blob != "" && (!ok || e.Revision >= h.Revision) {
+		if e.Blob != "" && e.Blob != blob && (!ok || e.Revision >= h.Revision) {
 			h, ok = e, true
 		}
 	}
@@ -426,9 +429,31 @@ func (s *Store) Record(rel string, content []byte, how string, now time.Time) er
 	if err != nil {
 		return err
 	}
-	_, err = s.record(rel, log, content, how, true, now)
+	_, err = s.record(rel, log, content, how, onDisk, now)
 	return err
 }
+
+// Wrote is Record of a version a writer put on disk (Written), made after
+// the write: it closes an open overwrite only when stillThere (the disk read
+// again) still holds it. A watcher may have seen a foreign version over it,
+// and opened the overwrite that version is, before the writer got here.
+func (s *Store) Wrote(rel string, content []byte, stillThere func() []byte, now time.Time) error {
+	log, err := s.Log(rel)
+	if err != nil {
+		return err
+	}
+	id := BlobID(content)
+	_, err = s.record(rel, log, content, Written, func() bool {
+		again := stillThere()
+		return again != nil && BlobID(again) == id
+	}, now)
+	return err
+}
+
+// onDisk and notOnDisk say a version recorded is, or is not, what the disk
+// holds now (record).
+func onDisk() bool    { return true }
+func notOnDisk() bool { return false }
 
 // keep stores content and logs it (unless the log since the last deletion
 // names it already), under the history's shared lock: a prune (exclusive)
@@ -460,15 +485,15 @@ func (s *Store) keepNamed(rel string, content []byte, e Entry, logIt bool) error
 	})
 }
 
-// record keeps content; cur says it is what the disk holds now (only that
-// may close an overwrite).
-func (s *Store) record(rel string, log []Entry, content []byte, how string, cur bool, now time.Time) (Entry, error) {
+// record keeps content; cur says whether it is what the disk holds now
+// (only that may close an overwrite; asked only when it would).
+func (s *Store) record(rel string, log []Entry, content []byte, how string, cur func() bool, now time.Time) (Entry, error) {
 	e, err := s.keep(rel, log, content, how, now)
 	if err != nil {
 		return e, err
 	}
 	rev, id := e.Revision, e.Blob
-	if o, ok := s.OverwriteAt(rel); cur && ok && (rev > max(o.LostRevision, o.Revision) || id == o.Lost) {
+	if o, ok := s.OverwriteAt(rel); ok && (rev > max(o.LostRevision, o.Revision) || id == o.Lost) && cur() {
 		return e, s.setOverwrite(rel, nil) // restored, merged or kept as a newer revision
 	}
 	return e, nil
@@ -506,7 +531,7 @@ func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, a
 		return nil, err
 	}
 	if before != nil {
-		e, err := s.record(rel, log, before, Observed, false, at)
+		e, err := s.record(rel, log, before, Observed, notOnDisk, at)
 		if err != nil {
 			return nil, err
 		}
@@ -522,14 +547,26 @@ func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, a
 	h, ok := highest(log)
 	overwrite := ok && rev < h.Revision && h.Blob != id
 	if overwrite {
-		if _, open := s.OverwriteAt(rel); open {
+		if o, open := s.OverwriteAt(rel); open {
 			overwrite = false // one is open already: it names the version lost
+			if o.Blob != id && rev < o.LostRevision {
+				// Another version that does not descend from it is on disk
+				// (an editor that truncates the file, then writes it): the
+				// overwrite names it, with what it was based on.
+				if again := stillThere(); again != nil && BlobID(again) == id {
+					o.Revision, o.Blob, o.Base = rev, id, baseOf(log, rev, id)
+					if err := s.keepNamed(rel, now, Entry{Time: at.UTC(), How: Overwrote, Revision: rev, Blob: id, Lost: o.Lost, LostRevision: o.LostRevision}, true); err != nil {
+						return nil, err
+					}
+					return &o, s.setOverwrite(rel, &o)
+				}
+			}
 		} else if again := stillThere(); again == nil || BlobID(again) != id {
 			overwrite = false // the disk moved on: judged when seen again
 		}
 	}
 	if !overwrite {
-		_, err := s.record(rel, log, now, Observed, true, at)
+		_, err := s.record(rel, log, now, Observed, onDisk, at)
 		return nil, err
 	}
 	o := Overwrite{Path: rel, Revision: rev, Blob: id, Lost: h.Blob, LostRevision: h.Revision, Base: baseOf(log, rev, id), By: "disk", Time: at.UTC()}
@@ -545,6 +582,11 @@ func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, a
 // holds another version of the same revision, and the engine never wrote
 // old), the writer cannot have read it: old is kept and the overwrite
 // opened against the written version (id, rev).
+//
+// The written version itself is no version old was judged against: a
+// watcher (of this process or another) may have seen it on disk and logged
+// it between the store's write and this call, and an overwrite of it by
+// old, the version it replaced, would name the writer's own version lost.
 func (s *Store) Replaced(rel string, old []byte, hashChecked bool, id string, rev int, at time.Time) (*Overwrite, error) {
 	log, err := s.Log(rel)
 	if err != nil {
@@ -555,7 +597,7 @@ func (s *Store) Replaced(rel string, old []byte, hashChecked bool, id string, re
 	blind := false
 	if !hashChecked {
 		for _, e := range current(log) {
-			if e.Revision == oldRev && e.Blob != oldID && e.Blob != "" {
+			if e.Revision == oldRev && e.Blob != oldID && e.Blob != id && e.Blob != "" {
 				blind = true
 			}
 			if e.Blob == oldID && e.How == Written {
@@ -566,11 +608,11 @@ func (s *Store) Replaced(rel string, old []byte, hashChecked bool, id string, re
 	}
 	// old itself may be an overwrite nobody saw (made while no process had
 	// the note loaded): a revision below the highest the history holds.
-	if h, ok := highest(log); ok && oldRev < h.Revision && h.Blob != oldID {
+	if h, ok := highestBut(log, id); ok && oldRev < h.Revision && h.Blob != oldID {
 		o := Overwrite{Path: rel, Revision: oldRev, Blob: oldID, Lost: h.Blob, LostRevision: h.Revision, Base: baseOf(log, oldRev, oldID), By: "disk", Time: at.UTC()}
 		return &o, s.openWith(o, old)
 	}
-	if _, err := s.record(rel, log, old, Observed, false, at); err != nil {
+	if _, err := s.record(rel, log, old, Observed, notOnDisk, at); err != nil {
 		return nil, err
 	}
 	if !blind {
