@@ -453,7 +453,11 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 	cands, tot := p.candidates(&q, hybrid && len(q.phrases) == 0, sc)
 	matched := q.match(cands, sc)
 	st := q.stats(tot, matched)
-	all := q.score(matched, st)
+	scoreLimit := limit // the best limit are all the ranking reads
+	if hybrid {
+		scoreLimit = 0 // the fusion reads every score
+	}
+	all := q.score(matched, st, scoreLimit)
 	if hybrid {
 		if top, total, err := p.hybrid(query, &q, cands, matched, all, limit); err == nil {
 			return &SearchResult{Total: total, Hits: hitsOf(top)}, nil
@@ -737,35 +741,101 @@ type scored struct {
 }
 
 // score scores every matched note by its best passage, its key and the
-// query's dates.
-func (q *query) score(matched []*cand, st lineStats) []scored {
-	nt := len(q.terms)
+// query's dates. With a limit (0: every score exact, as the embeddings'
+// fusion reads them all), the word pairs, which re-read the note's lines, are
+// looked for only in the notes that could still reach the best limit: every
+// note is first scored without them (a score they can only raise) with a
+// bound of what they could add, and only a note whose bound reaches the
+// limit-th best of those first scores is scored again in full. A note left
+// out keeps its first score, below all of the best limit: the best limit and
+// their passages are the full ranking's, and so is the count.
+func (q *query) score(matched []*cand, st lineStats, limit int) []scored {
 	all := make([]scored, len(matched))
+	if limit <= 0 || len(matched) <= limit || len(q.pairs) == 0 {
+		parallel(len(matched), func(j int) { all[j], _ = q.scoreOne(matched[j], st, math.Inf(-1)) })
+		return all
+	}
+	bound := make([]float64, len(matched))
+	parallel(len(matched), func(j int) { all[j], bound[j] = q.scoreOne(matched[j], st, math.Inf(1)) })
+	first := make([]float64, len(all))
+	for j := range all {
+		first[j] = all[j].score
+	}
+	// The limit-th best first score: at least limit notes score as much.
+	floor := quickSelect(first, limit-1)
 	parallel(len(matched), func(j int) {
-		c := matched[j]
-		sc := scored{c: c}
-		// A body that cannot be read now (changed on disk since the
-		// analysis: it is refreshed) scores without its word pairs.
-		body, err := c.e.Body()
-		if err != nil || len(body) < int(c.a.lineAt[len(c.a.lineAt)-1]) {
-			body = nil
+		// Scores are rounded to 0.001: a bound below the floor by more
+		// than that cannot tie it.
+		if bound[j]+0.001 >= floor {
+			all[j], _ = q.scoreOne(matched[j], st, math.Inf(-1))
 		}
-		sc.score, sc.lo, sc.hi = bestPassage(c.a, body, c.hits, st, q)
-		for i, k := range c.inKey {
-			if k {
-				sc.score += keyWeight * st.idf[i]
-			}
-		}
-		if nt == 0 {
-			sc.score = 1
-		}
-		if c.inDate {
-			sc.score *= 1 + dateBoost
-		}
-		sc.score = math.Round(sc.score*1000) / 1000
-		all[j] = sc
 	})
 	return all
+}
+
+// scoreOne scores one matched note, looking for the query's word pairs only
+// on the centre lines whose bound reaches floor (-Inf: on every line that
+// could be the note's best, the exact score; +Inf: on none, a lower bound).
+// It also returns a bound of the note's exact score.
+func (q *query) scoreOne(c *cand, st lineStats, floor float64) (scored, float64) {
+	sc := scored{c: c}
+	var body []byte
+	if floor < math.Inf(1) {
+		// A body that cannot be read now (changed on disk since the
+		// analysis: it is refreshed) scores without its word pairs.
+		var err error
+		if body, err = c.e.Body(); err != nil || len(body) < int(c.a.lineAt[len(c.a.lineAt)-1]) {
+			body = nil
+		}
+	}
+	var bound float64
+	sc.score, bound, sc.lo, sc.hi = bestPassage(c.a, body, c.hits, st, q, floor)
+	for i, k := range c.inKey {
+		if k {
+			sc.score += keyWeight * st.idf[i]
+			bound += keyWeight * st.idf[i]
+		}
+	}
+	if len(q.terms) == 0 {
+		sc.score, bound = 1, 1
+	}
+	if c.inDate {
+		sc.score *= 1 + dateBoost
+		bound *= 1 + dateBoost
+	}
+	sc.score = math.Round(sc.score*1000) / 1000
+	return sc, math.Max(bound, sc.score)
+}
+
+// quickSelect is the k-th largest of xs (0: the largest), reordering xs.
+func quickSelect(xs []float64, k int) float64 {
+	lo, hi := 0, len(xs)-1
+	for lo < hi {
+		pivot := xs[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] > pivot {
+				i++
+			}
+			for xs[j] < pivot {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return xs[k]
+		}
+	}
+	return xs[k]
 }
 
 // better orders scored notes: score, then the effective one, then the path.
@@ -852,9 +922,11 @@ func parallelRange(n int, f func(lo, hi int)) {
 // bestPassage scores every passage centred on a line holding a term and
 // returns the best, with its lines (0-based, included). A note matched by its
 // key only has its first lines as passage. The query's word pairs are looked
-// for only on the centre lines they could still lift to the top (they are
-// not indexed: the line of body, the note's, is read again).
-func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *query) (best float64, blo, bhi int) {
+// for only on the centre lines they could still lift to the top and whose
+// bound reaches floor (they are not indexed: the line of body, the note's, is
+// read again); bound is what the best passage could score with every pair
+// its terms allow.
+func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *query, floor float64) (best, bound float64, blo, bhi int) {
 	minor := q.minor
 	idf, avg := st.idf, st.avgPassage
 	last := a.lines() - 1
@@ -873,7 +945,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 	slices.Sort(centres)
 	centres = slices.Compact(centres)
 	if len(centres) == 0 {
-		return 0, blo, bhi
+		return 0, 0, blo, bhi
 	}
 	type occ struct {
 		pos  int
@@ -976,7 +1048,8 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 				reach += pairWeight * st.pairIdf[k]
 			}
 		}
-		if reach > 0 && s+reach >= top {
+		bound = max(bound, s+reach)
+		if reach > 0 && s+reach >= top && s+reach >= floor {
 			s += pairWeight * a.pairsOn(body, c, q.pairs, st.pairIdf)
 		}
 		lo := max(0, c-passageReach)
@@ -984,7 +1057,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 			best, blo, bhi = s, lo, min(last, c+passageReach)
 		}
 	}
-	return best, blo, bhi
+	return best, bound, blo, bhi
 }
 
 // pairsOn sums the weights of the pairs of words on line l of body.

@@ -178,3 +178,39 @@ func TestSearchConcurrent(t *testing.T) {
 		t.Errorf("the kept index: %s", msg)
 	}
 }
+
+// TestSearchLimitAgrees: a search told a small limit, which looks for the
+// query's word pairs only in the notes that could still reach its best, answers
+// as the first hits of one that scores every note in full (more notes than
+// match, under the limit): the same notes, scores, passages and count.
+func TestSearchLimitAgrees(t *testing.T) {
+	words := []string{"moving", "to", "the", "airport", "visiting", "from", "Caroline", "pottery", "class", "of", "went"}
+	rapid.Check(t, func(rt *rapid.T) {
+		data, project, dir, _ := journalTree(rt, t.TempDir())
+		for day := rapid.IntRange(1, 28).Draw(rt, "notes"); day > 0; day-- {
+			var lines []string
+			for n := rapid.IntRange(1, 6).Draw(rt, "lines"); n > 0; n-- {
+				lines = append(lines, strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 0, 8).Draw(rt, "line"), " "))
+			}
+			text := "---\nrevision: 1\n---\n" + strings.Join(lines, "\n") + "\n"
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("2026-05-%02d.md", day)), []byte(text), 0o644); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		_, p := openJournal(rt, data, project)
+		q := strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 2, 5).Draw(rt, "query"), " ")
+		want, err := p.Search(q, participant.MaxSearchLimit)
+		if err != nil {
+			return // stop words only
+		}
+		limit := rapid.IntRange(1, 5).Draw(rt, "limit")
+		got, err := p.Search(q, limit)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		want.Hits = want.Hits[:min(limit, len(want.Hits))]
+		if !reflect.DeepEqual(got, want) {
+			rt.Fatalf("%q limit %d:\n%+v\nevery note scored in full:\n%+v", q, limit, got, want)
+		}
+	})
+}
