@@ -947,23 +947,34 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 	if len(centres) == 0 {
 		return 0, 0, blo, bhi
 	}
-	type occ struct {
-		pos  int
-		term int
+	// Scratch on the stack for most notes: a query has at most 32 terms.
+	var inSpace, mergeSpace [64]occ
+	var tfSpace [32]float64
+	var asideSpace [32]bool
+	var runSpace [33]int
+	var baseSpace [64]float64
+	var heldSpace [64]uint32
+	in, merged := inSpace[:0], mergeSpace[:0]
+	tf, aside := tfSpace[:0], asideSpace[:0] // aside: the term is only on a side line
+	if len(hits) > len(tfSpace) {
+		tf, aside = make([]float64, 0, len(hits)), make([]bool, 0, len(hits))
 	}
-	var in []occ
-	tf := make([]float64, len(hits))
-	aside := make([]bool, len(hits)) // the term is only on a side line
-	base := make([]float64, len(centres))
-	held := make([]uint32, len(centres)) // the terms on each centre line, by bit
+	tf, aside = tf[:len(hits)], aside[:len(hits)]
+	base, held := baseSpace[:0], heldSpace[:0] // held: the terms on each centre line, by bit
+	if len(centres) > len(baseSpace) {
+		base, held = make([]float64, 0, len(centres)), make([]uint32, 0, len(centres))
+	}
+	base, held = base[:len(centres)], held[:len(centres)]
+	starts := runSpace[:0]
 	for j, c := range centres {
 		lo, hi := max(0, c-passageReach), min(last, c+passageReach)
-		in = in[:0]
+		in, starts = in[:0], starts[:0]
 		clear(tf)
 		for i, h := range hits {
 			if h == nil {
 				continue
 			}
+			starts = append(starts, len(in)) // each term's are in order
 			// A term on the centre line counts in full; one only on the side
 			// lines counts less (context, not the statement).
 			centre, side := 0.0, 0.0
@@ -1022,10 +1033,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 			s += minorWeight * st.weakest * m / st.minorTotal
 		}
 		// Proximity: different terms next to each other on the centre line.
-		byPos := func(x, y occ) int { return x.pos - y.pos }
-		if !slices.IsSortedFunc(in, byPos) { // one term's are in order
-			slices.SortFunc(in, byPos)
-		}
+		in, merged = mergeRuns(in, starts, merged)
 		for k := 1; k < len(in); k++ {
 			if in[k].term != in[k-1].term {
 				gap := float64(in[k].pos - in[k-1].pos)
@@ -1058,6 +1066,49 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 		}
 	}
 	return best, bound, blo, bhi
+}
+
+// occ is a term of the query at a position of a passage's centre line.
+type occ struct {
+	pos  int
+	term int
+}
+
+// mergeRuns orders in by position: each run, from starts[k] to the next
+// start, is in order already. It returns the ordered occurrences and the
+// other buffer, free to be the next spare.
+func mergeRuns(in []occ, starts []int, spare []occ) (sorted, free []occ) {
+	for len(starts) > 1 {
+		out := spare[:0]
+		next := starts[:0]
+		for k := 0; k < len(starts); k += 2 {
+			next = append(next, len(out))
+			a := in[starts[k]:runEnd(in, starts, k)]
+			if k+1 == len(starts) {
+				out = append(out, a...)
+				break
+			}
+			b := in[starts[k+1]:runEnd(in, starts, k+1)]
+			for len(a) > 0 && len(b) > 0 {
+				if b[0].pos < a[0].pos {
+					out, b = append(out, b[0]), b[1:]
+				} else {
+					out, a = append(out, a[0]), a[1:]
+				}
+			}
+			out = append(append(out, a...), b...)
+		}
+		in, spare, starts = out, in, next
+	}
+	return in, spare
+}
+
+// runEnd is where run k of in ends.
+func runEnd(in []occ, starts []int, k int) int {
+	if k+1 < len(starts) {
+		return starts[k+1]
+	}
+	return len(in)
 }
 
 // pairsOn sums the weights of the pairs of words on line l of body.
