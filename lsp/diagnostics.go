@@ -15,16 +15,21 @@ import (
 // agent's write, another editor, a rollup). The findings are
 // session.Findings; this file only converts them.
 
-// publishFor publishes the diagnostics of one document; nothing while its tree
-// loads (the session's Loaded republishes then).
-func (s *Server) publishFor(d *Document) {
+// publishFor schedules the diagnostics of one document on the diagnostics
+// worker (diagworker.go) and returns at once: the run publishes the document's
+// version current when it starts, nothing while its tree loads (the session's
+// Loaded republishes then).
+func (s *Server) publishFor(d *Document) { s.diags.schedule(d.URI) }
+
+// diagnosticsOf computes the diagnostics of d; ok is false while its tree
+// loads.
+func (s *Server) diagnosticsOf(d *Document) (_ []protocol.Diagnostic, ok bool) {
 	n, err := s.note(d.URI)
 	switch {
 	case err == session.ErrLoading:
-		return
+		return nil, false
 	case err != nil:
-		s.PublishDiagnostics(d.URI, &d.Version, nil)
-		return
+		return nil, true
 	}
 	findings := session.Findings(n.Snapshot)
 	out := make([]protocol.Diagnostic, 0, len(findings))
@@ -33,7 +38,7 @@ func (s *Server) publishFor(d *Document) {
 			out = append(out, diag)
 		}
 	}
-	s.PublishDiagnostics(d.URI, &d.Version, out)
+	return out, true
 }
 
 // republish recomputes the diagnostics of every open buffer.

@@ -106,8 +106,9 @@ func (ds *Documents) Close(uri protocol.DocumentUri) bool {
 }
 
 // The LSP text-synchronization handlers. They keep the session in step, then
-// publish the document's diagnostics (diagnostics.go): at once when its tree
-// is loaded, else when the load finishes.
+// schedule the document's diagnostics (diagworker.go): they are published
+// beside the read loop, so requests queued behind an edit never wait for them;
+// when its tree is still loading, they come when the load finishes.
 
 func (s *Server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
 	d, err := s.Docs.Open(p.TextDocument.URI, p.TextDocument.LanguageID, p.TextDocument.Version, []byte(p.TextDocument.Text))
@@ -146,7 +147,7 @@ func (s *Server) didSave(_ *glsp.Context, p *protocol.DidSaveTextDocumentParams)
 
 func (s *Server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParams) error {
 	if s.Docs.Close(p.TextDocument.URI) {
-		s.PublishDiagnostics(p.TextDocument.URI, nil, nil)
+		s.diags.schedule(p.TextDocument.URI) // clears them, after any run in flight
 	}
 	return nil
 }

@@ -21,12 +21,11 @@ import (
 // answered after loadGrace at most, not when the load is over.
 const answerBound = 2 * time.Second
 
-// startHeldLoad starts a server on a one-note tree whose load is held until
-// a value is sent on (or close of) release; it returns once the load began.
-func startHeldLoad(t *testing.T) (c *lsptest.Client, uri, text string, release chan struct{}) {
+// toneTree writes a data folder holding one user note, memory/user/tone.md.
+func toneTree(t *testing.T) (data, note, text string) {
 	t.Helper()
-	data := t.TempDir()
-	note := filepath.Join(data, "memory", "user", "tone.md")
+	data = t.TempDir()
+	note = filepath.Join(data, "memory", "user", "tone.md")
 	if err := os.MkdirAll(filepath.Dir(note), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -34,6 +33,14 @@ func startHeldLoad(t *testing.T) (c *lsptest.Client, uri, text string, release c
 	if err := os.WriteFile(note, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return data, note, text
+}
+
+// startHeldLoad starts a server on a one-note tree whose load is held until
+// a value is sent on (or close of) release; it returns once the load began.
+func startHeldLoad(t *testing.T) (c *lsptest.Client, uri, text string, release chan struct{}) {
+	t.Helper()
+	data, note, text := toneTree(t)
 	release = make(chan struct{})
 	loading := make(chan struct{}, 1)
 	srv, cli := net.Pipe()

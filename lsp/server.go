@@ -50,6 +50,10 @@ type Options struct {
 	// beforeLoad, set by tests, runs before each memory tree is loaded
 	// (session.Options.BeforeLoad): a test holds a load with it.
 	beforeLoad func(engine.Options)
+	// beforeDiagnostics, set by tests, runs on the diagnostics worker before
+	// the diagnostics of a document's version are computed: a test makes them
+	// slow with it.
+	beforeDiagnostics func(uri protocol.DocumentUri, version int32)
 }
 
 // ErrExitWithoutShutdown is returned by Serve when the client sent exit without a
@@ -106,6 +110,9 @@ type Server struct {
 	// changed since it last rendered (diagnostics.go). Guarded by mu.
 	changePending, changeDirty bool
 
+	// diags runs the documents' diagnostics beside the read loop (diagworker.go).
+	diags *diagWorker
+
 	// renames are the moves of answered renames the client will announce (rename.go).
 	renames issuedRenames
 }
@@ -133,6 +140,7 @@ func NewServer(opts Options) *Server {
 		ready:    make(chan struct{}),
 		progress: map[string]*Progress{},
 	}
+	s.diags = newDiagWorker(s)
 	s.sess = s.newSession()
 	s.Docs = &Documents{sess: s.sess}
 	s.registerHandlers()
@@ -153,6 +161,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	s.conn = conn
 	s.mu.Unlock()
 	_ = conn.Run(glspHandler(s, conn, s.log.Printf)) // the conn logged why it ended
+	s.diags.stop()
 	// The client is gone, with or without shutdown: the watchers stop, and a
 	// batch they are applying (the history it records) ends before Serve
 	// returns, so nothing of this server writes after it.
@@ -194,6 +203,7 @@ func (s *Server) Handle(ctx *glsp.Context) (r any, validMethod, validParams bool
 		if s.opts.BeforeShutdown != nil {
 			s.opts.BeforeShutdown()
 		}
+		s.diags.stop() // the runs in flight publish before the reply
 		s.sess.Shutdown()
 		s.state.Store(int32(stateShutdown))
 		s.shutdownSeen.Store(true)
