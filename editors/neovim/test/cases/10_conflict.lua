@@ -34,16 +34,19 @@ T.run(function()
 
   -- The buffer is edited; meanwhile an agent writes revision 5 to disk. Neovim
   -- warns that the file changed since reading; the user answers "y".
+  -- The server sees the agent's write and flags the buffer stale before the
+  -- user saves (diagnostics are published beside the read loop, so the check
+  -- waits for them rather than racing the save).
   vim.api.nvim_buf_set_lines(b, -2, -1, false, { "my edit from neovim" })
   T.write(path, T.note(5, "agent body at revision 5"))
+  T.check("stale-revision diagnostic on the buffer", T.wait(5000, function()
+    return #T.diags_with_code(b, "stale-revision") > 0
+  end) ~= nil, T.diag_summary(b))
   vim.api.nvim_input("y")
   vim.cmd("write")
 
   local q = T.wait(5000, function() return asked[1] end)
   T.check("showMessageRequest asks about the conflict", q ~= nil, "no showMessageRequest within 5 s")
-  T.check("stale-revision diagnostic on the buffer", T.wait(5000, function()
-    return #T.diags_with_code(b, "stale-revision") > 0
-  end) ~= nil, T.diag_summary(b))
   local disk = T.read(path) or ""
   -- The buffer was written as it was (revision 1), with no bump over the disk;
   -- the answer "Keep mine", already given by the stub, may have put revision 6
