@@ -13,7 +13,8 @@
 // by their SHA-256 (sums.go). The history is bounded by a
 // Policy (age and size); the newest version of every note, and every version
 // an open overwrite names, are never pruned. A version is stored loose (a
-// file each); every prune packs the versions it keeps into one pack (pack).
+// file each); a prune packs the loose versions it keeps into new packs of
+// bounded size (pack).
 package history
 
 import (
@@ -27,6 +28,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -813,7 +815,7 @@ func (s *Store) manyLoose() bool {
 type Pruned struct {
 	Entries, Blobs int
 	Bytes          int64 // the size of the objects kept
-	Packed         int   // versions written to the new pack (0: none made)
+	Packed         int   // versions written to new packs (0: none made)
 }
 
 // Prune applies the policy at now: entries older than MaxAge go, then the
@@ -956,15 +958,15 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 		}
 	}
 	out.Bytes = total
-	var keep []plumbing.Hash
+	keep := map[plumbing.Hash]bool{}
 	for id, n := range refs {
-		if n > 0 && !protected[id] {
-			keep = append(keep, plumbing.NewHash(id))
+		if n > 0 {
+			keep[plumbing.NewHash(id)] = true
 		}
 	}
 	for id := range protected {
 		if id != "" {
-			keep = append(keep, plumbing.NewHash(id))
+			keep[plumbing.NewHash(id)] = true
 		}
 	}
 	n, err := s.pack(r, st, keep)
@@ -972,26 +974,29 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 	return out, err
 }
 
-// pack writes every version in keep that the store holds into one new
-// pack, then removes the loose objects and the older packs: many small
-// versions take a file each as loose objects, and a pack holds them
-// compressed together, similar versions of a note as deltas. Crash-safe:
-// the new pack and its index are synced to disk and every version read back
-// from them before anything is removed, so a crash leaves each version
-// loose, packed, or both. A pack that holds no version is not made (the
-// older packs go). Called by Prune, under the history's exclusive lock and
-// with objMu held.
-func (s *Store) pack(r *os.Root, st *filesystem.Storage, keep []plumbing.Hash) (int, error) {
+// PackBatch bounds the versions one new pack takes, by their full size:
+// go-git's encoder holds every version of a pack in memory to choose its
+// deltas, so a prune's heap grows by about twice this, whatever the history
+// holds.
+const PackBatch = 8 << 20
+
+// MaxPacks is how many packs a history keeps before a prune merges the
+// small ones (holding under PackBatch/2 each).
+const MaxPacks = 16
+
+// pack writes the loose versions in keep into new packs of at most PackBatch
+// bytes each, then removes their loose copies: many small versions take a
+// file each as loose objects, and a pack holds them compressed together,
+// similar versions of a note as deltas. Packs made before stay as they are,
+// unless at least half of the versions in one (by size) are no longer kept:
+// then what it keeps goes into the new packs too and it is removed, so what
+// the policy dropped leaves the disk without every prune rewriting every
+// pack; and beyond MaxPacks packs the small ones are merged. Crash-safe: each new pack and its index are synced to disk and every
+// version read back from them before anything it holds is removed, so a
+// crash leaves each version loose, packed, or both. Called by Prune, under
+// the history's exclusive lock and with objMu held.
+func (s *Store) pack(r *os.Root, st *filesystem.Storage, keep map[plumbing.Hash]bool) (int, error) {
 	st.Reindex()
-	old, err := st.ObjectPacks()
-	if err != nil {
-		return 0, err
-	}
-	loose := 0
-	_ = st.ForEachObjectHash(func(plumbing.Hash) error { loose++; return nil })
-	if loose == 0 && len(old) <= 1 {
-		return 0, nil // packed already
-	}
 	if es, err := fs.ReadDir(r.FS(), "objects/pack"); err == nil {
 		for _, e := range es {
 			if strings.HasPrefix(e.Name(), "tmp_pack_") {
@@ -999,71 +1004,182 @@ func (s *Store) pack(r *os.Root, st *filesystem.Storage, keep []plumbing.Hash) (
 			}
 		}
 	}
-	var there []plumbing.Hash
-	for _, h := range keep {
-		if st.HasEncodedObject(h) == nil {
-			there = append(there, h)
+	size := func(h plumbing.Hash) int64 {
+		n, err := st.EncodedObjectSize(h)
+		if err != nil {
+			return 0
 		}
+		return n
 	}
-	sort.Slice(there, func(i, j int) bool { return bytes.Compare(there[i][:], there[j][:]) < 0 })
-	var made plumbing.Hash
-	if len(there) > 0 {
-		w, err := st.PackfileWriter()
+	var todo []plumbing.Hash
+	queued := map[plumbing.Hash]bool{}
+	_ = st.ForEachObjectHash(func(h plumbing.Hash) error { // loose objects
+		if keep[h] && !queued[h] {
+			todo, queued[h] = append(todo, h), true
+		}
+		return nil
+	})
+	old, err := st.ObjectPacks()
+	if err != nil {
+		return 0, err
+	}
+	var rewrite, small []plumbing.Hash
+	in := map[plumbing.Hash][]plumbing.Hash{}
+	for _, p := range old {
+		hs, err := packHashes(r, p)
 		if err != nil {
-			return 0, fmt.Errorf("history: pack: %w", err)
+			return 0, err
 		}
-		made, err = packfile.NewEncoder(w, st, false).Encode(there, 10)
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return 0, fmt.Errorf("history: pack: %w", err)
-		}
-		for _, ext := range []string{".pack", ".idx"} {
-			if err := syncFile(r, "objects/pack/pack-"+made.String()+ext); err != nil {
-				return 0, fmt.Errorf("history: pack: %w", err)
+		in[p] = hs
+		var kept, dropped int64
+		for _, h := range hs {
+			if keep[h] {
+				kept += size(h)
+			} else {
+				dropped += size(h)
 			}
 		}
-		if err := syncFile(r, "objects/pack"); err != nil {
-			return 0, fmt.Errorf("history: pack: %w", err)
+		switch {
+		case dropped > 0 && dropped >= kept:
+			rewrite = append(rewrite, p)
+		case kept < PackBatch/2:
+			small = append(small, p)
 		}
+	}
+	// Many packs (a prune or more a day makes one): the small ones are
+	// merged, in the same bounded batches, so their number stays about
+	// MaxPacks above what the history holds over PackBatch.
+	if len(old)-len(rewrite) > MaxPacks && len(small) > 1 {
+		rewrite = append(rewrite, small...)
+	}
+	for _, p := range rewrite {
+		for _, h := range in[p] {
+			if keep[h] && !queued[h] {
+				todo, queued[h] = append(todo, h), true
+			}
+		}
+	}
+	if len(todo) == 0 && len(rewrite) == 0 {
+		return 0, nil // packed already
+	}
+	// Sorted by id, as before: a batch is a run of them; versions of one
+	// note are not adjacent either way, so batching by id loses no deltas a
+	// note's order would find within the window.
+	sort.Slice(todo, func(i, j int) bool { return bytes.Compare(todo[i][:], todo[j][:]) < 0 })
+	packed := 0
+	var made []plumbing.Hash
+	for len(todo) > 0 {
+		n, sum := 0, int64(0)
+		for n < len(todo) && (n == 0 || sum+size(todo[n]) <= PackBatch) {
+			sum += size(todo[n])
+			n++
+		}
+		batch := todo[:n]
+		todo = todo[n:]
+		h, err := s.packBatch(r, st, batch)
+		if err != nil {
+			return packed, err
+		}
+		made = append(made, h)
+		for _, h := range batch {
+			// Only what the new pack holds: a version another process
+			// stored meanwhile (it takes no lock to store one) stays loose.
+			_ = st.DeleteLooseObject(h)
+		}
+		packed += len(batch)
+	}
+	for _, p := range rewrite {
+		if slices.Contains(made, p) {
+			continue // the same versions made the same pack again
+		}
+		if err := st.DeleteOldObjectPackAndIndex(p, time.Time{}); err != nil {
+			return packed, err
+		}
+	}
+	st.Reindex()
+	return packed, nil
+}
+
+// packBatch writes the versions into one new pack, syncs it and its index
+// to disk and reads every version back from it; the pack's id.
+func (s *Store) packBatch(r *os.Root, st *filesystem.Storage, there []plumbing.Hash) (plumbing.Hash, error) {
+	w, err := st.PackfileWriter()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("history: pack: %w", err)
+	}
+	made, err := packfile.NewEncoder(w, st, false).Encode(there, 10)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return made, fmt.Errorf("history: pack: %w", err)
+	}
+	for _, ext := range []string{".pack", ".idx"} {
+		if err := syncFile(r, "objects/pack/pack-"+made.String()+ext); err != nil {
+			return made, fmt.Errorf("history: pack: %w", err)
+		}
+	}
+	if err := syncFile(r, "objects/pack"); err != nil {
+		return made, fmt.Errorf("history: pack: %w", err)
 	}
 	// Every version must read back from the new pack before anything goes:
 	// named by its index, and read (a version the index names is read from
-	// the pack, never from its loose copy).
-	if len(there) > 0 {
-		b, err := r.ReadFile("objects/pack/pack-" + made.String() + ".idx")
-		if err != nil {
-			return 0, fmt.Errorf("history: pack: %w", err)
-		}
-		idx := idxfile.NewMemoryIndex()
-		if err := idxfile.NewDecoder(bytes.NewReader(b)).Decode(idx); err != nil {
-			return 0, fmt.Errorf("history: pack: %w", err)
-		}
-		st.Reindex()
-		for _, h := range there {
-			if ok, err := idx.Contains(h); err != nil || !ok {
-				return 0, fmt.Errorf("history: pack: version %s is not in the new pack", h)
-			}
-			if _, err := st.EncodedObject(plumbing.BlobObject, h); err != nil {
-				return 0, fmt.Errorf("history: pack: version %s does not read back: %w", h, err)
-			}
-		}
+	// a pack, never from its loose copy).
+	in, err := packHashes(r, made)
+	if err != nil {
+		return made, fmt.Errorf("history: pack: %w", err)
 	}
-	for _, h := range old {
-		if h != made {
-			if err := st.DeleteOldObjectPackAndIndex(h, time.Time{}); err != nil {
-				return len(there), err
-			}
-		}
-	}
-	for _, h := range there {
-		// Only what the new pack holds: a version another process stored
-		// meanwhile (it takes no lock to store one) stays loose.
-		_ = st.DeleteLooseObject(h)
+	has := map[plumbing.Hash]bool{}
+	for _, h := range in {
+		has[h] = true
 	}
 	st.Reindex()
-	return len(there), nil
+	for _, h := range there {
+		if !has[h] {
+			return made, fmt.Errorf("history: pack: version %s is not in the new pack", h)
+		}
+		obj, err := st.EncodedObject(plumbing.BlobObject, h)
+		if err == nil {
+			var rd io.ReadCloser
+			if rd, err = obj.Reader(); err == nil {
+				_, err = io.Copy(io.Discard, rd)
+				rd.Close()
+			}
+		}
+		if err != nil {
+			return made, fmt.Errorf("history: pack: version %s does not read back: %w", h, err)
+		}
+	}
+	return made, nil
+}
+
+// packHashes is every version a pack's index names.
+func packHashes(r *os.Root, p plumbing.Hash) ([]plumbing.Hash, error) {
+	f, err := r.Open("objects/pack/pack-" + p.String() + ".idx")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	idx := idxfile.NewMemoryIndex()
+	if err := idxfile.NewDecoder(bufio.NewReader(f)).Decode(idx); err != nil {
+		return nil, err
+	}
+	it, err := idx.Entries()
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var out []plumbing.Hash
+	for {
+		e, err := it.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e.Hash)
+	}
 }
 
 // syncFile syncs a file or folder of the history to disk.
