@@ -1041,9 +1041,10 @@ await step('completion after [[ offers the notes in scope, never another agent\'
     return ok ? l : null;
   });
   const closing = line.slice('See [[notes/vscode-e2e-target'.length);
-  if (/^\]{0,1}$/.test(closing)) {
+  const byHand = /^\]{0,1}$/.test(closing) ? 2 - closing.length : 0;
+  if (byHand) {
     await toEnd();
-    await page.keyboard.type(']'.repeat(2 - closing.length), { delay: 5 });
+    await page.keyboard.type(']'.repeat(byHand), { delay: 5 });
     line = linkLine(await fullEditorText());
   }
   if (line !== 'See [[notes/vscode-e2e-target]]') {
@@ -1051,7 +1052,7 @@ await step('completion after [[ offers the notes in scope, never another agent\'
   }
   await pressCtrl('KeyS');
   await waitFor('the link saved', () => fs.readFileSync(LINKS_NOTE, 'utf8').includes('See [[notes/vscode-e2e-target]]'));
-  return `[${rows.join(', ')}]; accepted notes/vscode-e2e-target`;
+  return `[${rows.join(', ')}]; accepted notes/vscode-e2e-target (${byHand} bracket(s) closed by hand)`;
 });
 
 /** Puts the cursor inside the link's key on the links note's last line. */
