@@ -2,7 +2,7 @@ package session
 
 import (
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/secrets"
+	"github.com/magicfrog/mf-lsp/engine/secrets/scancache"
 )
 
 // Caches are the caches a process keeps across runs, in the user's cache
@@ -12,14 +12,14 @@ import (
 // Options) and flushes them before it exits; no package holds one of its own.
 type Caches struct {
 	Tokens *engine.TokenCache
-	Scans  *secrets.Cache
+	Scans  *scancache.Cache
 }
 
 // OpenCaches opens the caches in the user's cache directory (none when there
 // is no such directory).
 func OpenCaches() Caches {
 	dir := engine.DefaultTokenCacheDir()
-	return Caches{Tokens: engine.OpenTokenCache(dir), Scans: secrets.OpenCache(dir)}
+	return Caches{Tokens: engine.OpenTokenCache(dir), Scans: scancache.Open(dir)}
 }
 
 // Flush writes what the caches learnt since they were opened.

@@ -12,7 +12,9 @@ var layers = [][]string{
 	// Leaves: one job each, stdlib and at most one library.
 	{"engine/errcode", "engine/frontmatter", "engine/journal", "engine/safefs", "engine/textmerge", "engine/schedule", "engine/embed", "engine/internal/synth", "lsp/internal/jsonrpc"},
 	{"engine/mdlinks", "engine/internal/hashcache", "engine/internal/notetexts", "lsp/lsptest"},
-	{"engine/store", "engine/secrets"},
+	{"engine/store", "engine/secrets/scancache"},
+	// Secrets (gitleaks), consulting the scan cache.
+	{"engine/secrets"},
 	// The local history of a memory root (go-git's object store), on the store.
 	{"engine/history"},
 	// The memory model.

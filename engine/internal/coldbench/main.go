@@ -101,8 +101,8 @@
 //     folder resolves less than an open of the whole path.
 //   - check spent nine tenths of its CPU in gitleaks (about 300 µs a note:
 //     3.6 s at 10,000 notes, 9.4× the floor). Clean scans are now kept by
-//     content hash in the user's cache (engine/secrets, Cache.ScanAdvisory; sync's
-//     gate never reads it), so check of an unchanged tree scans nothing; the
+//     content hash in the user's cache (engine/secrets/scancache, consulted
+//     by secrets.ScanAdvisory; sync's gate never reads it), so check of an unchanged tree scans nothing; the
 //     "check, empty cache" row is that first scan.
 //   - Frontmatter: the regexp per value (numberLike) is a hand-written
 //     scanner held to the regexp by a test; a flat parse keeps its fields at
@@ -417,7 +417,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/internal/synth"
-	"github.com/magicfrog/mf-lsp/engine/secrets"
+	"github.com/magicfrog/mf-lsp/engine/secrets/scancache"
 )
 
 func main() {
@@ -724,7 +724,7 @@ func measure(c config, self string, t *synth.Tree, cache, sizes string) ([]resul
 		// What a first check after a change to every note costs: the secret
 		// scan (linear in notes; minutes a run at 100,000 on a busy machine).
 		paths = slices.Insert(paths, len(paths)-1, path{name: "check, empty cache", cmd: []string{"check"},
-			before: func() { os.Remove(filepath.Join(cache, "mf-lsp", secrets.ScanCacheFile)) }})
+			before: func() { os.Remove(filepath.Join(cache, "mf-lsp", scancache.File)) }})
 	}
 	if c.only != nil {
 		paths = slices.DeleteFunc(paths, func(p path) bool { return !c.only.MatchString(p.name) })
