@@ -24,11 +24,14 @@ var layers = [][]string{
 	{"engine/participant", "engine/importers"},
 	// Pure checks.
 	{"diagnostics"},
-	// The protocol-free core.
+	// The protocol-free core: what the hook commands need (session/base),
+	// then the rest.
+	{"session/base"},
 	{"session"},
-	// Front ends: each translates, none imports another.
-	{"lsp", "mcpserver"},
-	{"cmd/mf-lsp"},
+	// Front ends: each translates, none imports another (the shell's shared
+	// commands are one front end, both binaries' main packages call it).
+	{"lsp", "mcpserver", "cmd/internal/shell"},
+	{"cmd/mf-lsp", "cmd/mf-hook"},
 }
 
 // TestLayers holds the module to its layering: engine never reaches up to

@@ -1,4 +1,4 @@
-package session
+package base
 
 import (
 	"github.com/magicfrog/mf-lsp/engine"
@@ -9,7 +9,8 @@ import (
 // directory: token counts and clean secret scans, both keyed by a text's
 // hash and both derived (removing them costs only speed). A process makes
 // them once (OpenCaches), hands them to what it opens (engine.Options,
-// Options) and flushes them before it exits; no package holds one of its own.
+// Options; the shell's commands through shell.Env) and flushes them before it
+// exits; no library holds one of its own.
 type Caches struct {
 	Tokens *engine.TokenCache
 	Scans  *scancache.Cache
