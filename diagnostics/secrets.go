@@ -6,6 +6,7 @@ import (
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/secrets"
+	"github.com/magicfrog/mf-lsp/engine/secrets/scancache"
 )
 
 // CodeSecret: gitleaks' default rules found a secret in the note. Sync holds
@@ -15,7 +16,7 @@ const CodeSecret = "secret"
 // secrets flags every secret in the note, on the secret itself. A line that
 // says gitleaks:allow is not flagged (the detector skips it). The scan is
 // advisory here (sync scans again), so a text found clean by an earlier
-// process is not scanned again (secrets.Cache.ScanAdvisory).
+// process is not scanned again (secrets.ScanAdvisory).
 func (c *checker) secrets() {
 	fs, err := c.scanSecrets()
 	if err != nil {
@@ -42,12 +43,12 @@ func (c *checker) secrets() {
 // memory's (engine.Options.SecretScans): the CLI's checks have one, the
 // server's none.
 func (c *checker) scanSecrets() ([]secrets.Finding, error) {
-	var sc *secrets.Cache
+	var sc *scancache.Cache
 	if c.in.Memory != nil {
 		sc = c.in.Memory.SecretScans()
 	}
 	if sum := c.e.Sum(); sum != ([32]byte{}) {
-		return sc.ScanAdvisoryHashed(c.src, sum)
+		return secrets.ScanAdvisoryHashed(sc, c.src, sum)
 	}
-	return sc.ScanAdvisory(c.src)
+	return secrets.ScanAdvisory(sc, c.src)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/magicfrog/mf-lsp/engine/secrets"
+	"github.com/magicfrog/mf-lsp/engine/secrets/scancache"
 )
 
 // Options say where memory is and who is looking at it.
@@ -58,7 +58,7 @@ type Options struct {
 	// SecretScans remembers, across processes, the texts gitleaks' rules found
 	// clean, for the checks' advice on this memory's notes (diagnostics reads
 	// it, Memory.SecretScans; sync's gate never does). nil scans every text.
-	SecretScans *secrets.Cache
+	SecretScans *scancache.Cache
 	// BodiesOnDemand keeps resident, of a note larger than ResidentMax, only
 	// its frontmatter: its text is read again from the disk when asked
 	// (Note.Text), checked against the hash taken at load. For a long-lived

@@ -15,7 +15,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine/history"
 	"github.com/magicfrog/mf-lsp/engine/safefs"
-	"github.com/magicfrog/mf-lsp/engine/secrets"
+	"github.com/magicfrog/mf-lsp/engine/secrets/scancache"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -72,7 +72,7 @@ type Memory struct {
 	scopeOnly   bool             // Options.ScopeOnly
 	onDemand    bool             // Options.BodiesOnDemand
 	tokenCache  *TokenCache      // Options.TokenCache
-	secretScans *secrets.Cache   // Options.SecretScans
+	secretScans *scancache.Cache // Options.SecretScans
 	within      Scope            // Options.Within
 	limit       *scopeLimit      // the owner folders a scope-only load reads; nil: every folder
 	config      []Problem        // configuration files that did not parse
@@ -128,7 +128,7 @@ func (m *Memory) TokenCache() *TokenCache { return m.tokenCache }
 
 // SecretScans is the scan cache the checks of the memory's notes consult
 // (Options.SecretScans); nil when there is none.
-func (m *Memory) SecretScans() *secrets.Cache { return m.secretScans }
+func (m *Memory) SecretScans() *scancache.Cache { return m.secretScans }
 
 // Reload reads the configuration and every note again. Each note that is
 // not as the tree held it (changed, new, removed, or now not a note) goes to

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/tliron/glsp"
-
 	"github.com/magicfrog/mf-lsp/session"
+	"github.com/magicfrog/mf-lsp/session/base"
+	"github.com/tliron/glsp"
 )
 
 // renderIntoCommand: magicfrog.renderInto {file, task, agents, machine, budget,
@@ -15,7 +15,7 @@ import (
 // a file:// URI; default: the project's CLAUDE.md, else its AGENTS.md), as
 // `mf-lsp render --into` does. → {"path","uri","outcome","generation","tokens"}.
 // Only a Markdown file of the workspace outside its .magicfrog/ and the data
-// directory is written (session.CheckHostFile); any other file is refused
+// directory is written (base.CheckHostFile); any other file is refused
 // with InvalidParams and error data {"code": "forbidden", "path": …}.
 func (s *Server) renderIntoCommand(_ *glsp.Context, a session.RenderIntoArgs) (any, error) {
 	cmd := session.RenderIntoCmd.Name
@@ -33,10 +33,10 @@ func (s *Server) renderIntoCommand(_ *glsp.Context, a session.RenderIntoArgs) (a
 	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
 		w, err := session.RenderInto(snap, a.RenderRequest, file)
 		var write *session.WriteError
-		var refused *session.HostFileError
+		var refused *base.HostFileError
 		switch {
 		case errors.As(err, &refused):
-			// Not a file this command may write (session.CheckHostFile):
+			// Not a file this command may write (base.CheckHostFile):
 			// the argument is wrong, and the data says so by its code.
 			return nil, Errorf(CodeInvalidParams, "%s: argument \"file\": %v", cmd, err)
 		case errors.Is(err, session.ErrNoHostFile):
@@ -64,7 +64,7 @@ func (s *Server) skillsIntoCommand(_ *glsp.Context, a session.SkillsIntoArgs) (a
 	return s.withSnapshot(cmd, "", func(_ context.Context, snap *session.Snapshot) (any, error) {
 		w, err := session.SkillsIntoWorkspace(snap, a.RenderRequest, a.Dir)
 		var write *session.WriteError
-		var refused *session.HostFileError
+		var refused *base.HostFileError
 		switch {
 		case errors.As(err, &refused):
 			return nil, Errorf(CodeInvalidParams, "%s: argument \"dir\": %v", cmd, err)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"github.com/magicfrog/mf-lsp/engine/roam"
+	"github.com/magicfrog/mf-lsp/session/base"
 )
 
 // The command contract: every magicfrog.* command of docs/protocol.md,
@@ -165,7 +166,7 @@ type LinePos struct {
 // The commands.
 var (
 	RenderCmd           = Command[RenderRequest, any]{"magicfrog.render"} // the block, or with details a Preview
-	RenderIntoCmd       = Command[RenderIntoArgs, Written]{"magicfrog.renderInto"}
+	RenderIntoCmd       = Command[RenderIntoArgs, base.Written]{"magicfrog.renderInto"}
 	EffectiveViewCmd    = Command[ScopeRequest, EffectiveView]{"magicfrog.effectiveView"}
 	DescribeCmd         = Command[NoteArgs, Description]{"magicfrog.describe"}
 	ShowEntryCmd        = Command[NoteArgs, ShowEntryResult]{"magicfrog.showEntry"}

@@ -31,10 +31,15 @@
 // arguments (RenderRequest.Check, PromoteRequest.Promotion,
 // RollupRequest.Parse, ParseSettings for the client's settings) are here too,
 // so that a front end only decodes, calls and converts. The shell's commands
-// call the same layer over a tree they load once (OpenMemory): RenderEach,
-// SkillsFor, PlacePromotion then Promote, Write, EnsureRegistered and
+// call the same layer over a tree they load once (base.OpenMemory):
+// base.RenderEach, SkillsFor, PlacePromotion then Promote, Write, EnsureRegistered and
 // ImportJournal, Effective, Check and Positions. The save decisions
 // (WillSave, TakeDisk, KeepMine, Merge) are Session methods because they move
 // a buffer's base. Converting positions, URIs and protocol types is the front
 // end's business (package lsp); this package imports no protocol.
+//
+// Package session/base, beneath it, holds what the hook commands (render,
+// append) need and nothing of the checks or the editor's features: loading
+// (OpenMemory), the caches, RenderEach and the host-file writes, file URIs.
+// The lean binary (cmd/mf-hook) calls it; so do session and mf-lsp.
 package session

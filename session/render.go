@@ -6,6 +6,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/participant"
+	"github.com/magicfrog/mf-lsp/session/base"
 )
 
 // The read-only commands over a snapshot: the <memory> block (Render,
@@ -77,30 +78,30 @@ func (e *WriteError) Unwrap() error { return e.Err }
 // exists). The file must be one CheckHostFile allows inside the project (the
 // editor's workspace): else, or without a project, a *HostFileError. A failed
 // write is a *WriteError; a failed render is the engine's.
-func RenderInto(snap *Snapshot, r RenderRequest, file string) (Written, error) {
+func RenderInto(snap *Snapshot, r RenderRequest, file string) (base.Written, error) {
 	m := snap.Memory
 	path, err := HostFile(m.Paths.ProjectDir, file)
 	if err != nil {
-		return Written{}, err
+		return base.Written{}, err
 	}
 	if m.Paths.ProjectDir == "" {
-		return Written{}, &HostFileError{Path: path, Reason: "cannot be written: the session has no workspace folder, and the language server writes the block only into a file of its workspace"}
+		return base.Written{}, &base.HostFileError{Path: path, Reason: "cannot be written: the session has no workspace folder, and the language server writes the block only into a file of its workspace"}
 	}
-	if err := CheckHostFile(m.Paths, path, m.Paths.ProjectDir); err != nil {
-		return Written{}, err
+	if err := base.CheckHostFile(m.Paths, path, m.Paths.ProjectDir); err != nil {
+		return base.Written{}, err
 	}
 	opts, err := snap.RenderOptions(r)
 	if err != nil {
-		return Written{}, err
+		return base.Written{}, err
 	}
-	opts.Into = IntoFile(path)
+	opts.Into = base.IntoFile(path)
 	b, err := m.Render(opts)
 	if err != nil {
-		return Written{}, err
+		return base.Written{}, err
 	}
-	w, err := WriteBlockInto(m, path, b)
+	w, err := base.WriteBlockInto(m, path, b)
 	if err != nil {
-		return Written{}, &WriteError{Err: err}
+		return base.Written{}, &WriteError{Err: err}
 	}
 	return w, nil
 }
@@ -127,59 +128,4 @@ func Generation(snap *Snapshot) string {
 		return ""
 	}
 	return b.Generation
-}
-
-// BlocksRequest is the shell's render (`mf-lsp render`): the scope as given
-// (the flags), whether one block per agent of it is wanted, and the render's
-// options.
-type BlocksRequest struct {
-	Given participant.Given
-	// Each renders one block per agent of the bound scope (participant.Bound)
-	// instead of the one participant Resolve picks.
-	Each     bool
-	Budget   int
-	Previous string
-	Today    string
-	Earlier  int
-	// Into is the file the block goes into (IntoFile), "" for none.
-	Into string
-}
-
-// RenderEach renders the blocks r asks of m, in order, handing each to fn
-// until fn returns false. The scope is participant.Resolve's (its refusal,
-// e.g. several agents and none chosen, is the error, before any block), or
-// with r.Each each agent of the bound scope (the bound scope itself when it
-// names none). A failed render is the engine's error.
-func RenderEach(m *engine.Memory, r BlocksRequest, getenv func(string) string, fn func(i int, b *engine.Block) bool) error {
-	scope := participant.Bound(m, r.Given)
-	participants := []engine.Scope{scope}
-	switch {
-	case r.Each && len(scope.Agents) > 0:
-		participants = participants[:0]
-		for _, a := range scope.Agents {
-			p := scope
-			p.Agents = []string{a}
-			participants = append(participants, p)
-		}
-	case !r.Each:
-		one, err := participant.Resolve(m, r.Given, getenv)
-		if err != nil {
-			return err
-		}
-		participants[0] = one
-	}
-	for i, p := range participants {
-		opts := engine.RenderOptions{Scope: p, Budget: r.Budget, Previous: r.Previous, Today: r.Today, Earlier: r.Earlier}
-		if r.Into != "" {
-			opts.Into = IntoFile(r.Into)
-		}
-		b, err := m.Render(opts)
-		if err != nil {
-			return err
-		}
-		if !fn(i, b) {
-			return nil
-		}
-	}
-	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/store"
+	"github.com/magicfrog/mf-lsp/session/base"
 )
 
 // SkillManagedBy is the value of the `metadata.managed-by` key of every
@@ -275,11 +276,11 @@ func removeSkill(m *engine.Memory, file string) error {
 // --into): outside the data directory and the project's .magicfrog/, and not
 // a symbolic link.
 func CheckHostFolder(p engine.Paths, dir string) error {
-	if err := checkOutsideOwn(p, dir, "write the skills into an agent host's skill folder, such as the project's .claude/skills"); err != nil {
+	if err := base.CheckOutsideOwn(p, dir, "write the skills into an agent host's skill folder, such as the project's .claude/skills"); err != nil {
 		return err
 	}
 	if t := store.LinkTarget(dir); t != "" {
-		return &HostFileError{Path: dir, Reason: "is a symbolic link to " + t + ": name the folder itself"}
+		return &base.HostFileError{Path: dir, Reason: "is a symbolic link to " + t + ": name the folder itself"}
 	}
 	return nil
 }
@@ -307,7 +308,7 @@ func SkillsIntoWorkspace(snap *Snapshot, r RenderRequest, dir string) (SkillsWri
 	m := snap.Memory
 	project := m.Paths.ProjectDir
 	if project == "" {
-		return SkillsWritten{}, &HostFileError{Path: dir, Reason: "cannot be written: the session has no workspace folder, and the language server writes skills only into a folder of its workspace"}
+		return SkillsWritten{}, &base.HostFileError{Path: dir, Reason: "cannot be written: the session has no workspace folder, and the language server writes skills only into a folder of its workspace"}
 	}
 	if dir == "" {
 		dir = filepath.FromSlash(DefaultSkillsDir)
@@ -316,7 +317,7 @@ func SkillsIntoWorkspace(snap *Snapshot, r RenderRequest, dir string) (SkillsWri
 		dir = filepath.Join(project, dir)
 	}
 	if !engine.Inside(project, dir) {
-		return SkillsWritten{}, &HostFileError{Path: dir, Reason: "is outside the workspace " + project + ": the language server writes skills only into a folder of its workspace"}
+		return SkillsWritten{}, &base.HostFileError{Path: dir, Reason: "is outside the workspace " + project + ": the language server writes skills only into a folder of its workspace"}
 	}
 	if err := CheckHostFolder(m.Paths, dir); err != nil {
 		return SkillsWritten{}, err

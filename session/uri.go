@@ -5,7 +5,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
-	"strings"
+
+	"github.com/magicfrog/mf-lsp/session/base"
 )
 
 // URIToPath converts a file:// URI to a local path. Other schemes (untitled:,
@@ -38,11 +39,5 @@ func URIToPath(uri string) (string, error) {
 }
 
 // PathToURI converts an absolute local path to a file:// URI, percent-encoded
-// as clients expect.
-func PathToURI(path string) string {
-	p := filepath.ToSlash(path)
-	if runtime.GOOS == "windows" && !strings.HasPrefix(p, "/") {
-		p = "/" + p
-	}
-	return (&url.URL{Scheme: "file", Path: p}).String()
-}
+// as clients expect (base.PathToURI, where the shell's block writes name it).
+func PathToURI(path string) string { return base.PathToURI(path) }

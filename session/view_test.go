@@ -13,6 +13,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/participant"
+	"github.com/magicfrog/mf-lsp/session/base"
 )
 
 // testTree is a data directory and a project bound to task T-7 and agents
@@ -329,7 +330,7 @@ func TestAnswersAreTheDocumentedJSON(t *testing.T) {
 		notes   bool // holds Entry objects
 	}{
 		{"magicfrog.render", RenderDetails{Groups: []RenderGroup{{}}, Omitted: []RenderOmitted{{}}}, false},
-		{"magicfrog.renderInto", Written{}, false},
+		{"magicfrog.renderInto", base.Written{}, false},
 		{"magicfrog.effectiveView", EffectiveView{Keys: []KeyView{{Shadowed: []NoteSummary{{}}}}, Device: []NoteSummary{{}}}, true},
 		{"magicfrog.describe", Description{ShadowedBy: &NoteSummary{}}, true},
 		{"magicfrog.promote", Promoted{}, false},

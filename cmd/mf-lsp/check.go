@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"unicode"
 
+	"github.com/magicfrog/mf-lsp/cmd/internal/shell"
 	"github.com/magicfrog/mf-lsp/diagnostics"
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/session"
@@ -20,7 +21,7 @@ import (
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c, f := newCheckCLI(stdout, stderr)
-	paths, code, done := c.parse(args, 0, 1<<20)
+	paths, code, done := c.Parse(args, 0, 1<<20)
 	if done {
 		return code
 	}
@@ -28,18 +29,18 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	m, err := c.open(false)
+	m, err := c.Open(false)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
-	in.Scope = f.scope.scope(c, m)
+	in.Scope = f.scope.Scope(c, m)
 	findings, err := session.Check(m, session.CheckRequest{Paths: paths, Input: in})
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	if *f.format == "json" {
 		if err := printFindingsJSON(stdout, m, findings); err != nil {
-			return c.fail("%v", err)
+			return c.Fail("%v", err)
 		}
 	} else {
 		printFindings(stdout, stderr, m, findings)
@@ -54,7 +55,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // checkFlags are the flags of mf-lsp check.
 type checkFlags struct {
-	scope    scopeFlags
+	scope    shell.ScopeFlags
 	format   *string
 	today    *string
 	loopDays *int
@@ -80,10 +81,10 @@ data}.
 Exit code 1 when any finding is an error, else 0 (warnings do not fail);
 2 on bad usage.`, stdout, stderr)
 	f := &checkFlags{}
-	f.scope.register(c)
-	f.format = c.fs.String("format", "text", "the output `FORMAT`: text or json")
-	f.today = c.fs.String("today", "", "the journal's today, `YYYY-MM-DD`, for date-relative checks (default: the local date)")
-	f.loopDays = c.fs.Int("open-loop-days", diagnostics.DefaultOpenLoopDays, "report a refined day's blocker or next step not mentioned again after `N` days")
+	f.scope.Register(c)
+	f.format = c.FS.String("format", "text", "the output `FORMAT`: text or json")
+	f.today = c.FS.String("today", "", "the journal's today, `YYYY-MM-DD`, for date-relative checks (default: the local date)")
+	f.loopDays = c.FS.Int("open-loop-days", diagnostics.DefaultOpenLoopDays, "report a refined day's blocker or next step not mentioned again after `N` days")
 	return c, f
 }
 
@@ -91,14 +92,14 @@ Exit code 1 when any finding is an error, else 0 (warnings do not fail);
 // which needs the memory); a bad flag is a usage error (ok false).
 func (f *checkFlags) input(c *cli) (in diagnostics.Input, code int, ok bool) {
 	if *f.format != "text" && *f.format != "json" {
-		return in, c.usageError("--format: want text or json, got %q", *f.format), false
+		return in, c.UsageError("--format: want text or json, got %q", *f.format), false
 	}
 	day, err := engine.Today(*f.today)
 	if err != nil {
-		return in, c.usageError("--today: %v", err), false
+		return in, c.UsageError("--today: %v", err), false
 	}
 	if *f.loopDays < 1 {
-		return in, c.usageError("--open-loop-days: want a whole number of days, at least 1"), false
+		return in, c.UsageError("--open-loop-days: want a whole number of days, at least 1"), false
 	}
 	return diagnostics.Input{Today: day, OpenLoopDays: *f.loopDays}, exitOK, true
 }

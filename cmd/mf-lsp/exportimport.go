@@ -24,19 +24,19 @@ content, or a link on the way to one, fails the export.
 
 Prints "exported N notes to DIR", then a "skipped: ..." line per note left out
 (a legacy note whose canonical twin has the same path).`, stdout, stderr)
-	withDevice := c.fs.Bool("with-device", false, "also export this machine's device notes, under machine/")
-	allMachines := c.fs.Bool("all-machines", false, "also export every machine's device notes, each with its binding")
-	pos, code, done := c.parse(args, 1, 1)
+	withDevice := c.FS.Bool("with-device", false, "also export this machine's device notes, under machine/")
+	allMachines := c.FS.Bool("all-machines", false, "also export every machine's device notes, each with its binding")
+	pos, code, done := c.Parse(args, 1, 1)
 	if done {
 		return code
 	}
-	m, err := c.open(true)
+	m, err := c.Open(true)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	res, err := session.Export(m, pos[0], engine.ExportOptions{WithDevice: *withDevice, AllMachines: *allMachines})
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	fmt.Fprintf(stdout, "exported %d notes to %s\n", res.Written, pos[0])
 	for _, s := range res.Skipped {
@@ -77,17 +77,17 @@ kept back because the destination is not older, then a summary line
 "imported N, unchanged N, kept N, refused N". Each refused file is reported on
 stderr ("refused: ..."); the exit code is 1 when any file was refused, 0
 otherwise (kept notes are not an error).`, stdout, stderr)
-	pos, code, done := c.parse(args, 1, 1)
+	pos, code, done := c.Parse(args, 1, 1)
 	if done {
 		return code
 	}
-	m, err := c.openDataDir()
+	m, err := c.OpenDataDir()
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	res, _, err := session.Import(m, pos[0])
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	for _, p := range res.Paths {
 		fmt.Fprintf(stdout, "imported %s\n", p)

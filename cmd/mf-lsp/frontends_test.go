@@ -20,7 +20,7 @@ import (
 // frontEnds are the packages that only translate (docs/architecture.md, "One
 // operations layer"): they call session and engine/participant for every
 // operation and use engine types, never engine behaviour.
-var frontEnds = []string{"cmd/mf-lsp", "lsp", "mcpserver"}
+var frontEnds = []string{"cmd/mf-lsp", "cmd/mf-hook", "cmd/internal/shell", "lsp", "mcpserver"}
 
 // behaviourPackages are the packages whose functions and methods a front end
 // must not call: the engine below the operations layer, and the pure checks.

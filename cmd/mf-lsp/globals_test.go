@@ -15,7 +15,7 @@ import (
 // The list only shrinks: a new cache or hook fails TestNoGlobalCachesOrHooks.
 var processWideCaches = map[string]string{
 	"engine/secrets.cache": "in-memory memo of a pure function (the scan of a text)",
-	"cmd/mf-lsp.runCaches": "package main's own: the values mainExit makes, which cli.open hands to engine.Options (a command takes no argument to carry them)",
+	"cmd/mf-lsp.runEnv":    "package main's own: the caches mainExit makes (shell.Env), which each command's Cmd hands to engine.Options (a command takes no argument to carry them)",
 }
 
 // TestNoGlobalCachesOrHooks reads every package of the module (tests left out)

@@ -49,25 +49,25 @@ kept), its destination, its tokens (o200k) and its source; a line per file
 left out, and why; a summary. With --apply it writes the new notes, each at
 revision 1; nothing is ever overwritten, so importing again changes nothing.
 Exit code 1 when a file was left out (kept notes are not an error).`, stdout, stderr)
-	from := c.fs.String("from", "", "what to import: `SOURCE` claude, agents, cursor or openclaw")
-	apply := c.fs.Bool("apply", false, "write the notes (without it: print the plan only)")
-	split := c.fs.Bool("split", false, "one note per top-level heading of each file (the text before the first heading is NAME/intro.md)")
-	scope := c.fs.String("scope", "", "the `ID` prefix of the notes: an agent ID (openclaw) or a task ID (claude, agents, cursor); default: shared notes")
-	pos, code, done := c.parse(args, 1, 1<<20)
+	from := c.FS.String("from", "", "what to import: `SOURCE` claude, agents, cursor or openclaw")
+	apply := c.FS.Bool("apply", false, "write the notes (without it: print the plan only)")
+	split := c.FS.Bool("split", false, "one note per top-level heading of each file (the text before the first heading is NAME/intro.md)")
+	scope := c.FS.String("scope", "", "the `ID` prefix of the notes: an agent ID (openclaw) or a task ID (claude, agents, cursor); default: shared notes")
+	pos, code, done := c.Parse(args, 1, 1<<20)
 	if done {
 		return code
 	}
 	req := session.HostImportRequest{From: *from, Paths: pos, Split: *split, Owner: *scope}
 	if err := req.Check(); err != nil {
-		return c.usageError("--from: %v", err)
+		return c.UsageError("--from: %v", err)
 	}
-	m, err := c.open(true)
+	m, err := c.Open(true)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	plan, err := session.PlanHostImport(m, req)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	if !*apply {
 		session.WriteHostImportPlan(stdout, plan)
@@ -78,8 +78,8 @@ Exit code 1 when a file was left out (kept notes are not an error).`, stdout, st
 		return exitOK
 	}
 	for _, d := range session.HostImportDimensions(plan) {
-		if err := c.requireWritable(m, d); err != nil {
-			return c.fail("%v", err)
+		if err := c.RequireWritable(m, d); err != nil {
+			return c.Fail("%v", err)
 		}
 	}
 	res, err := session.ApplyHostImport(m, plan)
@@ -90,7 +90,7 @@ Exit code 1 when a file was left out (kept notes are not an error).`, stdout, st
 		session.WriteHostImportResult(stdout, res)
 	}
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	if len(plan.Skipped) > 0 || len(res.Skipped) > 0 { // kept notes are not an error
 		return exitError

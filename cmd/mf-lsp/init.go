@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
+	"github.com/magicfrog/mf-lsp/cmd/internal/shell"
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/session"
 )
@@ -25,28 +28,28 @@ task's notes. --journal PATH mounts an existing Fractal or OpenClaw workspace
 bound agent's), recorded in the binding's "journals": read and written where
 it is, never copied. It prints a "made PATH" or "kept PATH" line for each, then the
 next steps.`, stdout, stderr)
-	task := c.fs.String("task", "", "the project's task `ID`")
-	var agents stringList
-	c.fs.Var(&agents, "agent", "an agent `ID` the project is bound to and the roster lists; repeat or separate with commas")
-	journalDir := c.fs.String("journal", "", "mount the Fractal or OpenClaw workspace at `PATH` (memory/ and MEMORY.md) as a journal, read and written in place")
-	journalDim := c.fs.String("dimension", "", "with --journal: whose journal it is, task or agent/`ID` (default: the bound agent's)")
-	if _, code, done := c.parse(args, 0, 0); done {
+	task := c.FS.String("task", "", "the project's task `ID`")
+	var agents shell.StringList
+	c.FS.Var(&agents, "agent", "an agent `ID` the project is bound to and the roster lists; repeat or separate with commas")
+	journalDir := c.FS.String("journal", "", "mount the Fractal or OpenClaw workspace at `PATH` (memory/ and MEMORY.md) as a journal, read and written in place")
+	journalDim := c.FS.String("dimension", "", "with --journal: whose journal it is, task or agent/`ID` (default: the bound agent's)")
+	if _, code, done := c.Parse(args, 0, 0); done {
 		return code
 	}
-	m, err := c.open(false)
+	m, err := c.Open(false)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	res, err := session.Init(m, session.InitRequest{Task: *task, Agents: agents})
 	var bad *session.BadIDError
 	if errors.As(err, &bad) {
-		return c.usageError("--%s %v", bad.Dimension, bad)
+		return c.UsageError("--%s %v", bad.Dimension, bad)
 	}
 	for _, l := range res.Lines {
 		fmt.Fprintf(stdout, "%s %s%s\n", l.Verb, l.Path, l.Note)
 	}
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	if res.AgentsKept {
 		fmt.Fprintf(stdout, "  note: --agent was not applied to the existing %s; edit it by hand\n", res.ConfigFile)
@@ -55,18 +58,32 @@ next steps.`, stdout, stderr)
 		if code := mountJournal(c, m, *journalDir, *journalDim, stdout); code != exitOK {
 			return code
 		}
-	} else if c.isSet("dimension") {
-		return c.usageError("--dimension goes with --journal")
+	} else if c.IsSet("dimension") {
+		return c.UsageError("--dimension goes with --journal")
 	}
 	fmt.Fprintf(stdout, `
 Next steps:
   echo "Prefer small commits." | mf-lsp write --dimension user --key style/commits.md --expect-revision 0
   mf-lsp tree      the effective view: every key and where it comes from
-  mf-lsp render    the <memory> block an agent reads
+  %-6s render    the <memory> block an agent reads
   Point your editor's mf-lsp client at this data directory (--data-dir %s
   or $MAGICFROG_HOME) to edit notes with diagnostics.
-`, m.Paths.DataDir)
+`, hookBinary(), m.Paths.DataDir)
 	return exitOK
+}
+
+// hookBinary is the binary a hook calls for render and append: mf-hook when
+// it sits beside this mf-lsp (the same commands and output, less start-up),
+// else mf-lsp.
+func hookBinary() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "mf-lsp"
+	}
+	if fi, err := os.Stat(filepath.Join(filepath.Dir(exe), "mf-hook"+filepath.Ext(exe))); err == nil && fi.Mode().IsRegular() {
+		return "mf-hook"
+	}
+	return "mf-lsp"
 }
 
 // mountJournal is init --journal (session.MountJournal), printed.
@@ -74,10 +91,10 @@ func mountJournal(c *cli, m *engine.Memory, dir, dim string, stdout io.Writer) i
 	res, err := session.MountJournal(m, dir, dim)
 	var usage *session.JournalMountError
 	if errors.As(err, &usage) {
-		return c.usageError("%v", usage)
+		return c.UsageError("%v", usage)
 	}
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	verb := "kept"
 	if res.Changed {

@@ -12,7 +12,9 @@ var layers = [][]string{
 	// Leaves: one job each, stdlib and at most one library.
 	{"engine/errcode", "engine/frontmatter", "engine/journal", "engine/safefs", "engine/textmerge", "engine/schedule", "engine/embed", "engine/internal/synth", "lsp/internal/jsonrpc"},
 	{"engine/mdlinks", "engine/internal/hashcache", "engine/internal/notetexts", "lsp/lsptest"},
-	{"engine/store", "engine/secrets"},
+	{"engine/store", "engine/secrets/scancache"},
+	// Secrets (gitleaks), consulting the scan cache.
+	{"engine/secrets"},
 	// The local history of a memory root (go-git's object store), on the store.
 	{"engine/history"},
 	// The memory model.
@@ -22,11 +24,14 @@ var layers = [][]string{
 	{"engine/participant", "engine/importers"},
 	// Pure checks.
 	{"diagnostics"},
-	// The protocol-free core.
+	// The protocol-free core: what the hook commands need (session/base),
+	// then the rest.
+	{"session/base"},
 	{"session"},
-	// Front ends: each translates, none imports another.
-	{"lsp", "mcpserver"},
-	{"cmd/mf-lsp"},
+	// Front ends: each translates, none imports another (the shell's shared
+	// commands are one front end, both binaries' main packages call it).
+	{"lsp", "mcpserver", "cmd/internal/shell"},
+	{"cmd/mf-lsp", "cmd/mf-hook"},
 }
 
 // TestLayers holds the module to its layering: engine never reaches up to

@@ -12,7 +12,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/lsp"
-	"github.com/magicfrog/mf-lsp/session"
+	"github.com/magicfrog/mf-lsp/session/base"
 )
 
 func main() {
@@ -26,24 +26,12 @@ func main() {
 // client asks it to shut down (MF_LSP_MEMPROFILE; see startProfile).
 var heapProfileAtShutdown string
 
-// caches are the caches a run of the binary keeps in the user's cache folder
-// (docs/architecture.md, "Token-count cache", "Secret-scan cache"): token
-// counts outlive the process, so an agent's next boot with a budget does not
-// tokenize again; so do clean secret scans, for check's sake (not the
-// server's, which scans every version of what is typed). The zero value is
-// none: tests that call run write nothing.
-// runCaches are the caches mainExit made for this process: cli.open hands
-// them to the memory it opens (engine.Options), the commands taking no
-// argument that could carry them. Package main's own, set once before any
-// command runs; no library holds a cache of its own.
-var runCaches session.Caches
-
 // mainExit is main without os.Exit, so tests can run the command in-process.
 func mainExit(args []string) int {
-	runCaches = session.OpenCaches()
-	defer runCaches.Flush()
+	runEnv.Caches = base.OpenCaches()
+	defer runEnv.Caches.Flush()
 	if len(args) == 0 || (len(args) == 1 && args[0] == "--stdio") {
-		return serve(runCaches.Tokens)
+		return serve(runEnv.Caches.Tokens)
 	}
 	return run(args, os.Stdin, os.Stdout, os.Stderr)
 }
@@ -70,20 +58,20 @@ type command func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 // commands maps a subcommand's name to its function: adding a subcommand is one
 // note here (and, for `mf-lsp help`, one line in summaries).
 var commands = map[string]command{
-	"render":   runRender,
+	"render":   runEnv.Render,
 	"tree":     runTree,
 	"write":    runWrite,
 	"promote":  runPromote,
 	"export":   runExport,
 	"import":   runImport,
 	"init":     runInit,
-	"version":  runVersion,
+	"version":  runEnv.Version,
 	"rollup":   runRollup,
 	"today":    runToday,
 	"check":    runCheck,
 	"schedule": runSchedule,
 	"mcp":      runMCP,
-	"append":   runAppend,
+	"append":   runEnv.Append,
 	"sync":     runSync,
 	"history":  runHistory,
 	"restore":  runRestore,
@@ -113,14 +101,6 @@ var summaries = map[string]string{
 	"search":   "search the notes in scope, best passage first (memory_search)",
 	"skills":   "write the skills in scope into an agent host's skill folder (DIR/<name>/SKILL.md)",
 }
-
-// Exit codes shared by every subcommand.
-const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
-	exitStale = 3
-)
 
 // run dispatches a subcommand.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -14,55 +14,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/magicfrog/mf-lsp/cmd/internal/shell"
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/participant"
 	"github.com/magicfrog/mf-lsp/mcpserver"
 	"github.com/magicfrog/mf-lsp/session"
 )
-
-// participantFlags are --task, --agent and --machine for the commands that act
-// as one participant (mcp, append): one agent, not a list.
-type participantFlags struct {
-	task, agent, machine string
-}
-
-func (f *participantFlags) register(c *cli) {
-	c.fs.StringVar(&f.task, "task", "", "the task `ID` (default: the project binding's task; \"\" for none)")
-	c.fs.StringVar(&f.agent, "agent", "", "the agent `ID` this participant is (default: $"+participant.AgentEnv+", else the project binding's one agent)")
-	c.fs.StringVar(&f.machine, "machine", "", "the machine `ID` whose device notes are in scope (default: this machine's)")
-}
-
-// within is the scope whose folders the participant's load reads
-// (engine.Options.Within): the agent --agent or $MAGICFROG_AGENT names and
-// the task --task names, as Resolve picks them; what they leave unnamed is
-// the binding's.
-func (f *participantFlags) within(getenv func(string) string) engine.Scope {
-	var s engine.Scope
-	s.Task = f.task
-	switch {
-	case f.agent != "":
-		s.Agents = []string{f.agent}
-	case getenv(participant.AgentEnv) != "":
-		s.Agents = []string{getenv(participant.AgentEnv)}
-	}
-	return s
-}
-
-// participant opens memory and makes the participant the flags, the
-// environment and the binding say.
-func (f *participantFlags) participant(c *cli, today string) (*participant.Participant, error) {
-	m, err := c.open(true)
-	if err != nil {
-		return nil, err
-	}
-	g := participant.Given{Task: f.task, Agent: f.agent, Machine: f.machine,
-		TaskSet: c.isSet("task"), AgentSet: c.isSet("agent"), MachineSet: c.isSet("machine")}
-	s, err := participant.Resolve(m, g, os.Getenv)
-	if err != nil {
-		return nil, err // several agents: refusedScope reports it
-	}
-	return participant.New(m, participant.Options{Scope: s, Today: today})
-}
 
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCLI("mcp", "mf-lsp mcp [--agent ID] [--task ID] [--machine ID] [--http 127.0.0.1:PORT [--allow-remote]]", `
@@ -80,19 +37,19 @@ note in scope as memory://DIMENSION[/ID]/KEY and the <memory> block as
 memory://context, with resources/subscribe. Each tool's text is what the
 model reads (memory_context's: the <memory> block, with 8000 tokens when no
 budget is given); its JSON is the structured content. See docs/cli.md#mcp.`, stdout, stderr)
-	var pf participantFlags
-	pf.register(c)
-	addr := c.fs.String("http", "", "serve the streamable HTTP transport on `ADDR` (127.0.0.1:PORT; port 0 picks one) instead of stdio")
-	allowRemote := c.fs.Bool("allow-remote", false, "with --http, allow a non-loopback address and Host header (anyone who can reach it reads and writes your memory)")
-	if _, code, done := c.parse(args, 0, 0); done {
+	var pf shell.ParticipantFlags
+	pf.Register(c)
+	addr := c.FS.String("http", "", "serve the streamable HTTP transport on `ADDR` (127.0.0.1:PORT; port 0 picks one) instead of stdio")
+	allowRemote := c.FS.Bool("allow-remote", false, "with --http, allow a non-loopback address and Host header (anyone who can reach it reads and writes your memory)")
+	if _, code, done := c.Parse(args, 0, 0); done {
 		return code
 	}
 	if *allowRemote && *addr == "" {
-		return c.usageError("--allow-remote needs --http")
+		return c.UsageError("--allow-remote needs --http")
 	}
 	if *addr != "" && !*allowRemote {
 		if err := checkLoopback(*addr); err != nil {
-			return c.usageError("--http %s: %v", *addr, err)
+			return c.UsageError("--http %s: %v", *addr, err)
 		}
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "mf-lsp mcp: "+format+"\n", a...) }
@@ -101,12 +58,12 @@ budget is given); its JSON is the structured content. See docs/cli.md#mcp.`, std
 	// agent's or task's folder is neither walked nor watched. The load and
 	// the watch are one walk (watch.Open). Its writes land only inside the
 	// folders it read, the participant's own.
-	c.scopeOnly, c.within = true, pf.within(os.Getenv)
+	c.ScopeOnly, c.Within = true, pf.Within(os.Getenv)
 	var (
 		served  atomic.Pointer[mcpserver.Server]
 		watcher *session.Watched
 	)
-	c.load = func(o engine.Options) (*engine.Memory, error) {
+	c.Load = func(o engine.Options) (*engine.Memory, error) {
 		m, w, err := session.OpenWatched(o, func(paths []string, changed bool) {
 			if s := served.Load(); s != nil {
 				s.Changed(paths, changed)
@@ -115,12 +72,12 @@ budget is given); its JSON is the structured content. See docs/cli.md#mcp.`, std
 		watcher = w
 		return m, err
 	}
-	p, err := pf.participant(c, "")
+	p, err := pf.Participant(c, "")
 	if err != nil {
 		watcher.Close()
-		return refusedScope(c, err, "")
+		return shell.RefusedScope(c, err, "")
 	}
-	v, _ := version()
+	v, _ := shell.BuildVersion()
 	srv := mcpserver.New(p, mcpserver.Options{Version: v, Logf: logf})
 	served.Store(srv)
 	if !watcher.Watching() {
@@ -136,13 +93,13 @@ budget is given); its JSON is the structured content. See docs/cli.md#mcp.`, std
 
 	if *addr == "" {
 		if err := srv.Run(ctx, mcpserver.Stdio(stdin, stdout)); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-			return c.fail("%v", err)
+			return c.Fail("%v", err)
 		}
 		return exitOK
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv.HTTPHandler(*allowRemote))
@@ -156,7 +113,7 @@ budget is given); its JSON is the structured content. See docs/cli.md#mcp.`, std
 		_ = hs.Shutdown(sctx)
 	}()
 	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	return exitOK
 }
@@ -196,55 +153,4 @@ func describeParticipant(p *participant.Participant) string {
 		parts = append(parts, "project "+m.Paths.ProjectDir)
 	}
 	return strings.Join(parts, ", ") + fmt.Sprintf(" (%d notes in scope)", len(p.Notes()))
-}
-
-func runAppend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("append", "mf-lsp append [--dimension DIM[/ID]] [--today YYYY-MM-DD] [--agent ID] [--task ID] < TEXT", `
-Append the text on stdin, as a block of its own, to today's daily note of a
-journal, making the note (frontmatter and a dated title) when missing: the same
-append as the MCP tool memory_append, for shell hooks (a Claude Code Stop hook,
-a git post-commit hook). Each try writes with the revision it read and is
-repeated when another writer got there first, so concurrent appends all land,
-each once. Prints the note's path; "created PATH" on stderr when the note was
-made.`, stdout, stderr)
-	var pf participantFlags
-	pf.register(c)
-	dim := c.fs.String("dimension", "", "whose journal, `DIM[/ID]`: task (the project's; the default in a project), agent/ID (an agent's own; the default elsewhere), user, account, device")
-	today := c.fs.String("today", "", "the day, `YYYY-MM-DD` (default: the local date)")
-	if _, code, done := c.parse(args, 0, 0); done {
-		return code
-	}
-	day, err := engine.Today(*today)
-	if err != nil {
-		return c.usageError("--today %q: want YYYY-MM-DD", *today)
-	}
-	text, err := io.ReadAll(io.LimitReader(stdin, engine.MaxNoteSize+1))
-	if err != nil {
-		return c.fail("reading the text from stdin: %v", err)
-	}
-	p, err := pf.participant(c, *today)
-	if err != nil {
-		return refusedScope(c, err, "")
-	}
-	for _, w := range p.Warnings() {
-		fmt.Fprintf(stderr, "mf-lsp append: warning: %s\n", w)
-	}
-	res, err := p.Append(*dim, string(text), day)
-	if code, ok := notANote(c, err); ok {
-		return code
-	}
-	switch {
-	case participant.IsRefusal(err):
-		return c.usageError("%v", err)
-	case errors.Is(err, participant.ErrBusy):
-		fmt.Fprintf(stderr, "mf-lsp append: %v\n", err)
-		return exitStale
-	case err != nil:
-		return c.fail("%v", err)
-	}
-	if res.Created {
-		fmt.Fprintf(stderr, "created %s\n", res.Path)
-	}
-	fmt.Fprintln(stdout, res.Path)
-	return exitOK
 }

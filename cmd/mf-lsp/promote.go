@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/magicfrog/mf-lsp/cmd/internal/shell"
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/session"
 )
@@ -34,49 +35,49 @@ Prints one line: "moved FROM -> TO (revision R)" or "copied FROM -> TO (revision
 
 func runPromote(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCLI("promote", promoteUsage, promoteAbout, stdout, stderr)
-	fromFlag := c.fs.String("from", "", "where the note is: `DIM[/ID]`, e.g. task/T-7 or user (required)")
-	key := c.fs.String("key", "", "the note's `KEY` (required)")
-	toFlag := c.fs.String("to", "", "where it goes: `DIM[/ID]` (default: the source's dimension and ID, with --layer)")
-	layer := c.fs.String("layer", "", "the destination layer `NAME`, e.g. skills (default: the note's own layer)")
-	cp := c.fs.Bool("copy", false, "copy: keep the source")
-	expectSrc := c.fs.Int("expect-source-revision", -1, "refuse (exit 3) unless the source is at revision `N`")
-	expectRev := c.fs.Int("expect-revision", -1, "the same as --expect-source-revision (`N`), its earlier name")
-	expectDest := c.fs.Int("expect-dest-revision", 0, "refuse (exit 3) unless the destination is at revision `N`; 0: it must not exist")
+	fromFlag := c.FS.String("from", "", "where the note is: `DIM[/ID]`, e.g. task/T-7 or user (required)")
+	key := c.FS.String("key", "", "the note's `KEY` (required)")
+	toFlag := c.FS.String("to", "", "where it goes: `DIM[/ID]` (default: the source's dimension and ID, with --layer)")
+	layer := c.FS.String("layer", "", "the destination layer `NAME`, e.g. skills (default: the note's own layer)")
+	cp := c.FS.Bool("copy", false, "copy: keep the source")
+	expectSrc := c.FS.Int("expect-source-revision", -1, "refuse (exit 3) unless the source is at revision `N`")
+	expectRev := c.FS.Int("expect-revision", -1, "the same as --expect-source-revision (`N`), its earlier name")
+	expectDest := c.FS.Int("expect-dest-revision", 0, "refuse (exit 3) unless the destination is at revision `N`; 0: it must not exist")
 	register := registerFlag(c)
-	if _, code, done := c.parse(args, 0, 0); done {
+	if _, code, done := c.Parse(args, 0, 0); done {
 		return code
 	}
 	switch {
 	case *fromFlag == "":
-		return c.usageError("--from is required")
+		return c.UsageError("--from is required")
 	case *key == "":
-		return c.usageError("--key is required")
+		return c.UsageError("--key is required")
 	case *toFlag == "" && *layer == "":
-		return c.usageError("--to or --layer is required")
+		return c.UsageError("--to or --layer is required")
 	case *expectDest < 0:
-		return c.usageError("--expect-dest-revision %d: want 0 (must not exist) or more", *expectDest)
-	case c.isSet("expect-revision") && c.isSet("expect-source-revision") && *expectRev != *expectSrc:
-		return c.usageError("--expect-revision and --expect-source-revision disagree")
+		return c.UsageError("--expect-dest-revision %d: want 0 (must not exist) or more", *expectDest)
+	case c.IsSet("expect-revision") && c.IsSet("expect-source-revision") && *expectRev != *expectSrc:
+		return c.UsageError("--expect-revision and --expect-source-revision disagree")
 	}
-	if c.isSet("expect-revision") {
+	if c.IsSet("expect-revision") {
 		*expectSrc = *expectRev
 	}
 	fromDim, fromID, err := parseWhere(*fromFlag)
 	if err != nil {
-		return c.usageError("--from: %v", err)
+		return c.UsageError("--from: %v", err)
 	}
 	toDim, toID := fromDim, fromID
 	if *toFlag != "" {
 		if toDim, toID, err = parseWhere(*toFlag); err != nil {
-			return c.usageError("--to: %v", err)
+			return c.UsageError("--to: %v", err)
 		}
 	}
 	if err := session.CheckKey(*key); err != nil {
-		return c.usageError("--key: %v", err)
+		return c.UsageError("--key: %v", err)
 	}
-	m, err := c.open(false)
+	m, err := c.Open(false)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	r := session.PromotePlace{From: fromDim, FromOwner: fromID, Key: *key, To: toDim, ToOwner: toID, Layer: *layer, Copy: *cp,
 		DestRevision: *expectDest, Register: *register}
@@ -87,8 +88,8 @@ func runPromote(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, ok := refusedPlace(c, err); ok {
 		return code
 	}
-	if err := c.requireWritable(m, toDim); err != nil {
-		return c.fail("%v", err)
+	if err := c.RequireWritable(m, toDim); err != nil {
+		return c.Fail("%v", err)
 	}
 	src := placed.Source
 	res, changed, err := session.Promote(m, placed.Promotion)
@@ -110,19 +111,19 @@ func promoteFailed(c *cli, err error, changed bool) int {
 		return code
 	}
 	if !changed {
-		if code, ok := notANote(c, err); ok {
+		if code, ok := shell.NotANote(c, err); ok {
 			return code
 		}
 	}
 	var end *engine.EndError
 	if !changed && errors.As(err, &end) {
-		fmt.Fprintf(c.stderr, "stale: %s at revision %d\n", end.End, end.Err.Revision)
-		fmt.Fprintf(c.stderr, "mf-lsp promote: %v; nothing was moved\n", end.Err)
+		fmt.Fprintf(c.Stderr, "stale: %s at revision %d\n", end.End, end.Err.Revision)
+		fmt.Fprintf(c.Stderr, "mf-lsp promote: %v; nothing was moved\n", end.Err)
 		return exitStale
 	}
 	// A move whose destination was written but whose source could not be
 	// removed is not a clean refusal: exit 1, the message says what is where.
-	return c.fail("%v", err)
+	return c.Fail("%v", err)
 }
 
 // refusedPlace reports a promotion session.PlacePromotion refused: an
@@ -135,9 +136,9 @@ func refusedPlace(c *cli, err error) (int, bool) {
 	case err == nil:
 		return 0, false
 	case errors.As(err, &noLayer):
-		return c.usageError("--layer: no layer %q (layers: %s)", noLayer.Layer, strings.Join(noLayer.Known, ", ")), true
+		return c.UsageError("--layer: no layer %q (layers: %s)", noLayer.Layer, strings.Join(noLayer.Known, ", ")), true
 	case errors.As(err, &dest):
-		return c.usageError("%v", dest.Err), true
+		return c.UsageError("%v", dest.Err), true
 	}
-	return c.fail("%v", err), true
+	return c.Fail("%v", err), true
 }

@@ -20,17 +20,17 @@ import (
 
 func runRollup(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c, f := newRollupCLI(stdout, stderr)
-	pos, code, done := c.parse(args, 1, 2)
+	pos, code, done := c.Parse(args, 1, 2)
 	if done {
 		return code
 	}
 	if *f.log != "" {
 		log, err := openRollupLog(*f.log)
 		if err != nil {
-			return c.fail("--log: %v", err)
+			return c.Fail("--log: %v", err)
 		}
 		fmt.Fprintf(log, "=== %s mf-lsp rollup %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(args, " "))
-		c.stdout, c.stderr = log, log
+		c.Stdout, c.Stderr = log, log
 		defer func() {
 			fmt.Fprintf(log, "=== exit %d\n", code)
 			log.Close()
@@ -89,14 +89,14 @@ MEMORY.md (--promote writes them), then a summary. Exit code 1 when a job
 failed (3 when every failure is a stale write: nothing was written).`, stdout, stderr)
 	f := &rollupFlags{}
 	f.journal.register(c, "", "only the journals of this `DIMENSION` (default: every journal)")
-	f.summarizer = c.fs.String("summarizer", "", "the summarizer `COMMAND` line, or builtin (default: config.json summarizer, else builtin)")
-	f.timeout = c.fs.Duration("timeout", rollup.DefaultTimeout, "how long the summarizer may run per rollup (`DURATION`)")
-	f.promote = c.fs.Bool("promote", false, "write the lessons monthly rollups propose into the journal's MEMORY.md (default: config.json \"promote\": \"auto\")")
-	f.transcripts = c.fs.String("transcripts", "", "a folder of session transcripts (`DIR`: Claude Code or Codex JSONL, Markdown, text) that day refines read (default: config.json transcripts)")
-	f.dayOver = c.fs.Bool("day-over", false, "count today as over: refine it (and roll up its week on a Sunday, its month on its last day); the scheduled evening jobs use it")
-	f.today = c.fs.String("today", "", "the journal's today, `YYYY-MM-DD`, for due (default: the local date)")
-	c.fs.BoolVar(&f.dry, "dry-run", false, "print the plan; run and write nothing")
-	f.log = c.fs.String("log", "", "append the report (stdout and stderr) to `FILE`, between a \"=== TIME\" and an \"=== exit N\" line (the scheduled jobs use it)")
+	f.summarizer = c.FS.String("summarizer", "", "the summarizer `COMMAND` line, or builtin (default: config.json summarizer, else builtin)")
+	f.timeout = c.FS.Duration("timeout", rollup.DefaultTimeout, "how long the summarizer may run per rollup (`DURATION`)")
+	f.promote = c.FS.Bool("promote", false, "write the lessons monthly rollups propose into the journal's MEMORY.md (default: config.json \"promote\": \"auto\")")
+	f.transcripts = c.FS.String("transcripts", "", "a folder of session transcripts (`DIR`: Claude Code or Codex JSONL, Markdown, text) that day refines read (default: config.json transcripts)")
+	f.dayOver = c.FS.Bool("day-over", false, "count today as over: refine it (and roll up its week on a Sunday, its month on its last day); the scheduled evening jobs use it")
+	f.today = c.FS.String("today", "", "the journal's today, `YYYY-MM-DD`, for due (default: the local date)")
+	c.FS.BoolVar(&f.dry, "dry-run", false, "print the plan; run and write nothing")
+	f.log = c.FS.String("log", "", "append the report (stdout and stderr) to `FILE`, between a \"=== TIME\" and an \"=== exit N\" line (the scheduled jobs use it)")
 	return c, f
 }
 
@@ -117,19 +117,19 @@ type rollupRun struct {
 func (f *rollupFlags) request(c *cli, pos []string) (r *rollupRun, code int, ok bool) {
 	req, err := session.ParseRollupWords(pos)
 	if err != nil {
-		return nil, c.usageError("%v", err), false
+		return nil, c.UsageError("%v", err), false
 	}
 	dim, err := f.journal.dim()
 	if err != nil {
-		return nil, c.usageError("--dimension: %v", err), false
+		return nil, c.UsageError("--dimension: %v", err), false
 	}
 	day, err := session.RollupToday(*f.today, *f.dayOver)
 	if err != nil {
-		return nil, c.usageError("--today: %v", err), false
+		return nil, c.UsageError("--today: %v", err), false
 	}
 	r = &rollupRun{c: c, req: req, promote: *f.promote, label: "rollup " + strings.Join(pos, " "),
 		setup: session.RollupSetup{Dimension: dim, Today: day, Summarizer: *f.summarizer, Timeout: *f.timeout, Transcripts: *f.transcripts}}
-	if c.isSet("scope") {
+	if c.IsSet("scope") {
 		r.setup.Owner = &f.journal.scope
 	}
 	return r, exitOK, true
@@ -140,25 +140,25 @@ func (f *rollupFlags) request(c *cli, pos []string) (r *rollupRun, code int, ok 
 // config.json "promote".
 func (r *rollupRun) open() (code int, ok bool) {
 	c := r.c
-	m, err := c.openDataDir()
+	m, err := c.OpenDataDir()
 	if err != nil {
-		return c.fail("%v", err), false
+		return c.Fail("%v", err), false
 	}
 	r.m = m
 	r.opts, err = session.RollupOptions(m, r.setup)
 	var terr *session.TranscriptsError
 	if errors.As(err, &terr) {
-		return c.fail("%v (set by %s)", err, map[bool]string{true: "--transcripts", false: ".magicfrog/config.json"}[terr.FromCaller]), false
+		return c.Fail("%v (set by %s)", err, map[bool]string{true: "--transcripts", false: ".magicfrog/config.json"}[terr.FromCaller]), false
 	}
 	if err != nil {
-		return c.fail("%v", err), false
+		return c.Fail("%v", err), false
 	}
 	if r.promote, err = session.RollupPromotes(m, r.promote); err != nil {
-		return c.fail("%v", err), false
+		return c.Fail("%v", err), false
 	}
 	if r.opts.Transcripts != nil {
 		for _, why := range r.opts.Transcripts.Skipped {
-			fmt.Fprintf(c.stderr, "mf-lsp rollup: warning: transcript skipped: %s\n", why)
+			fmt.Fprintf(c.Stderr, "mf-lsp rollup: warning: transcript skipped: %s\n", why)
 		}
 	}
 	return exitOK, true
@@ -168,17 +168,17 @@ func (r *rollupRun) open() (code int, ok bool) {
 func (r *rollupRun) printPlan() int {
 	jobs, err := session.RollupJobs(r.m, r.req, r.opts)
 	if err != nil {
-		return r.c.fail("%v", err)
+		return r.c.Fail("%v", err)
 	}
 	for _, j := range jobs {
 		verb := "would write"
 		if j.UpToDate {
 			verb = "up to date"
 		}
-		fmt.Fprintf(r.c.stdout, "%s %s: %s (%s)\n", verb, j.Journal.String()+j.Output, j.Rollup, j.Reason)
+		fmt.Fprintf(r.c.Stdout, "%s %s: %s (%s)\n", verb, j.Journal.String()+j.Output, j.Rollup, j.Reason)
 	}
 	if len(jobs) == 0 {
-		fmt.Fprintf(r.c.stdout, "%s: nothing to do\n", r.label)
+		fmt.Fprintf(r.c.Stdout, "%s: nothing to do\n", r.label)
 	}
 	return exitOK
 }
@@ -192,7 +192,7 @@ func (r *rollupRun) run() int {
 	report, outs, err := session.RunRollup(ctx, r.m, r.req, r.opts, r.printOutcome)
 	failed, stale := len(report.Failed), report.Stale()
 	if err != nil {
-		fmt.Fprintf(r.c.stderr, "mf-lsp rollup: %v\n", err)
+		fmt.Fprintf(r.c.Stderr, "mf-lsp rollup: %v\n", err)
 		failed++
 	}
 	if r.promote {
@@ -204,10 +204,10 @@ func (r *rollupRun) run() int {
 		if !r.req.Due {
 			what = "nothing to do: no journal has sources for " + r.req.Rollup.String()
 		}
-		fmt.Fprintf(r.c.stdout, "%s: %s\n", r.label, what)
+		fmt.Fprintf(r.c.Stdout, "%s: %s\n", r.label, what)
 		return exitOK
 	}
-	fmt.Fprintf(r.c.stdout, "%s: wrote %d, up to date %d, failed %d\n", r.label, len(report.Written), report.UpToDate, failed)
+	fmt.Fprintf(r.c.Stdout, "%s: wrote %d, up to date %d, failed %d\n", r.label, len(report.Written), report.UpToDate, failed)
 	switch {
 	case failed > 0 && failed == stale:
 		return exitStale
@@ -220,7 +220,7 @@ func (r *rollupRun) run() int {
 // printOutcome is a job's line: "written REF: …", "up to date REF: …" or
 // "failed REF: …", then a "lesson REF: TEXT" line per lesson.
 func (r *rollupRun) printOutcome(o rollup.Outcome, step session.RollupStep) {
-	stdout := r.c.stdout
+	stdout := r.c.Stdout
 	switch step.Verb {
 	case session.RollupFailed:
 		fmt.Fprintf(stdout, "failed %s: %v\n", step.Ref, o.Err)
@@ -233,7 +233,7 @@ func (r *rollupRun) printOutcome(o rollup.Outcome, step session.RollupStep) {
 		}
 		fmt.Fprintf(stdout, "written %s: %s (%s), revision %d, %s, %s%s\n", step.Ref, o.Job.Rollup, o.Job.Reason, o.Revision, plural(len(o.Sources), "source"), r.opts.Summarizer.Name(), again)
 		for _, w := range o.Warnings {
-			fmt.Fprintf(r.c.stderr, "mf-lsp rollup: warning: %s: %s\n", step.Ref, w)
+			fmt.Fprintf(r.c.Stderr, "mf-lsp rollup: warning: %s: %s\n", step.Ref, w)
 		}
 	}
 	for _, l := range o.Lessons {
@@ -256,11 +256,11 @@ func (r *rollupRun) promoteLessons(outs []rollup.Outcome) (failed, stale int) {
 			if errcode.Of(err) == errcode.Stale {
 				stale++
 			}
-			fmt.Fprintf(r.c.stdout, "failed %s: %v\n", ref, err)
+			fmt.Fprintf(r.c.Stdout, "failed %s: %v\n", ref, err)
 			continue
 		}
 		if len(pr.Added) > 0 {
-			fmt.Fprintf(r.c.stdout, "promoted %s: %s, revision %d\n", ref, plural(len(pr.Added), "lesson"), pr.Revision)
+			fmt.Fprintf(r.c.Stdout, "promoted %s: %s, revision %d\n", ref, plural(len(pr.Added), "lesson"), pr.Revision)
 		}
 	}
 	return failed, stale

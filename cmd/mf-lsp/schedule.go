@@ -31,33 +31,33 @@ The jobs work in cron's bare environment: the binary, --data-dir and
 --project are absolute, the summarizer's folder is put on PATH, and each job
 appends its report to <data>/schedule/<id>-<job>.log. Lessons are promoted by
 the jobs when the project's config.json says "promote": "auto".`, stdout, stderr)
-	systemd := c.fs.Bool("systemd", false, "use systemd user timers instead of the crontab")
-	crontab := c.fs.String("crontab", "crontab", "the crontab `PROGRAM`")
-	systemctl := c.fs.String("systemctl", "systemctl", "the systemctl `PROGRAM`")
-	binary := c.fs.String("binary", "", "the mf-lsp `PATH` the jobs run (default: this one)")
-	skillsInto := c.fs.String("skills-into", "", "install: also run `mf-lsp skills --into DIR` hourly (e.g. the project's .claude/skills)")
-	pos, code, done := c.parse(args, 1, 1)
+	systemd := c.FS.Bool("systemd", false, "use systemd user timers instead of the crontab")
+	crontab := c.FS.String("crontab", "crontab", "the crontab `PROGRAM`")
+	systemctl := c.FS.String("systemctl", "systemctl", "the systemctl `PROGRAM`")
+	binary := c.FS.String("binary", "", "the mf-lsp `PATH` the jobs run (default: this one)")
+	skillsInto := c.FS.String("skills-into", "", "install: also run `mf-lsp skills --into DIR` hourly (e.g. the project's .claude/skills)")
+	pos, code, done := c.Parse(args, 1, 1)
 	if done {
 		return code
 	}
 	verb := pos[0]
 	if verb != "install" && verb != "status" && verb != "remove" {
-		return c.usageError("unknown action %q: want install, status or remove", verb)
+		return c.UsageError("unknown action %q: want install, status or remove", verb)
 	}
-	m, err := c.open(verb == "install")
+	m, err := c.Open(verb == "install")
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	if *binary == "" {
 		*binary = selfPath()
 	}
 	t, warnings, err := session.ScheduleTarget(m, *binary)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	if *skillsInto != "" {
 		if t.SkillsDir, err = filepath.Abs(*skillsInto); err != nil {
-			return c.fail("%v", err)
+			return c.Fail("%v", err)
 		}
 		if err := session.CheckHostFolder(m.Paths, t.SkillsDir); err != nil {
 			fmt.Fprintf(stderr, "mf-lsp schedule: --skills-into: %v\n", err)
@@ -65,11 +65,11 @@ the jobs when the project's config.json says "promote": "auto".`, stdout, stderr
 		}
 	}
 	if verb == "install" {
-		if err := c.requireDataDir(m); err != nil {
-			return c.fail("%v", err)
+		if err := c.RequireDataDir(m); err != nil {
+			return c.Fail("%v", err)
 		}
 		if err := session.CheckScheduleInstall(m); err != nil {
-			return c.fail("%v", err)
+			return c.Fail("%v", err)
 		}
 		for _, w := range warnings {
 			fmt.Fprintf(stderr, "mf-lsp schedule: warning: %s\n", w)
@@ -100,41 +100,41 @@ func scheduleCron(c *cli, verb string, t schedule.Target, crontab string) int {
 	case "install":
 		jobs, changed, err := session.CronInstall(crontab, t)
 		if err != nil {
-			return c.fail("%v", err)
+			return c.Fail("%v", err)
 		}
 		state := "installed"
 		if !changed {
 			state = "already installed"
 		}
-		fmt.Fprintf(c.stdout, "%s: schedule %s in the crontab (journal rollups of %s)\n", state, id, t.ProjectDir)
+		fmt.Fprintf(c.Stdout, "%s: schedule %s in the crontab (journal rollups of %s)\n", state, id, t.ProjectDir)
 		for _, j := range jobs {
-			fmt.Fprintf(c.stdout, "  %-7s %-12s %s\n", j.Name, j.When, j.Command)
+			fmt.Fprintf(c.Stdout, "  %-7s %-12s %s\n", j.Name, j.When, j.Command)
 		}
 	case "remove":
 		changed, err := session.CronRemove(crontab, t)
 		if err != nil {
-			return c.fail("%v", err)
+			return c.Fail("%v", err)
 		}
 		if !changed {
-			fmt.Fprintf(c.stdout, "not installed: no schedule %s in the crontab\n", id)
+			fmt.Fprintf(c.Stdout, "not installed: no schedule %s in the crontab\n", id)
 			return exitOK
 		}
-		fmt.Fprintf(c.stdout, "removed: schedule %s from the crontab\n", id)
+		fmt.Fprintf(c.Stdout, "removed: schedule %s from the crontab\n", id)
 	case "status":
 		jobs, differs, err := session.CronStatus(crontab, t)
 		if err != nil {
-			return c.fail("%v", err)
+			return c.Fail("%v", err)
 		}
 		if len(jobs) == 0 {
-			fmt.Fprintf(c.stdout, "not installed: no schedule %s in the crontab (mf-lsp schedule install)\n", id)
+			fmt.Fprintf(c.Stdout, "not installed: no schedule %s in the crontab (mf-lsp schedule install)\n", id)
 			return exitOK
 		}
-		fmt.Fprintf(c.stdout, "schedule %s in the crontab (journal rollups of %s):\n", id, t.ProjectDir)
+		fmt.Fprintf(c.Stdout, "schedule %s in the crontab (journal rollups of %s):\n", id, t.ProjectDir)
 		for _, j := range jobs {
-			printJobStatus(c.stdout, j)
+			printJobStatus(c.Stdout, j)
 		}
 		if differs {
-			fmt.Fprintf(c.stdout, "the installed lines differ from what install writes now: run mf-lsp schedule install\n")
+			fmt.Fprintf(c.Stdout, "the installed lines differ from what install writes now: run mf-lsp schedule install\n")
 		}
 	}
 	return exitOK
@@ -147,7 +147,7 @@ func printJobStatus(w io.Writer, j session.JobStatus) {
 func scheduleSystemd(c *cli, verb string, t schedule.Target, systemctl string) int {
 	sd, err := session.NewSystemd(systemctl, os.Getenv)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	id := session.ScheduleID(t)
 	switch verb {
@@ -158,35 +158,35 @@ func scheduleSystemd(c *cli, verb string, t schedule.Target, systemctl string) i
 			if !changed {
 				state = "already installed"
 			}
-			fmt.Fprintf(c.stdout, "%s: schedule %s as systemd user units in %s\n", state, id, sd.Dir)
+			fmt.Fprintf(c.Stdout, "%s: schedule %s as systemd user units in %s\n", state, id, sd.Dir)
 		}
 		if err != nil {
-			return c.fail("%v", err)
+			return c.Fail("%v", err)
 		}
 		for _, j := range jobs {
-			fmt.Fprintf(c.stdout, "  %-7s %-20s %s\n", j.Name, j.When, j.Timer)
+			fmt.Fprintf(c.Stdout, "  %-7s %-20s %s\n", j.Name, j.When, j.Timer)
 		}
 	case "remove":
 		present, removed, err := sd.Remove(t)
 		if !present {
-			fmt.Fprintf(c.stdout, "not installed: no units of schedule %s in %s\n", id, sd.Dir)
+			fmt.Fprintf(c.Stdout, "not installed: no units of schedule %s in %s\n", id, sd.Dir)
 			return exitOK
 		}
 		if removed {
-			fmt.Fprintf(c.stdout, "removed: schedule %s units from %s\n", id, sd.Dir)
+			fmt.Fprintf(c.Stdout, "removed: schedule %s units from %s\n", id, sd.Dir)
 		}
 		if err != nil {
-			return c.fail("%v", err)
+			return c.Fail("%v", err)
 		}
 	case "status":
 		jobs := sd.Status(t)
 		if len(jobs) == 0 {
-			fmt.Fprintf(c.stdout, "not installed: no units of schedule %s in %s (mf-lsp schedule install --systemd)\n", id, sd.Dir)
+			fmt.Fprintf(c.Stdout, "not installed: no units of schedule %s in %s (mf-lsp schedule install --systemd)\n", id, sd.Dir)
 			return exitOK
 		}
-		fmt.Fprintf(c.stdout, "schedule %s as systemd user timers in %s:\n", id, sd.Dir)
+		fmt.Fprintf(c.Stdout, "schedule %s as systemd user timers in %s:\n", id, sd.Dir)
 		for _, j := range jobs {
-			printJobStatus(c.stdout, j)
+			printJobStatus(c.Stdout, j)
 		}
 	}
 	return exitOK

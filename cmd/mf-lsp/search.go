@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/magicfrog/mf-lsp/cmd/internal/shell"
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/participant"
 )
@@ -19,21 +20,21 @@ hit with the passage that answers best and its lines in the note's body. Write
 the query as a question; dates in it ("last week", "in May", "on 8 May 2026")
 favour the journal days they name, counted from --today. The words of every
 argument make one query.`, stdout, stderr)
-	var pf participantFlags
-	pf.register(c)
-	limit := c.fs.Int("limit", 0, "the most hits, `N` from 1 to 100 (default 10)")
-	asJSON := c.fs.Bool("json", false, "print the result as JSON (memory_search's)")
-	today := c.fs.String("today", "", "the day dates in the query count from, `YYYY-MM-DD` (default: the local date)")
-	pos, code, done := c.parse(args, 1, math.MaxInt)
+	var pf shell.ParticipantFlags
+	pf.Register(c)
+	limit := c.FS.Int("limit", 0, "the most hits, `N` from 1 to 100 (default 10)")
+	asJSON := c.FS.Bool("json", false, "print the result as JSON (memory_search's)")
+	today := c.FS.String("today", "", "the day dates in the query count from, `YYYY-MM-DD` (default: the local date)")
+	pos, code, done := c.Parse(args, 1, math.MaxInt)
 	if done {
 		return code
 	}
 	if _, err := engine.Today(*today); err != nil {
-		return c.usageError("--today %q: want YYYY-MM-DD", *today)
+		return c.UsageError("--today %q: want YYYY-MM-DD", *today)
 	}
-	p, err := pf.participant(c, *today)
+	p, err := pf.Participant(c, *today)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	for _, w := range p.Warnings() {
 		fmt.Fprintf(stderr, "mf-lsp search: warning: %s\n", w)
@@ -41,9 +42,9 @@ argument make one query.`, stdout, stderr)
 	res, err := p.Search(strings.Join(pos, " "), *limit)
 	switch {
 	case participant.IsRefusal(err):
-		return c.usageError("%v", err)
+		return c.UsageError("%v", err)
 	case err != nil:
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "mf-lsp search: warning: %s\n", w)
@@ -52,7 +53,7 @@ argument make one query.`, stdout, stderr)
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
-			return c.fail("%v", err)
+			return c.Fail("%v", err)
 		}
 		return exitOK
 	}

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/magicfrog/mf-lsp/cmd/internal/shell"
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/session"
+	"github.com/magicfrog/mf-lsp/session/base"
 )
 
 func runSkills(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
@@ -37,41 +39,41 @@ updated, N unchanged, N removed, N untouched, N skipped". Exit 1 when a skill
 was skipped or untouched, 0 otherwise. Nothing changed writes nothing, so it
 can run from schedule (install --skills-into DIR), a hook or the editor
 (magicfrog.skillsInto) at will.`, stdout, stderr)
-	var sf scopeFlags
-	sf.register(c)
-	into := c.fs.String("into", "", "the skills folder `DIR` to keep, e.g. .claude/skills (required)")
-	logFile := c.fs.String("log", "", "append the report (stdout and stderr) to `FILE`, between a \"=== TIME\" and an \"=== exit N\" line (the scheduled job uses it)")
-	if _, code, done := c.parse(args, 0, 0); done {
+	var sf shell.ScopeFlags
+	sf.Register(c)
+	into := c.FS.String("into", "", "the skills folder `DIR` to keep, e.g. .claude/skills (required)")
+	logFile := c.FS.String("log", "", "append the report (stdout and stderr) to `FILE`, between a \"=== TIME\" and an \"=== exit N\" line (the scheduled job uses it)")
+	if _, code, done := c.Parse(args, 0, 0); done {
 		return code
 	}
 	if *logFile != "" {
 		log, err := openRollupLog(*logFile)
 		if err != nil {
-			return c.fail("--log: %v", err)
+			return c.Fail("--log: %v", err)
 		}
 		fmt.Fprintf(log, "=== %s mf-lsp skills %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(args, " "))
-		c.stdout, c.stderr, stdout, stderr = log, log, log, log
+		c.Stdout, c.Stderr, stdout, stderr = log, log, log, log
 		defer func() {
 			fmt.Fprintf(log, "=== exit %d\n", code)
 			log.Close()
 		}()
 	}
 	if *into == "" {
-		return c.usageError("--into DIR is required: the folder the skills go into (e.g. .claude/skills)")
+		return c.UsageError("--into DIR is required: the folder the skills go into (e.g. .claude/skills)")
 	}
-	m, err := c.open(true)
+	m, err := c.Open(true)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
-	if err := c.requireDataDir(m); err != nil {
-		return c.fail("%v", err)
+	if err := c.RequireDataDir(m); err != nil {
+		return c.Fail("%v", err)
 	}
-	scope := sf.scope(c, m)
+	scope := sf.Scope(c, m)
 	if len(scope.Agents) > 1 {
-		return c.usageError("the skills are one agent's, and the scope names %d agents: pick one with --agent ID", len(scope.Agents))
+		return c.UsageError("the skills are one agent's, and the scope names %d agents: pick one with --agent ID", len(scope.Agents))
 	}
 	rows, err := session.SkillsFor(m, engine.RenderOptions{Scope: scope}, *into)
-	var refused *session.HostFileError
+	var refused *base.HostFileError
 	if errors.As(err, &refused) {
 		fmt.Fprintf(stderr, "mf-lsp skills: %v\n", err)
 		return exitUsage
@@ -92,7 +94,7 @@ can run from schedule (install --skills-into DIR), a hook or the editor
 		fmt.Fprintln(stdout, line)
 	}
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	fmt.Fprintf(stdout, "skills: %d created, %d updated, %d unchanged, %d removed, %d untouched, %d skipped\n",
 		count[session.SkillCreated], count[session.SkillUpdated], count[session.SkillUnchanged], count[session.SkillRemoved], count[session.SkillForeign], count[session.SkillSkipped])

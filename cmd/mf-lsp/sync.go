@@ -62,14 +62,14 @@ the last sync ran, without changing anything; 'sync resolve' ends a conflict.
 
 Exit codes: 4 when notes are in conflict, else 5 when notes were held back
 for secrets, else 6 when configuration from the remote is held.`, stdout, stderr)
-	remote := c.fs.String("remote", "", "the git repository `URL` (default: the one of the last sync)")
-	asJSON := c.fs.Bool("json", false, "print the report as JSON")
-	if _, code, done := c.parse(args, 0, 0); done {
+	remote := c.FS.String("remote", "", "the git repository `URL` (default: the one of the last sync)")
+	asJSON := c.FS.Bool("json", false, "print the report as JSON")
+	if _, code, done := c.Parse(args, 0, 0); done {
 		return code
 	}
-	m, err := c.openDataDir()
+	m, err := c.OpenDataDir()
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	rep, err := session.Sync(context.Background(), m, *remote)
 	return reportSync(c, stdout, rep, err, false, *asJSON)
@@ -79,7 +79,7 @@ for secrets, else 6 when configuration from the remote is held.`, stdout, stderr
 // or JSON; the exit code says what it found.
 func reportSync(c *cli, stdout io.Writer, rep *roam.Report, err error, status, asJSON bool) int {
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	if asJSON {
 		printJSON(stdout, rep)
@@ -198,14 +198,14 @@ receive, the conflicts, the notes held back, and when the last sync ran. It
 fetches first; --offline (or an unreachable remote, which it says) compares
 with the remote as of the last fetch. Exit codes as for sync: 4 with
 conflicts, else 5 with notes held back for secrets.`, stdout, stderr)
-	offline := c.fs.Bool("offline", false, "do not fetch: compare with the remote as of the last sync")
-	asJSON := c.fs.Bool("json", false, "print the report as JSON")
-	if _, code, done := c.parse(args, 0, 0); done {
+	offline := c.FS.Bool("offline", false, "do not fetch: compare with the remote as of the last sync")
+	asJSON := c.FS.Bool("json", false, "print the report as JSON")
+	if _, code, done := c.Parse(args, 0, 0); done {
 		return code
 	}
-	m, err := c.openDataDir()
+	m, err := c.OpenDataDir()
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	rep, err := session.SyncStatus(context.Background(), m, *offline)
 	return reportSync(c, stdout, rep, err, true, *asJSON)
@@ -219,20 +219,20 @@ keeps this machine's note (or its deletion); --keep theirs takes the remote
 version kept in <data>/sync/conflicts/ (or its deletion). The kept version is
 written as the next revision after both, and the next sync sends it. To merge
 by hand, edit your note first, then keep mine.`, stdout, stderr)
-	keep := c.fs.String("keep", "", "`mine` or `theirs` (required)")
-	pos, code, done := c.parse(args, 1, 1)
+	keep := c.FS.String("keep", "", "`mine` or `theirs` (required)")
+	pos, code, done := c.Parse(args, 1, 1)
 	if done {
 		return code
 	}
 	if *keep != "mine" && *keep != "theirs" {
-		return c.usageError("--keep mine or --keep theirs is required")
+		return c.UsageError("--keep mine or --keep theirs is required")
 	}
-	m, err := c.openDataDir()
+	m, err := c.OpenDataDir()
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	if err := session.ResolveSyncConflict(context.Background(), m, pos[0], *keep, time.Now()); err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	fmt.Fprintf(stdout, "resolved %s: kept %s; mf-lsp sync sends it\n", pos[0], *keep)
 	return exitOK
@@ -246,18 +246,18 @@ and, when the data directory syncs, every version the sync remote ever held. PAT
 is the portable path (user/style.md, agent/larry/notes/x.md, task/T-7/progress.md,
 device/laptop.md). With a remote it fetches first; --offline lists the remote's
 history as of the last sync. Bring a version back with mf-lsp restore.`, stdout, stderr)
-	offline := c.fs.Bool("offline", false, "do not fetch: the remote's history as of the last sync")
-	pos, code, done := c.parse(args, 1, 1)
+	offline := c.FS.Bool("offline", false, "do not fetch: the remote's history as of the last sync")
+	pos, code, done := c.Parse(args, 1, 1)
 	if done {
 		return code
 	}
-	m, err := c.openDataDir()
+	m, err := c.OpenDataDir()
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	h, err := session.History(context.Background(), m, pos[0], *offline)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	if h.FetchErr != nil {
 		fmt.Fprintf(stderr, "mf-lsp history: warning: %v; the remote's history as of the last sync\n", h.FetchErr)
@@ -305,26 +305,26 @@ revision. A version only the sync remote holds (--commit, or a revision the loca
 history lacks) comes back as the next revision, and the next sync sends it like
 any edit. Nothing is overwritten that is not itself in the history. When two
 machines wrote the same revision differently, --commit picks one.`, stdout, stderr)
-	rev := c.fs.Int("revision", 0, "the revision `N` to bring back (or REV)")
-	blob := c.fs.String("blob", "", "the local history's blob `ID` (a prefix) of the version")
-	commit := c.fs.String("commit", "", "the commit `HASH` (a prefix) of the version, when the revision is ambiguous")
-	pos, code, done := c.parse(args, 1, 2)
+	rev := c.FS.Int("revision", 0, "the revision `N` to bring back (or REV)")
+	blob := c.FS.String("blob", "", "the local history's blob `ID` (a prefix) of the version")
+	commit := c.FS.String("commit", "", "the commit `HASH` (a prefix) of the version, when the revision is ambiguous")
+	pos, code, done := c.Parse(args, 1, 2)
 	if done {
 		return code
 	}
 	if len(pos) == 2 {
 		n, err := strconv.Atoi(pos[1])
 		if err != nil || n <= 0 {
-			return c.usageError("REV %q: want a revision, 1 or more", pos[1])
+			return c.UsageError("REV %q: want a revision, 1 or more", pos[1])
 		}
 		*rev = n
 	}
 	if *rev <= 0 && *commit == "" && *blob == "" {
-		return c.usageError("REV (1 or more), --revision N, --blob ID or --commit HASH is required")
+		return c.UsageError("REV (1 or more), --revision N, --blob ID or --commit HASH is required")
 	}
-	m, err := c.openDataDir()
+	m, err := c.OpenDataDir()
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	r, err := session.Restore(context.Background(), m, session.RestoreRequest{Path: pos[0], Revision: *rev, Blob: *blob, Commit: *commit, Now: time.Now()})
 	if err != nil {
@@ -332,7 +332,7 @@ machines wrote the same revision differently, --commit picks one.`, stdout, stde
 			fmt.Fprintf(stderr, "mf-lsp restore: %v\n", err)
 			return exitStale
 		}
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	if !r.FromLocal {
 		fmt.Fprintf(stdout, "restored %s revision %d (commit %s) as revision %d; mf-lsp sync sends it\n", pos[0], r.Revision, r.Commit[:12], r.Written)
@@ -373,20 +373,20 @@ magicfrog.json or layers.json, as sync and sync status print it. accept
 writes the remote's version (or the merge with yours) to the live file;
 reject keeps yours, and the next sync sends it over the remote's.`
 	c := newCLI("sync "+verb, "mf-lsp sync "+verb+" PATH", help, stdout, stderr)
-	pos, code, done := c.parse(args, 1, 1)
+	pos, code, done := c.Parse(args, 1, 1)
 	if done {
 		return code
 	}
-	m, err := c.openDataDir()
+	m, err := c.OpenDataDir()
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	decide := session.RejectHeldConfig
 	if verb == "accept" {
 		decide = session.AcceptHeldConfig
 	}
 	if err := decide(context.Background(), m, pos[0]); err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	if verb == "accept" {
 		fmt.Fprintf(stdout, "accepted %s: the remote's version is the live one\n", pos[0])

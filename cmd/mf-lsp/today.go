@@ -19,29 +19,29 @@ reported on stderr when the note was made. A --scope that is not a registered
 agent or task ID is refused (exit 2) unless --register adds it.`, stdout, stderr)
 	var jf journalFlags
 	jf.register(c, "task", "the `DIMENSION` whose journal holds the note")
-	today := c.fs.String("today", "", "the day, `YYYY-MM-DD` (default: the local date)")
+	today := c.FS.String("today", "", "the day, `YYYY-MM-DD` (default: the local date)")
 	register := registerFlag(c)
-	if _, code, done := c.parse(args, 0, 0); done {
+	if _, code, done := c.Parse(args, 0, 0); done {
 		return code
 	}
 	d, err := jf.oneDim()
 	if err != nil {
-		return c.usageError("--dimension: %v", err)
+		return c.UsageError("--dimension: %v", err)
 	}
 	day, err := engine.Today(*today)
 	if err != nil {
-		return c.usageError("--today: %v", err)
+		return c.UsageError("--today: %v", err)
 	}
-	m, err := c.openDataDir()
+	m, err := c.OpenDataDir()
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	daily, err := session.Today(m, d, jf.scope, *register, day)
 	if code, ok := unregistered(c, err); ok {
 		return code
 	}
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	if daily.Registered != "" {
 		fmt.Fprintf(stderr, "registered %s %q in %s\n", d, jf.scope, daily.Registered)
@@ -72,9 +72,9 @@ file was refused (kept and ignored files are not an error). A --scope that is
 not a registered agent or task ID is refused (exit 2) unless --register adds it.`, stdout, stderr)
 	var jf journalFlags
 	jf.register(c, "task", "the `DIMENSION` whose journal receives the files")
-	dir := c.fs.String("journal", "", "the agent workspace `DIR` to import")
+	dir := c.FS.String("journal", "", "the agent workspace `DIR` to import")
 	register := registerFlag(c)
-	pos, code, done := c.parse(args, 0, 1)
+	pos, code, done := c.Parse(args, 0, 1)
 	if done {
 		return code
 	}
@@ -82,15 +82,15 @@ not a registered agent or task ID is refused (exit 2) unless --register adds it.
 		*dir = pos[0]
 	}
 	if *dir == "" || (len(pos) == 1 && pos[0] != *dir) {
-		return c.usageError("want one workspace folder: --journal DIR")
+		return c.UsageError("want one workspace folder: --journal DIR")
 	}
 	d, err := jf.oneDim()
 	if err != nil {
-		return c.usageError("--dimension: %v", err)
+		return c.UsageError("--dimension: %v", err)
 	}
-	m, err := c.openDataDir()
+	m, err := c.OpenDataDir()
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	rep, registered, err := session.ImportJournal(m, *dir, d, jf.scope, *register)
 	if code, ok := unregistered(c, err); ok {
@@ -100,7 +100,7 @@ not a registered agent or task ID is refused (exit 2) unless --register adds it.
 		fmt.Fprintf(stderr, "registered %s %q in %s\n", d, jf.scope, registered)
 	}
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	kept, refused := 0, 0
 	for _, f := range rep.Files {

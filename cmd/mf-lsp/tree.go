@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/magicfrog/mf-lsp/cmd/internal/shell"
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/session"
 )
@@ -20,23 +21,23 @@ machine's device notes, each its own row. The scope defaults to the project
 binding and this machine, as for render. --json prints the same as one JSON
 object (see docs/cli.md for its fields). Files that cannot be read are listed on
 stderr as warnings (and in the JSON's "problems").`, stdout, stderr)
-	var sf scopeFlags
-	sf.register(c)
-	asJSON := c.fs.Bool("json", false, "print JSON instead of aligned text")
-	if _, code, done := c.parse(args, 0, 0); done {
+	var sf shell.ScopeFlags
+	sf.Register(c)
+	asJSON := c.FS.Bool("json", false, "print JSON instead of aligned text")
+	if _, code, done := c.Parse(args, 0, 0); done {
 		return code
 	}
-	m, err := c.open(true)
+	m, err := c.Open(true)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
-	v := session.Effective(m, sf.scope(c, m))
+	v := session.Effective(m, sf.Scope(c, m))
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(treeJSON(m, v)); err != nil {
-			return c.fail("%v", err)
+			return c.Fail("%v", err)
 		}
 		return exitOK
 	}
@@ -181,6 +182,6 @@ func orNone(s string) string {
 }
 
 func joinComma(xs []string) string {
-	var s stringList = xs
+	var s shell.StringList = xs
 	return s.String()
 }

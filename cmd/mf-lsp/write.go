@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/magicfrog/mf-lsp/cmd/internal/shell"
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/session"
 )
@@ -31,43 +32,43 @@ A body that would not be read back as the note is refused (exit 2, nothing
 written) with the rule it breaks: "not a note (too-large|nul-byte|not-utf8|
 frontmatter-in-body)"; the last is a body that opens with a frontmatter block
 of its own (pass the body only).`, stdout, stderr)
-	dim := c.fs.String("dimension", "", "the dimension `DIM`: account, user, agent, task or device (required)")
-	scope := c.fs.String("scope", "", "the agent or task `ID` the note belongs to (default: shared by every agent or task)")
-	key := c.fs.String("key", "", "the note's `KEY`, its path inside the dimension: notes/style.md (required)")
-	expectRev := c.fs.Int("expect-revision", -1, "the revision `N` the writer read; 0: the note must not exist (required)")
-	expectHash := c.fs.String("expect-hash", "", "the content hash `H` the writer read (optional)")
+	dim := c.FS.String("dimension", "", "the dimension `DIM`: account, user, agent, task or device (required)")
+	scope := c.FS.String("scope", "", "the agent or task `ID` the note belongs to (default: shared by every agent or task)")
+	key := c.FS.String("key", "", "the note's `KEY`, its path inside the dimension: notes/style.md (required)")
+	expectRev := c.FS.Int("expect-revision", -1, "the revision `N` the writer read; 0: the note must not exist (required)")
+	expectHash := c.FS.String("expect-hash", "", "the content hash `H` the writer read (optional)")
 	register := registerFlag(c)
-	if _, code, done := c.parse(args, 0, 0); done {
+	if _, code, done := c.Parse(args, 0, 0); done {
 		return code
 	}
 	switch {
 	case *dim == "":
-		return c.usageError("--dimension is required")
+		return c.UsageError("--dimension is required")
 	case *key == "":
-		return c.usageError("--key is required")
-	case !c.isSet("expect-revision"):
-		return c.usageError("--expect-revision is required (0 when the note must not exist yet)")
+		return c.UsageError("--key is required")
+	case !c.IsSet("expect-revision"):
+		return c.UsageError("--expect-revision is required (0 when the note must not exist yet)")
 	case *expectRev < 0:
-		return c.usageError("--expect-revision %d: want 0 or more", *expectRev)
+		return c.UsageError("--expect-revision %d: want 0 or more", *expectRev)
 	}
 	d, err := engine.ParseDimension(*dim)
 	if err != nil {
-		return c.usageError("--dimension: %v", err)
+		return c.UsageError("--dimension: %v", err)
 	}
-	m, err := c.open(false)
+	m, err := c.Open(false)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	path, err := session.NotePath(m, d, *scope, *key)
 	if err != nil {
-		return c.usageError("%v", err)
+		return c.UsageError("%v", err)
 	}
-	if err := c.requireWritable(m, d); err != nil {
-		return c.fail("%v", err)
+	if err := c.RequireWritable(m, d); err != nil {
+		return c.Fail("%v", err)
 	}
 	body, err := io.ReadAll(stdin)
 	if err != nil {
-		return c.fail("reading the body from stdin: %v", err)
+		return c.Fail("reading the body from stdin: %v", err)
 	}
 	res, err := session.Write(m, engine.WriteRequest{
 		Dimension: d, Owner: *scope, Key: *key, Body: body,
@@ -76,7 +77,7 @@ of its own (pass the body only).`, stdout, stderr)
 	if code, ok := unregistered(c, err); ok {
 		return code
 	}
-	if code, ok := notANote(c, err); ok {
+	if code, ok := shell.NotANote(c, err); ok {
 		return code
 	}
 	if st, ok := engine.IsStale(err); ok {
@@ -85,7 +86,7 @@ of its own (pass the body only).`, stdout, stderr)
 		return exitStale
 	}
 	if err != nil {
-		return c.fail("%s: %v", path, err)
+		return c.Fail("%s: %v", path, err)
 	}
 	reportWrite(c, res)
 	fmt.Fprintln(stdout, res.Revision)

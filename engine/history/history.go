@@ -35,14 +35,12 @@ import (
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/gofrs/flock"
-
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -167,12 +165,36 @@ func (s *Store) storage(create bool) (*filesystem.Storage, error) {
 	// Bound: a link inside the folder never leads a write out of it.
 	st := filesystem.NewStorageWithOptions(osfs.New(s.dir, osfs.WithBoundOS()), cache.NewObjectLRU(1<<20), filesystem.Options{ExclusiveAccess: false})
 	if _, err := s.stat("HEAD"); err != nil {
-		if _, err := git.Init(st, nil); err != nil && !errors.Is(err, git.ErrRepositoryAlreadyExists) {
+		if err := initBare(st); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
 	}
 	s.st = st
 	return st, nil
+}
+
+// initBare makes st a bare repository with HEAD at master, as go-git's
+// git.Init(st, nil) does, through the storage alone: go-git's root package
+// links its transports (net/http, ssh, openpgp), which the history never
+// uses. A repository with a HEAD already is left as it is.
+func initBare(st *filesystem.Storage) error {
+	if err := st.Init(); err != nil {
+		return err
+	}
+	if _, err := st.Reference(plumbing.HEAD); err == nil {
+		return nil
+	} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return err
+	}
+	if err := st.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.Master)); err != nil {
+		return err
+	}
+	cfg, err := st.Config()
+	if err != nil {
+		return err
+	}
+	cfg.Core.IsBare = true
+	return st.SetConfig(cfg)
 }
 
 // makeDir makes <root>/.mf-lsp/history, with the .mf-lsp folder's

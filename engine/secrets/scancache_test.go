@@ -7,16 +7,17 @@ import (
 	"testing"
 
 	"github.com/magicfrog/mf-lsp/engine/internal/hashcache"
+	"github.com/magicfrog/mf-lsp/engine/secrets/scancache"
 )
 
 // newProcess forgets this process's scans, as a new process starts with
 // none, and opens the scan cache in dir.
-func newProcess(t *testing.T, dir string) *Cache {
+func newProcess(t *testing.T, dir string) *scancache.Cache {
 	t.Helper()
 	cache.Lock()
 	clear(cache.m)
 	cache.Unlock()
-	return OpenCache(dir)
+	return scancache.Open(dir)
 }
 
 // TestScanCacheSameFindings: with the scan cache, in the process that fills
@@ -32,17 +33,17 @@ func TestScanCacheSameFindings(t *testing.T) {
 	}
 	for process := range 2 {
 		c := newProcess(t, dir)
-		if got, err := c.ScanAdvisory(clean); err != nil || len(got) != 0 {
+		if got, err := ScanAdvisory(c, clean); err != nil || len(got) != 0 {
 			t.Errorf("process %d: clean text: %+v, %v", process, got, err)
 		}
-		if got, err := c.ScanAdvisory(secret); err != nil || !reflect.DeepEqual(got, want) {
+		if got, err := ScanAdvisory(c, secret); err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("process %d: secret text: %+v, %v; want %+v", process, got, err, want)
 		}
 		if err := c.Flush(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	records := hashcache.Open(filepath.Join(dir, ScanCacheFile), scanCacheHeader(), scanCacheMaxRecords).Records()
+	records := hashcache.Open(filepath.Join(dir, scancache.File), scancache.Header(), scancache.MaxRecords).Records()
 	if len(records) != hashcache.RecordSize {
 		t.Fatalf("%d bytes of records, want one record (the clean text)", len(records))
 	}
@@ -57,7 +58,7 @@ func TestScanCacheSameFindings(t *testing.T) {
 func TestScanTrustsNoCache(t *testing.T) {
 	dir := t.TempDir()
 	secret := []byte("aws_access_key_id = " + awsKey + "\n")
-	forged := hashcache.Open(filepath.Join(dir, ScanCacheFile), scanCacheHeader(), scanCacheMaxRecords)
+	forged := hashcache.Open(filepath.Join(dir, scancache.File), scancache.Header(), scancache.MaxRecords)
 	forged.Add(hashcache.KeyOf(secret), 0)
 	if err := forged.Flush(); err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ func TestScanTrustsNoCache(t *testing.T) {
 		t.Errorf("Scan trusted the cache: %+v, %v", fs, err)
 	}
 
-	file := filepath.Join(dir, ScanCacheFile)
+	file := filepath.Join(dir, scancache.File)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func TestScanTrustsNoCache(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if fs, err := newProcess(t, dir).ScanAdvisory(secret); err != nil || len(fs) == 0 {
+	if fs, err := ScanAdvisory(newProcess(t, dir), secret); err != nil || len(fs) == 0 {
 		t.Errorf("a damaged record hid the secret: %+v, %v", fs, err)
 	}
 }

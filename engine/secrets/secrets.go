@@ -10,12 +10,11 @@ package secrets
 import (
 	"bytes"
 	"crypto/sha256"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/magicfrog/mf-lsp/engine/internal/hashcache"
+	"github.com/magicfrog/mf-lsp/engine/secrets/scancache"
 	"github.com/zricethezav/gitleaks/v8/detect"
 )
 
@@ -59,25 +58,21 @@ func Scan(text []byte) ([]Finding, error) {
 // earlier process is not scanned again when there is a scan cache c (the
 // nil *Cache is none). The detector costs about 300 µs a note, nine tenths
 // of a cold check of an unchanged tree.
-func (c *Cache) ScanAdvisory(text []byte) ([]Finding, error) {
-	return c.ScanAdvisoryHashed(text, sha256.Sum256(text))
+func ScanAdvisory(c *scancache.Cache, text []byte) ([]Finding, error) {
+	return ScanAdvisoryHashed(c, text, sha256.Sum256(text))
 }
 
 // ScanAdvisoryHashed is ScanAdvisory for a text whose SHA-256 the caller
 // already has (a loaded note's Hash): sum must be sha256.Sum256(text), the
 // key its clean verdict is kept under. A check of an unchanged tree then
 // hashes no note a second time.
-func (c *Cache) ScanAdvisoryHashed(text []byte, sum [32]byte) ([]Finding, error) {
-	if c == nil {
-		return scan(text, sum)
-	}
-	k := hashcache.KeyOfSum(sum)
-	if _, ok := c.f.Lookup(k); ok {
+func ScanAdvisoryHashed(c *scancache.Cache, text []byte, sum [32]byte) ([]Finding, error) {
+	if c.Clean(sum) {
 		return nil, nil
 	}
 	out, err := scan(text, sum)
 	if err == nil && len(out) == 0 {
-		c.f.Add(k, 0)
+		c.AddClean(sum)
 	}
 	return out, err
 }
@@ -111,46 +106,6 @@ func scan(text []byte, key [32]byte) (out []Finding, err error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out, nil
-}
-
-// The scan cache remembers, across processes, the texts gitleaks' rules found
-// nothing in, keyed by the SHA-256 of the text (engine/internal/hashcache:
-// bounded, a damaged record or a file of another version is a miss, safe to
-// delete). Only clean texts are kept, so a hit is "no findings" and anything
-// with a finding is scanned again; the header names the gitleaks version,
-// whose rules decide. It is never a source of truth: sync does not read it.
-
-// ScanCacheFile is the scan cache's file name inside its folder.
-const ScanCacheFile = "secret-scans"
-
-// scanCacheMaxRecords bounds the file at 12 MiB.
-const scanCacheMaxRecords = 1 << 19
-
-var scanCacheHeader = sync.OnceValue(func() []byte {
-	return []byte("mf-lsp clean secret scans 1 gitleaks@" + hashcache.ModuleVersion("github.com/zricethezav/gitleaks/v8") + " default rules\n")
-})
-
-// Cache is the scan cache: a value its user makes (OpenCache) and hands to
-// what scans for advice (diagnostics.Input.SecretScans); the nil *Cache is
-// none, the library's default. Safe for concurrent use.
-type Cache struct{ f *hashcache.File }
-
-// OpenCache keeps the scan cache in dir across processes ("" is none: nil).
-// The binary passes the token-count cache's folder.
-func OpenCache(dir string) *Cache {
-	if dir == "" {
-		return nil
-	}
-	return &Cache{f: hashcache.Open(filepath.Join(dir, ScanCacheFile), scanCacheHeader(), scanCacheMaxRecords)}
-}
-
-// Flush writes the clean scans made since the last write, if any. A cache
-// that cannot be written costs only speed.
-func (c *Cache) Flush() error {
-	if c == nil {
-		return nil
-	}
-	return c.f.Flush()
 }
 
 // The detector costs about 100 µs a note however short (it walks its 222

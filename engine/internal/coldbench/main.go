@@ -23,8 +23,11 @@
 // built by the same toolchain in the same run; median CPU of at least 11
 // interleaved runs, and, when valgrind is on PATH, the instructions each
 // executes under callgrind (GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 for both;
-// the count moves by a few percent run to run, CPU time by tens). The target
-// is 2× the minimal program; the instruction ratio decides when it is known.
+// the count moves by a few percent run to run, CPU time by tens). Each row
+// runs twice: by mf-lsp and by mf-hook, the lean binary of the hook commands
+// (-hook, default: mf-hook beside -bin, else built). The target is 2× the
+// minimal program, for mf-hook (what hooks call); the instruction ratio
+// decides when it is known.
 //
 // It builds ./cmd/mf-lsp (or takes -bin), writes a synthetic tree of N notes
 // (engine/internal/synth), runs every path once to warm the page cache and the
@@ -101,9 +104,10 @@
 //     folder resolves less than an open of the whole path.
 //   - check spent nine tenths of its CPU in gitleaks (about 300 µs a note:
 //     3.6 s at 10,000 notes, 9.4× the floor). Clean scans are now kept by
-//     content hash in the user's cache (engine/secrets, Cache.ScanAdvisory; sync's
-//     gate never reads it), so check of an unchanged tree scans nothing; the
-//     "check, empty cache" row is that first scan.
+//     content hash in the user's cache (engine/secrets/scancache, consulted
+//     by secrets.ScanAdvisory; sync's gate never reads it), so check of an
+//     unchanged tree scans nothing; the "check, empty cache" row is that
+//     first scan.
 //   - Frontmatter: the regexp per value (numberLike) is a hand-written
 //     scanner held to the regexp by a test; a flat parse keeps its fields at
 //     their exact size (heap of a loaded 100,000-note tree 169 to 150 MB).
@@ -394,6 +398,37 @@
 //     ([\s\S-]{64,}? between BEGIN and KEY-----) and the generic rules'
 //     \s runs match across blank lines, so chunks would have to be widened
 //     wherever a rule's match may cross one.
+//
+// Ninth pass, start-up (-n 1 -runs 21 -latency=false -paths NONE; 2 CPUs,
+// load average 8; GODEBUG=inittrace=1 and callgrind_annotate on the
+// binaries; instructions, the floor's 0.44 M):
+//
+//   - Before, mf-lsp version ran 243 package initializers (about 5 ms):
+//     gitleaks' detect and its decoders, goldmark, the MCP SDK's jsonschema,
+//     go-git's root package with its transports (net/http, x/crypto/ssh,
+//     ProtonMail's openpgp), viper and its kin. The engine linked gitleaks
+//     only for the scan cache's type and go-git's root only for git.Init:
+//     both gone (engine: 530 packages to 182). mf-hook, the hook commands
+//     over cmd/internal/shell and session/base, links 116 initializers from
+//     22 MB (mf-lsp: 244, 41 MB). version 11.68 M to 2.42 M (5.5× the floor),
+//     render 17.35 M to 8.10 M (18.4×), append 24.53 M to 15.27 M (34.8×);
+//     CPU 13 / 6.9 ms, 16 / 8.8 ms, 21 / 14 ms against the floor's 2.3 ms.
+//   - What is left of mf-hook version's 2.42 M is go-git's storage: its
+//     config package links go-git/gcfg, which imports encoding/gob, whose
+//     init builds its type table (about 1.6 M), and go-git/internal/url,
+//     which compiles its regexps at init (0.4 M); the runtime's own start
+//     (godebug, schedinit) is the floor's. engine/history reads and writes
+//     its objects through filesystem.Storage, and every package of go-git's
+//     storage (dotgit too) imports the config: only a store of the history's
+//     own over plumbing/format/objfile, packfile and idxfile (which link no
+//     config) would take them out.
+//   - render's further 5.7 M on this tree are its configuration, not its one
+//     note: synth's roster names 1,000 agents and the binding 9 KB of tasks,
+//     and encoding/json decodes those 22 KB at about 3.5 M (unquoteBytes,
+//     checkValid, map inserts). On a hand-made one-note tree with a
+//     one-agent binding mf-hook render is 2.8 M. append adds the write: the
+//     revision-checked store, the history's blob (zlib, sha1cd) and the
+//     daily's entries.
 package main
 
 import (
@@ -417,7 +452,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/internal/synth"
-	"github.com/magicfrog/mf-lsp/engine/secrets"
+	"github.com/magicfrog/mf-lsp/engine/secrets/scancache"
 )
 
 func main() {
@@ -440,6 +475,7 @@ type config struct {
 	runs     int
 	budget   int
 	bin      string
+	hook     string
 	keep     string
 	profile  string
 	latency  bool
@@ -457,6 +493,7 @@ func run(args []string, out io.Writer) error {
 	fs.IntVar(&c.runs, "runs", 5, "timed `ROUNDS` of every path (0: only the latency run)")
 	fs.IntVar(&c.budget, "budget", 8000, "the `TOKENS` of the budgeted render")
 	fs.StringVar(&c.bin, "bin", "", "the mf-lsp `BINARY` to measure (default: go build ./cmd/mf-lsp)")
+	fs.StringVar(&c.hook, "hook", "", "the mf-hook `BINARY` the start-up rows measure beside mf-lsp (default: mf-hook beside -bin, else go build ./cmd/mf-hook)")
 	fs.StringVar(&c.keep, "keep", "", "write trees below `DIR` and keep them; a tree already there is reused")
 	fs.StringVar(&c.profile, "profile", "", "write a CPU profile of one run of each path into `DIR`")
 	fs.BoolVar(&c.latency, "latency", true, "drive the server over stdio on the largest tree: hover, code lens, didChange, RSS")
@@ -498,7 +535,14 @@ func run(args []string, out io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 	if c.bin == "" {
-		if c.bin, err = build(tmp); err != nil {
+		if c.bin, err = build(tmp, "mf-lsp"); err != nil {
+			return err
+		}
+	}
+	if c.hook == "" && c.startup {
+		if beside := filepath.Join(filepath.Dir(c.bin), "mf-hook"); fileExists(beside) {
+			c.hook = beside
+		} else if c.hook, err = build(tmp, "mf-hook"); err != nil {
 			return err
 		}
 	}
@@ -548,19 +592,25 @@ func run(args []string, out io.Writer) error {
 	return nil
 }
 
-// build compiles the module's ./cmd/mf-lsp into dir.
-func build(dir string) (string, error) {
+// build compiles the module's ./cmd/NAME (mf-lsp, mf-hook) into dir.
+func build(dir, name string) (string, error) {
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil || len(bytes.TrimSpace(gomod)) == 0 || string(bytes.TrimSpace(gomod)) == os.DevNull {
 		return "", fmt.Errorf("run coldbench inside the mf-lsp module, or pass -bin")
 	}
-	bin := filepath.Join(dir, "mf-lsp")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/mf-lsp")
+	bin := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/"+name)
 	cmd.Dir = filepath.Dir(string(bytes.TrimSpace(gomod)))
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/mf-lsp: %v\n%s", err, out)
+		return "", fmt.Errorf("go build ./cmd/%s: %v\n%s", name, err, out)
 	}
 	return bin, nil
+}
+
+// fileExists reports whether path names a regular file.
+func fileExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // sizeLabel spells a range of note sizes: "200 B-8 KB".
@@ -724,7 +774,7 @@ func measure(c config, self string, t *synth.Tree, cache, sizes string) ([]resul
 		// What a first check after a change to every note costs: the secret
 		// scan (linear in notes; minutes a run at 100,000 on a busy machine).
 		paths = slices.Insert(paths, len(paths)-1, path{name: "check, empty cache", cmd: []string{"check"},
-			before: func() { os.Remove(filepath.Join(cache, "mf-lsp", secrets.ScanCacheFile)) }})
+			before: func() { os.Remove(filepath.Join(cache, "mf-lsp", scancache.File)) }})
 	}
 	if c.only != nil {
 		paths = slices.DeleteFunc(paths, func(p path) bool { return !c.only.MatchString(p.name) })

@@ -33,7 +33,7 @@ func TestSmoke(t *testing.T) {
 	for _, want := range []string{
 		"| render |", "| render --budget=8000 |", "| render --budget=8000, empty cache |",
 		"| tree |", "| check |", "| first workspace/symbol over stdio |",
-		"| version |", "| append |", "| start-up | CPU floor |", "| path | 100 → 300 |",
+		"| version | mf-lsp |", "| version | mf-hook |", "| append | mf-hook |", "| render | mf-hook |", "| start-up | binary | CPU floor |", "| path | 100 → 300 |",
 		"| hover |", "| codeLens |", "| definition |", "| completion |", "| references |", "| completion, first after didChange |", "| references, first after a write on disk |", "| didChange → publishDiagnostics |", "| peak RSS of the server |",
 	} {
 		if !strings.Contains(out.String(), want) {

@@ -1,4 +1,4 @@
-package session
+package base
 
 import (
 	"fmt"
@@ -33,10 +33,10 @@ func (e *HostFileError) ErrorData() errcode.Data {
 	return errcode.Data{Code: errcode.Forbidden, Path: e.Path}
 }
 
-// checkOutsideOwn refuses a path (a host file, a host's skill folder) inside
+// CheckOutsideOwn refuses a path (a host file, a host's skill folder) inside
 // mf-lsp's own places: the data directory and the project's .magicfrog/,
 // links resolved. advice follows the reason.
-func checkOutsideOwn(p engine.Paths, file, advice string) error {
+func CheckOutsideOwn(p engine.Paths, file, advice string) error {
 	if p.DataDir != "" && engine.Inside(p.DataDir, file) {
 		return &HostFileError{Path: file, Reason: fmt.Sprintf("is inside the data directory %s: mf-lsp keeps its notes and configuration there; %s", p.DataDir, advice)}
 	}
@@ -63,7 +63,7 @@ func CheckHostFile(p engine.Paths, file, workspace string) error {
 	refuse := func(format string, args ...any) error {
 		return &HostFileError{Path: file, Reason: fmt.Sprintf(format, args...)}
 	}
-	if err := checkOutsideOwn(p, file, "write the block into an agent host's file outside it, such as the project's CLAUDE.md or AGENTS.md"); err != nil {
+	if err := CheckOutsideOwn(p, file, "write the block into an agent host's file outside it, such as the project's CLAUDE.md or AGENTS.md"); err != nil {
 		return err
 	}
 	if workspace != "" && !engine.Inside(workspace, file) {

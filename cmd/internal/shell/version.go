@@ -1,4 +1,4 @@
-package main
+package shell
 
 import (
 	"fmt"
@@ -7,26 +7,26 @@ import (
 	"runtime/debug"
 )
 
-func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("version", "mf-lsp version", `
+func (e *Env) Version(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := e.New("version", "mf-lsp version", `
 Print the version of mf-lsp (the main module's version, "(devel)" for a build
 from a working tree), the Go version, the platform and, when the build recorded
 one, the VCS revision: "mf-lsp VERSION GOVERSION OS/ARCH [REVISION]".`, stdout, stderr)
-	if _, code, done := c.parse(args, 0, 0); done {
+	if _, code, done := c.Parse(args, 0, 0); done {
 		return code
 	}
-	v, rev := version()
+	v, rev := BuildVersion()
 	fields := []any{"mf-lsp", v, runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH}
 	if rev != "" {
 		fields = append(fields, rev)
 	}
 	fmt.Fprintln(stdout, fields...)
-	return exitOK
+	return ExitOK
 }
 
 // version is the main module's version, "(devel)" when it has none, and the
 // VCS revision the build recorded ("" when none).
-func version() (string, string) {
+func BuildVersion() (string, string) {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "(devel)", ""

@@ -1,4 +1,4 @@
-package main
+package shell
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/session"
+	"github.com/magicfrog/mf-lsp/session/base"
 )
 
 const renderUsage = "mf-lsp render [--task ID] [--agent ID | --each-agent] [--machine ID] [--budget TOKENS] [--previous GEN] [--today YYYY-MM-DD] [--earlier N] [--into FILE]"
@@ -56,13 +56,13 @@ resolved): anything else is refused, unchanged (exit 2).
 Prints "FILE: OUTCOME (generation GEN, N tokens)". --into takes one block:
 not with --each-agent.`
 
-func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCLI("render", renderUsage, renderAbout, stdout, stderr)
-	var sf scopeFlags
-	sf.register(c)
+func (e *Env) Render(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := e.New("render", renderUsage, renderAbout, stdout, stderr)
+	var sf ScopeFlags
+	sf.Register(c)
 	var f renderFlags
 	f.register(c)
-	if _, code, done := c.parse(args, 0, 0); done {
+	if _, code, done := c.Parse(args, 0, 0); done {
 		return code
 	}
 	if code, bad := f.check(c); bad {
@@ -71,17 +71,17 @@ func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Every block rendered here is of the flags' IDs, else the binding's (as
 	// participant.Bound decides): the load skips every other registered agent's and
 	// task's folder.
-	c.scopeOnly = true
-	m, err := c.open(true)
+	c.ScopeOnly = true
+	m, err := c.Open(true)
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
 	if f.into != "" && f.each {
-		return c.usageError("--into writes one block into the file: pick the agent with --agent, not --each-agent")
+		return c.UsageError("--into writes one block into the file: pick the agent with --agent, not --each-agent")
 	}
-	req := session.BlocksRequest{Given: sf.given(c), Each: f.each, Budget: f.budget, Previous: f.previous, Today: f.today, Earlier: f.earlier, Into: f.into}
-	code := exitOK
-	err = session.RenderEach(m, req, os.Getenv, func(i int, blk *engine.Block) bool {
+	req := base.BlocksRequest{Given: sf.Given(c), Each: f.each, Budget: f.budget, Previous: f.previous, Today: f.today, Earlier: f.earlier, Into: f.into}
+	code := ExitOK
+	err = base.RenderEach(m, req, os.Getenv, func(i int, blk *engine.Block) bool {
 		if i == 0 {
 			warnUnregistered(c, blk)
 		}
@@ -93,7 +93,7 @@ func runRender(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return true
 	})
 	if err != nil {
-		return refusedScope(c, err, "or print one block each with --each-agent")
+		return RefusedScope(c, err, "or print one block each with --each-agent")
 	}
 	return code
 }
@@ -105,53 +105,53 @@ type renderFlags struct {
 	each                  bool
 }
 
-func (f *renderFlags) register(c *cli) {
-	c.fs.IntVar(&f.budget, "budget", 0, "the most `TOKENS` (o200k) the block may take; what does not fit is listed as <omitted/> (0: no limit)")
-	c.fs.StringVar(&f.previous, "previous", "", "the generation `GEN` of the block the agent holds; a changed view says replaces=\"GEN\"")
-	c.fs.StringVar(&f.today, "today", "", "the journal's today, `YYYY-MM-DD` (default: the local date)")
-	c.fs.StringVar(&f.into, "into", "", "write the block into the managed section of `FILE` instead of stdout")
-	c.fs.BoolVar(&f.each, "each-agent", false, "print one block per agent of the binding (or of --agent)")
-	c.fs.IntVar(&f.earlier, "earlier", 0, "add the journal's refined days of the `N` days before yesterday")
+func (f *renderFlags) register(c *Cmd) {
+	c.FS.IntVar(&f.budget, "budget", 0, "the most `TOKENS` (o200k) the block may take; what does not fit is listed as <omitted/> (0: no limit)")
+	c.FS.StringVar(&f.previous, "previous", "", "the generation `GEN` of the block the agent holds; a changed view says replaces=\"GEN\"")
+	c.FS.StringVar(&f.today, "today", "", "the journal's today, `YYYY-MM-DD` (default: the local date)")
+	c.FS.StringVar(&f.into, "into", "", "write the block into the managed section of `FILE` instead of stdout")
+	c.FS.BoolVar(&f.each, "each-agent", false, "print one block per agent of the binding (or of --agent)")
+	c.FS.IntVar(&f.earlier, "earlier", 0, "add the journal's refined days of the `N` days before yesterday")
 }
 
 // check refuses (exit 2, bad true) flags out of range or at odds with each
 // other.
-func (f *renderFlags) check(c *cli) (code int, bad bool) {
+func (f *renderFlags) check(c *Cmd) (code int, bad bool) {
 	switch {
 	case f.each && f.previous != "":
-		return c.usageError("--previous names one block's generation: it cannot go with --each-agent"), true
+		return c.UsageError("--previous names one block's generation: it cannot go with --each-agent"), true
 	case f.budget < 0:
-		return c.usageError("--budget %d: want 0 (no limit) or more", f.budget), true
+		return c.UsageError("--budget %d: want 0 (no limit) or more", f.budget), true
 	case f.earlier < 0:
-		return c.usageError("--earlier %d: want 0 or more days", f.earlier), true
+		return c.UsageError("--earlier %d: want 0 or more days", f.earlier), true
 	}
 	if _, err := engine.Today(f.today); err != nil {
-		return c.usageError("--today %q: want YYYY-MM-DD", f.today), true
+		return c.UsageError("--today %q: want YYYY-MM-DD", f.today), true
 	}
-	return exitOK, false
+	return ExitOK, false
 }
 
 // renderInto writes blk into the managed section of file (render --into).
-func renderInto(c *cli, m *engine.Memory, file string, blk *engine.Block) int {
-	if err := c.requireDataDir(m); err != nil {
-		return c.fail("%v", err)
+func renderInto(c *Cmd, m *engine.Memory, file string, blk *engine.Block) int {
+	if err := c.RequireDataDir(m); err != nil {
+		return c.Fail("%v", err)
 	}
-	w, err := session.WriteBlockInto(m, file, blk)
-	var refused *session.HostFileError
+	w, err := base.WriteBlockInto(m, file, blk)
+	var refused *base.HostFileError
 	if errors.As(err, &refused) {
-		fmt.Fprintf(c.stderr, "mf-lsp %s: %v\n", c.name, err)
-		return exitUsage
+		fmt.Fprintf(c.Stderr, "mf-lsp %s: %v\n", c.Name, err)
+		return ExitUsage
 	}
 	if err != nil {
-		return c.fail("%v", err)
+		return c.Fail("%v", err)
 	}
-	fmt.Fprintf(c.stdout, "%s: %s (generation %s, %d tokens)\n", w.Path, w.Outcome, w.Generation, w.Tokens)
-	return exitOK
+	fmt.Fprintf(c.Stdout, "%s: %s (generation %s, %d tokens)\n", w.Path, w.Outcome, w.Generation, w.Tokens)
+	return ExitOK
 }
 
 // warnUnregistered says on stderr, once per folder, which unregistered
 // folders the block left out and how to settle each.
-func warnUnregistered(c *cli, blk *engine.Block) {
+func warnUnregistered(c *Cmd, blk *engine.Block) {
 	type folder struct {
 		dim engine.Dimension
 		id  string
@@ -173,7 +173,7 @@ func warnUnregistered(c *cli, blk *engine.Block) {
 		if f.dim == engine.Task {
 			fix = `register it in .magicfrog/config.json "tasks", or keep it shared ("shared")`
 		}
-		fmt.Fprintf(c.stderr, "mf-lsp %s: warning: %s/%s/ is not a registered ID: its %d note(s) are in no block (listed as omitted); %s\n",
-			c.name, f.dim, f.id, count[f], fix)
+		fmt.Fprintf(c.Stderr, "mf-lsp %s: warning: %s/%s/ is not a registered ID: its %d note(s) are in no block (listed as omitted); %s\n",
+			c.Name, f.dim, f.id, count[f], fix)
 	}
 }

@@ -1,4 +1,4 @@
-package session
+package base
 
 import "github.com/magicfrog/mf-lsp/engine"
 
