@@ -88,7 +88,7 @@ type doc struct {
 // reads them in a row rather than from every note's own allocation.
 type termList struct {
 	refs []noteRef
-	at   []uint64 // line<<32 | position in the note, per note in order
+	at   []uint64 // packAt's, per note in order
 
 	grow, growRefs int // what a batch of new notes adds, while it is added
 }
