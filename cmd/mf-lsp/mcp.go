@@ -61,7 +61,9 @@ func (f *participantFlags) participant(c *cli, today string) (*participant.Parti
 	if err != nil {
 		return nil, err // several agents: refusedScope reports it
 	}
-	return participant.New(m, participant.Options{Scope: s, Today: today})
+	// The first search of the process reads the index's stored copy
+	// (search and mcp are the commands that search).
+	return participant.New(m, participant.Options{Scope: s, Today: today, SearchCacheDir: runCaches.Search})
 }
 
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

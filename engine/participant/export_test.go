@@ -13,6 +13,13 @@ func CompactEagerly(p *Participant) {
 	p.index.eager = true
 }
 
+// FromStore is how many notes p's first search read from the stored index.
+func FromStore(p *Participant) int {
+	p.index.mu.Lock()
+	defer p.index.mu.Unlock()
+	return p.index.fromStore
+}
+
 // IndexCheck counts again, from the analyses of the live notes, what p's
 // search index keeps (its running totals, ids, term lists and journal days)
 // and says where they differ; "" when they agree or nothing is built yet.

@@ -32,8 +32,9 @@ import (
 // words included), the query's stop words on the centre line (together less
 // than its weakest term), a smaller bonus for terms in the section's heading,
 // terms in the key, and a journal day that a date of the query names. The
-// index is derived: in memory, rebuilt from the notes at any time, never
-// written.
+// index is derived: in memory, rebuilt from the notes at any time; a copy
+// in the user's cache directory (searchcache.go) only saves a new process the
+// tokenizing, and is never a source of truth.
 
 // DefaultSearchLimit is how many hits a search returns when not told.
 const DefaultSearchLimit = 10
@@ -66,6 +67,7 @@ type SearchResult struct {
 // analyzed is a note as search reads it.
 type analyzed struct {
 	hash     [32]byte
+	unread   bool               // its body could not be read (changed on disk since the load): analyzed as empty
 	keyTerms []string           // the key's terms, each once
 	lineAt   []int32            // byte offset of each body line, and the body's length last
 	lineLen  []int32            // terms on each line
@@ -225,7 +227,13 @@ type analysisScratch struct {
 	occ   []occurrence
 	vocab []string // the note at hand's
 	vids  []int32  // its terms' ids
+	// stored, for the scratch of a stored index (searchcache.go): its
+	// dictionary's size, the ids its analyses' terms have.
+	stored int
 }
+
+// termCount is how many term ids the scratch has given.
+func (sc *analysisScratch) termCount() int { return max(len(sc.ids), sc.stored) }
 
 // lexeme is a word as search indexes it: its term (a stop word as it is,
 // any other word stemmed), and the term's id in the scratch.
@@ -272,13 +280,8 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 	}
 	sc.note++
 	sc.last, sc.n, sc.lines, sc.occ, sc.vocab, sc.vids = sc.last[:0], sc.n[:0], sc.lines[:0], sc.occ[:0], sc.vocab[:0], sc.vids[:0]
-	body, _ := bodyText(e)
-	a := &analyzed{hash: e.Sum()}
-	if e.Layer.Kind == engine.KindFractal {
-		if f, _ := journal.Classify(e.LayerKey()); f.Kind == journal.Daily || f.Kind == journal.Refined {
-			a.day = f.Day
-		}
-	}
+	body, ok := bodyText(e)
+	a := &analyzed{hash: e.Sum(), day: dayOf(e), unread: !ok}
 	key := e.Key
 	if !a.day.IsZero() {
 		key = strings.Replace(key, a.day.String(), " ", 1) // the date is matched as a date
@@ -359,6 +362,16 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 		p.at = append(p.at, o.at)
 	}
 	return a
+}
+
+// dayOf is the journal day e is (a daily or refined note), else zero.
+func dayOf(e *engine.Note) journal.Day {
+	if e.Layer.Kind == engine.KindFractal {
+		if f, _ := journal.Classify(e.LayerKey()); f.Kind == journal.Daily || f.Kind == journal.Refined {
+			return f.Day
+		}
+	}
+	return journal.Day{}
 }
 
 // lineText is body lines lo..hi (0-based, included).

@@ -18,8 +18,10 @@ import (
 // by every list until a compaction drops the dead ids (when they outnumber
 // the live ones). The scope's line statistics (lines, terms, lines holding
 // each stop word) are running totals, added and taken away with the notes.
-// The index is derived: in memory only, rebuilt from the notes at any time;
-// a fresh one and a kept one answer alike (TestSearchIndexAgrees).
+// The index is derived: in memory, rebuilt from the notes at any time (a
+// first build may read the analyses of unchanged notes from the stored copy,
+// searchcache.go); a fresh one and a kept one answer alike
+// (TestSearchIndexAgrees, TestStoredIndexAgrees).
 type searchIndex struct {
 	mu      sync.Mutex
 	built   bool
@@ -30,7 +32,10 @@ type searchIndex struct {
 	terms map[string]*termList
 	days  []int32 // the ids of journal days (dead ones until compaction)
 	dead  int     // dead ids in docs
-	eager bool    // compact at every change (tests)
+	// fromStore is how many notes the first build read from the stored
+	// index (searchcache.go).
+	fromStore int
+	eager     bool // compact at every change (tests)
 
 	// Running totals over the live notes.
 	lines, length int            // lines, terms
@@ -143,16 +148,36 @@ func (p *Participant) syncIndex() {
 	// whose term ids then find the terms' lists without a lookup per note.
 	as := make([]*analyzed, len(missing))
 	scratchOf := make([]*analysisScratch, len(missing))
+	var stored *storedIndex
+	if !ix.built && p.cacheDir != "" {
+		// A first build reads what a stored copy of the index has of these
+		// very notes (searchcache.go) and analyzes only the rest.
+		stored = p.loadStored(scope, missing, as, scratchOf)
+		for _, a := range as {
+			if a != nil {
+				ix.fromStore++
+			}
+		}
+	}
 	parallelRange(len(missing), func(lo, hi int) {
-		sc := &analysisScratch{}
+		var sc *analysisScratch
 		for j := lo; j < hi; j++ {
+			if as[j] != nil {
+				continue
+			}
+			if sc == nil {
+				sc = &analysisScratch{}
+			}
 			as[j], scratchOf[j] = analyze(scope[missing[j]].e, sc), sc
 		}
 	})
+	if stored != nil && stored.stale {
+		stored.save(p, scope, missing, as)
+	}
 	tables := map[*analysisScratch][]*termList{} // the lists by the scratches' term ids
 	for _, sc := range scratchOf {
 		if tables[sc] == nil {
-			tables[sc] = make([]*termList, len(sc.ids))
+			tables[sc] = make([]*termList, sc.termCount())
 		}
 	}
 	// Each list grows once: first what the new notes add to it.
