@@ -131,7 +131,8 @@ func BenchmarkSearch100k(b *testing.B) {
 // words and finding each word's term in the worker's table, a map lookup per
 // word, a third of that), then listing the notes under their terms (about
 // 20%) and the collector; no single cut brings it near 1.5× the floor, so
-// the stored copy skips it. At 100,000 notes a warm query's CPU is scoring
+// the stored copy skips it (laid out as the lists are, it reads back in
+// about 1.3-1.5× the floor). At 100,000 notes a warm query's CPU is scoring
 // the best passage of every note holding a common word (bestPassage, half
 // of it) and collecting the garbage of a 460 MB heap, not reading the lists.
 func BenchmarkSearchCold(b *testing.B) {

@@ -68,6 +68,7 @@ type SearchResult struct {
 type analyzed struct {
 	hash     [32]byte
 	unread   bool               // its body could not be read (changed on disk since the load): analyzed as empty
+	stored   bool               // read from the stored index (searchcache.go): its terms are in the lists only, vocab is nil
 	keyTerms []string           // the key's terms, each once
 	lineAt   []int32            // byte offset of each body line, and the body's length last
 	lineLen  []int32            // terms on each line
@@ -227,13 +228,7 @@ type analysisScratch struct {
 	occ   []occurrence
 	vocab []string // the note at hand's
 	vids  []int32  // its terms' ids
-	// stored, for the scratch of a stored index (searchcache.go): its
-	// dictionary's size, the ids its analyses' terms have.
-	stored int
 }
-
-// termCount is how many term ids the scratch has given.
-func (sc *analysisScratch) termCount() int { return max(len(sc.ids), sc.stored) }
 
 // lexeme is a word as search indexes it: its term (a stop word as it is,
 // any other word stemmed), and the term's id in the scratch.
@@ -1056,7 +1051,9 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 		in, merged = mergeRuns(in, starts, merged)
 		for k := 1; k < len(in); k++ {
 			if in[k].term != in[k-1].term {
-				gap := float64(in[k].pos - in[k-1].pos)
+				// (A position is one term's: the gap is never 0, even in a
+				// stored index that lies.)
+				gap := max(1, float64(in[k].pos-in[k-1].pos))
 				s += nearWeight * min(idf[in[k].term], idf[in[k-1].term]) / gap
 			}
 		}

@@ -1,6 +1,7 @@
 package participant
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,11 +20,16 @@ import (
 	"github.com/magicfrog/mf-lsp/engine/internal/hashcache"
 )
 
-// The stored index is a copy of the search index's analyses in the user's
-// cache directory, so that a process's first search (a shell's `mf-lsp
-// search`, an MCP server's first memory_search) reads each note's analysis
-// back instead of tokenizing the note again. It is derived, never a source of
-// truth: one file per memory tree and scope
+// The stored index is a copy of the search index in the user's cache
+// directory, so that a process's first search (a shell's `mf-lsp search`, an
+// MCP server's first memory_search) reads it back instead of tokenizing every
+// note again. It is laid out as the index is in memory: each note's entry
+// (its lines, headings and stop words), then each term's list (the notes
+// holding it and its positions in them), so that reading it back fills the
+// lists in a row; a note is then in no list but the terms' (its analysis
+// keeps no vocab), and the notes that changed since are removed and added as
+// after any change. It is derived, never a source of truth: one file per
+// memory tree and scope
 // (<cache dir>/mf-lsp/search/<hash of the data directory, project and scope>.idx),
 // each note's entry keyed by its path, key, size and the SHA-256 of the text
 // the tree loaded (the load hashes every note, so a note changed behind the
@@ -30,7 +37,8 @@ import (
 // whole under a header naming the format and the stemmer's version and a
 // checksum. An entry that disagrees with its note is analyzed again; a file
 // that is damaged, of another format or version, or that fails a check of its
-// values is ignored whole. Whenever the first build read anything but exactly
+// values (positions within their note's lines and terms, every position of
+// a note in some list, ids in order) is ignored whole. Whenever the first build read anything but exactly
 // the notes in scope from it, the file is written again whole, through a
 // rename. Nothing is ever written inside the memory tree, and no error of the
 // cache reaches the user: it costs only speed.
@@ -64,61 +72,208 @@ func DefaultSearchCacheDir() string {
 // storedHeader names the format and what the analyses depend on: the
 // stemmer's version.
 func storedHeader() []byte {
-	return []byte("mf-lsp search index 1 kljensen/snowball@" + hashcache.ModuleVersion("github.com/kljensen/snowball") + "\n")
+	return []byte("mf-lsp search index 2 kljensen/snowball@" + hashcache.ModuleVersion("github.com/kljensen/snowball") + "\n")
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// storedIndex is what a first build read of its stored index.
-type storedIndex struct {
-	path  string
-	stale bool // it did not hold exactly the notes in scope: write it again
+// loadStored fills the empty index with the notes of scope the stored index
+// holds as they are now, and says whether the file must be written again (it
+// is absent or bad, or held other notes or other versions of them).
+func (p *Participant) loadStored(scope []scopedNote) (stale bool) {
+	ix := &p.index
+	data := readStored(storedIndexFile(p.cacheDir, p.m, p.scope))
+	if data == nil {
+		return true
+	}
+	ok, stored := ix.decode(data, scope)
+	if !ok {
+		// A file that fails a check is not trusted in any part.
+		ix.docs, ix.days, ix.lines, ix.length, ix.fromStore = nil, nil, 0, 0, 0
+		clear(ix.ids)
+		clear(ix.terms)
+		clear(ix.minor)
+		return true
+	}
+	return ix.fromStore != len(scope) || stored != ix.fromStore
 }
 
-// loadStored fills as[j] (and scratchOf[j]) with the stored analysis of note
-// scope[missing[j]] where the stored index has one that agrees with it.
-func (p *Participant) loadStored(scope []scopedNote, missing []int, as []*analyzed, scratchOf []*analysisScratch) *storedIndex {
-	st := &storedIndex{path: storedIndexFile(p.cacheDir, p.m, p.scope), stale: true}
-	data := readStored(st.path)
-	if data == nil {
-		return st
-	}
+// decode reads a stored index's notes that agree with scope's into the
+// empty index, false when a value fails a check.
+func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored int) {
 	r := &reader{b: data}
+	byPath := make(map[string]int, len(scope))
+	for i, sn := range scope {
+		byPath[sn.e.Path] = i
+	}
+	words := map[string]string{} // the stop words, each kept once
 	nd := r.count()
-	dict := make([]string, nd)
-	for i := range dict {
-		dict[i] = r.str()
-	}
-	byPath := make(map[string]int, len(missing))
-	for j, i := range missing {
-		byPath[scope[i].e.Path] = j
-	}
-	sc := &analysisScratch{stored: nd}
-	d := &decoder{dict: dict}
-	used := 0
-	nn := r.count()
-	for k := 0; k < nn && !r.err; k++ {
+	renum := make([]int32, nd)                    // a stored note's id, -1 when left out
+	type limit struct{ lines, terms, held int32 } // per note: its lines, its positions, those read
+	var lim []limit
+	for k := range renum {
+		renum[k] = -1
 		path := r.bytes(r.count())
 		entry := r.bytes(r.count())
-		j, ok := byPath[string(path)]
-		if !ok || r.err || as[j] != nil {
+		i, ok := byPath[string(path)]
+		if !ok || r.err {
 			continue
 		}
-		if a := d.note(entry, scope[missing[j]].e); a != nil {
-			as[j], scratchOf[j] = a, sc
-			used++
-		} else if d.bad {
-			r.err = true
+		sn := scope[i]
+		a, bad := decodeNote(entry, sn.e, words)
+		if bad {
+			return false, 0
+		}
+		if _, twice := ix.ids[sn.e.Path]; twice {
+			return false, 0
+		}
+		if a == nil {
+			continue
+		}
+		renum[k] = ix.addDoc(sn, a)
+		lim = append(lim, limit{int32(a.lines()), int32(a.terms), 0})
+	}
+	nt := r.count()
+	for range nt {
+		t := string(r.bytes(r.count()))
+		nr := r.count()
+		l := &termList{refs: make([]noteRef, 0, nr)}
+		prev := -1
+		for range nr {
+			k := prev + 1 + r.small(nd)
+			if k >= nd {
+				return false, 0
+			}
+			prev = k
+			nk := r.u64()
+			n, key := int(nk>>1), nk&1 != 0
+			lines := r.small(n + 1)
+			if n > len(r.b) {
+				return false, 0
+			}
+			id := renum[k]
+			if id < 0 {
+				for range n {
+					r.u64()
+				}
+				continue
+			}
+			lm := &lim[id]
+			ref := noteRef{id: id, lines: int32(lines), lo: int32(len(l.at)), n: int32(n), key: key}
+			x, line, held := uint64(0), -1, 0
+			for j := range n {
+				delta := r.u64()
+				if j > 0 && delta == 0 {
+					return false, 0
+				}
+				x += delta
+				if atLine(x) >= int(lm.lines) || atPos(x) >= int(lm.terms) {
+					return false, 0
+				}
+				if atLine(x) != line {
+					line, held = atLine(x), held+1
+				}
+				l.at = append(l.at, x)
+			}
+			if held != lines || n == 0 && !key {
+				return false, 0
+			}
+			if lm.held += int32(n); lm.held > lm.terms {
+				return false, 0
+			}
+			if key {
+				a := ix.docs[id].a
+				a.keyTerms = append(a.keyTerms, t)
+			}
+			l.refs = append(l.refs, ref)
+		}
+		if r.err || ix.terms[t] != nil {
+			return false, 0
+		}
+		if len(l.refs) > 0 {
+			ix.terms[t] = l
 		}
 	}
 	if r.err || len(r.b) > 0 {
-		// A file that fails a check is not trusted in any part.
-		clear(as)
-		clear(scratchOf)
-		return st
+		return false, 0
 	}
-	st.stale = used != len(missing) || nn != len(missing)
-	return st
+	for _, lm := range lim {
+		if lm.held != lm.terms { // every position of the note is in a list
+			return false, 0
+		}
+	}
+	ix.fromStore = len(ix.docs)
+	return true, nd
+}
+
+// decodeNote is the analysis (without its terms: the lists hold them) that
+// entry holds of e, nil when it is of another version of e; bad when a
+// value fails a check.
+func decodeNote(entry []byte, e *engine.Note, words map[string]string) (a *analyzed, bad bool) {
+	r := &reader{b: entry}
+	sum := e.Sum()
+	if string(r.bytes(r.count())) != e.Key || r.u64() != uint64(e.Size()) || !bytes.Equal(r.bytes(len(sum)), sum[:]) || r.err {
+		return nil, r.err
+	}
+	a = &analyzed{hash: sum, day: dayOf(e), stored: true}
+	nl := r.count()
+	if nl == 0 {
+		return nil, true
+	}
+	lines := make([]int32, 3*nl+1)
+	a.lineAt, a.lineLen, a.heading = lines[:nl+1], lines[nl+1:2*nl+1], lines[2*nl+1:]
+	at, bodyLen := 0, e.Size()-e.BodyStart()
+	for i := range a.lineAt {
+		if at += r.small(bodyLen + 1); at > bodyLen {
+			return nil, true
+		}
+		a.lineAt[i] = int32(at)
+	}
+	if a.lineAt[0] != 0 || at != bodyLen {
+		return nil, true
+	}
+	for i := range a.lineLen {
+		a.lineLen[i] = int32(r.small(bodyLen + 1))
+		a.terms += int(a.lineLen[i])
+	}
+	for i := range a.heading {
+		if a.heading[i] = int32(r.small(i+2)) - 1; a.heading[i] >= 0 && a.heading[a.heading[i]] != a.heading[i] {
+			return nil, true
+		}
+	}
+	if a.terms > bodyLen {
+		return nil, true
+	}
+	if nm := r.count(); nm > 0 {
+		a.minor = make(map[string][]int32, nm)
+		for range nm {
+			raw := r.bytes(r.count())
+			w, ok := words[string(raw)]
+			if !ok {
+				w = string(raw)
+				words[w] = w
+			}
+			ls := make([]int32, r.count())
+			for i := range ls {
+				l := r.small(nl)
+				if i > 0 {
+					if l == 0 || int(ls[i-1])+l >= nl {
+						return nil, true
+					}
+					l += int(ls[i-1])
+				}
+				ls[i] = int32(l)
+			}
+			if len(ls) == 0 || a.minor[w] != nil {
+				return nil, true
+			}
+			a.minor[w] = ls
+		}
+	}
+	if r.err || len(r.b) > 0 {
+		return nil, true
+	}
+	return a, false
 }
 
 // readStored is the stored index's content after the header, checked
@@ -130,12 +285,16 @@ func readStored(path string) []byte {
 		return nil
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxStoredBytes {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxStoredBytes {
 		return nil
 	}
-	data, err := readAll(f)
+	data := make([]byte, fi.Size())
+	if n, _ := f.ReadAt(data, 0); n != len(data) {
+		return nil
+	}
 	hdr := storedHeader()
-	if err != nil || !bytes.HasPrefix(data, hdr) || len(data) < len(hdr)+4 {
+	if !bytes.HasPrefix(data, hdr) || len(data) < len(hdr)+4 {
 		return nil
 	}
 	body, sum := data[len(hdr):len(data)-4], data[len(data)-4:]
@@ -143,19 +302,6 @@ func readStored(path string) []byte {
 		return nil
 	}
 	return body
-}
-
-func readAll(f *os.File) ([]byte, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, fi.Size())
-	n, err := f.ReadAt(buf, 0)
-	if n == len(buf) {
-		return buf, nil
-	}
-	return nil, errors.Join(err, errors.New("short read"))
 }
 
 // reader reads what save wrote, failing (err) rather than reading past the
@@ -205,183 +351,133 @@ func (r *reader) bytes(n int) []byte {
 	return b
 }
 
-func (r *reader) str() string { return string(r.bytes(r.count())) }
-
 func (r *reader) fail() { r.err, r.b = true, nil }
 
-// decoder reads notes' entries; bad is set by an entry that fails a check
-// of its values (as opposed to one of another version of its note).
-type decoder struct {
-	dict []string
-	seen []bool // scratch: the positions read of the note at hand
-	bad  bool
-}
-
-// note is the analysis entry holds of e, or nil when it is of another
-// version of e (bad unset) or fails a check (bad set).
-func (d *decoder) note(entry []byte, e *engine.Note) *analyzed {
-	r := &reader{b: entry}
-	sum := e.Sum()
-	if string(r.bytes(r.count())) != e.Key || r.u64() != uint64(e.Size()) || !bytes.Equal(r.bytes(len(sum)), sum[:]) || r.err {
-		d.bad = r.err
-		return nil
-	}
-	a := &analyzed{hash: sum, day: dayOf(e)}
-	fail := func() *analyzed { d.bad = true; return nil }
-	nd := len(d.dict)
-	a.keyTerms = make([]string, r.count())
-	for i := range a.keyTerms {
-		a.keyTerms[i] = d.dict[r.small(nd)]
-	}
-	nl := r.count()
-	if nl == 0 {
-		return fail()
-	}
-	lines := make([]int32, 3*nl+1)
-	a.lineAt, a.lineLen, a.heading = lines[:nl+1], lines[nl+1:2*nl+1], lines[2*nl+1:]
-	at, bodyLen := 0, e.Size()-e.BodyStart()
-	for i := range a.lineAt {
-		if at += r.small(bodyLen + 1); at > bodyLen {
-			return fail()
-		}
-		a.lineAt[i] = int32(at)
-	}
-	if a.lineAt[0] != 0 || at != bodyLen {
-		return fail()
-	}
-	for i := range a.lineLen {
-		a.lineLen[i] = int32(r.small(bodyLen + 1))
-		a.terms += int(a.lineLen[i])
-	}
-	for i := range a.heading {
-		if a.heading[i] = int32(r.small(i+2)) - 1; a.heading[i] >= 0 && a.heading[a.heading[i]] != a.heading[i] {
-			return fail()
+// saveStored writes the index's live notes and their terms' lists to the
+// stored index, whole, through a rename; a note whose body could not be read
+// is left out (analyzed again next time). Its errors cost only speed.
+func (p *Participant) saveStored() {
+	ix := &p.index
+	path := storedIndexFile(p.cacheDir, p.m, p.scope)
+	renum := make([]int32, len(ix.docs))
+	live := 0
+	for id, d := range ix.docs {
+		renum[id] = -1
+		if d.a != nil && !d.a.unread {
+			renum[id] = int32(live)
+			live++
 		}
 	}
-	if a.terms > bodyLen {
-		return fail()
-	}
-	d.seen = slices.Grow(d.seen[:0], a.terms)[:a.terms]
-	clear(d.seen)
-	nv := r.count()
-	a.vocab, a.termIDs, a.posts = make([]string, nv), make([]int32, nv), make([]posting, nv)
-	all := make([]uint64, a.terms)
-	filled := 0
-	for slot := range a.vocab {
-		id := r.small(nd)
-		a.vocab[slot], a.termIDs[slot] = d.dict[id], int32(id)
-		n := r.count()
-		lines := int32(r.small(nl + 1))
-		if n == 0 || filled+n > a.terms {
-			return fail()
+	terms := make([]string, 0, len(ix.terms))
+	for t, l := range ix.terms {
+		if slices.ContainsFunc(l.refs, func(r noteRef) bool { return renum[r.id] >= 0 }) {
+			terms = append(terms, t)
 		}
-		x, line, held := uint64(0), -1, int32(0)
-		for k := 0; k < n; k++ {
-			delta := r.u64()
-			if k > 0 && delta == 0 {
-				return fail()
+	}
+	slices.Sort(terms)
+	err := hashcache.WriteFileFunc(path, func(f io.Writer) error {
+		if _, err := f.Write(storedHeader()); err != nil {
+			return err
+		}
+		crc := crc32.New(castagnoli)
+		w := &storedWriter{w: bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<16)}
+		w.uvarint(uint64(live))
+		var entry []byte
+		for id, d := range ix.docs {
+			if renum[id] >= 0 {
+				entry = encodeNote(entry[:0], d.e, d.a)
+				w.bytes([]byte(d.e.Path))
+				w.bytes(entry)
 			}
-			x += delta
-			if atLine(x) >= nl || atPos(x) >= a.terms || d.seen[atPos(x)] {
-				return fail()
-			}
-			d.seen[atPos(x)] = true
-			if atLine(x) != line {
-				line, held = atLine(x), held+1
-			}
-			all[filled+k] = x
 		}
-		if held != lines {
-			return fail()
-		}
-		a.posts[slot] = posting{lines: lines, at: all[filled : filled+n : filled+n]}
-		filled += n
-	}
-	if filled != a.terms {
-		return fail()
-	}
-	if nm := r.count(); nm > 0 {
-		a.minor = make(map[string][]int32, nm)
-		for range nm {
-			w := d.dict[r.small(nd)]
-			ls := make([]int32, r.count())
-			for i := range ls {
-				l := r.small(nl)
-				if i > 0 {
-					if l == 0 || int(ls[i-1])+l >= nl {
-						return fail()
-					}
-					l += int(ls[i-1])
+		w.uvarint(uint64(len(terms)))
+		for _, t := range terms { // in order: the same index makes the same file
+			l := ix.terms[t]
+			n := 0
+			for _, r := range l.refs {
+				if renum[r.id] >= 0 {
+					n++
 				}
-				ls[i] = int32(l)
 			}
-			if len(ls) == 0 || a.minor[w] != nil {
-				return fail()
+			if n == 0 {
+				continue
 			}
-			a.minor[w] = ls
+			w.bytes([]byte(t))
+			w.uvarint(uint64(n))
+			prev := int32(-1)
+			for _, r := range l.refs {
+				id := renum[r.id]
+				if id < 0 {
+					continue
+				}
+				w.uvarint(uint64(id - prev - 1))
+				prev = id
+				nk := uint64(r.n) << 1
+				if r.key {
+					nk |= 1
+				}
+				w.uvarint(nk)
+				w.uvarint(uint64(r.lines))
+				x := uint64(0)
+				for _, at := range l.posting(r).at {
+					w.uvarint(at - x)
+					x = at
+				}
+			}
+			if w.err != nil {
+				return w.err
+			}
 		}
-	}
-	if r.err || len(r.b) > 0 {
-		return fail()
-	}
-	return a
-}
-
-// save writes the stored index of the notes scope[missing[j]], analyzed as
-// as[j], whole, through a rename; a note whose body could not be read is
-// left out (analyzed again next time). Its errors cost only speed.
-func (st *storedIndex) save(p *Participant, scope []scopedNote, missing []int, as []*analyzed) {
-	ids := map[string]int{}
-	var dict []string
-	term := func(b []byte, t string) []byte {
-		id, ok := ids[t]
-		if !ok {
-			id = len(dict)
-			ids[t] = id
-			dict = append(dict, t)
+		if err := w.w.Flush(); err != nil {
+			return err
 		}
-		return binary.AppendUvarint(b, uint64(id))
-	}
-	var notes, entry []byte
-	n := 0
-	for j, i := range missing {
-		e, a := scope[i].e, as[j]
-		if a.unread {
-			continue
+		if w.n > maxStoredBytes {
+			return errors.New("over the bound")
 		}
-		entry = encodeNote(entry[:0], e, a, term)
-		notes = appendBytes(notes, []byte(e.Path))
-		notes = appendBytes(notes, entry)
-		n++
-		if len(notes) > maxStoredBytes {
-			os.Remove(st.path)
-			return
-		}
-	}
-	out := storedHeader()
-	hdr := len(out)
-	out = binary.AppendUvarint(out, uint64(len(dict)))
-	for _, t := range dict {
-		out = appendBytes(out, []byte(t))
-	}
-	out = binary.AppendUvarint(out, uint64(n))
-	out = append(out, notes...)
-	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out[hdr:], castagnoli))
-	if hashcache.WriteFile(st.path, out) == nil {
-		pruneStored(filepath.Dir(st.path), st.path)
+		_, err := f.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
+		return err
+	})
+	if err == nil {
+		pruneStored(filepath.Dir(path), path)
 	}
 }
 
-// encodeNote appends note e's entry, its analysis a, to b.
-func encodeNote(b []byte, e *engine.Note, a *analyzed, term func([]byte, string) []byte) []byte {
+// storedWriter writes a stored index, counting its bytes and keeping the
+// first error.
+type storedWriter struct {
+	w   *bufio.Writer
+	n   int
+	err error
+	buf [binary.MaxVarintLen64]byte
+}
+
+func (w *storedWriter) uvarint(v uint64) {
+	w.write(binary.PutUvarint(w.buf[:], v), w.buf[:])
+}
+
+func (w *storedWriter) bytes(b []byte) {
+	w.uvarint(uint64(len(b)))
+	w.write(len(b), b)
+}
+
+func (w *storedWriter) write(n int, b []byte) {
+	if w.err != nil {
+		return
+	}
+	if w.n += n; w.n > maxStoredBytes {
+		w.err = errors.New("over the bound")
+		return
+	}
+	_, w.err = w.w.Write(b[:n])
+}
+
+// encodeNote appends note e's entry, its analysis a without its terms'
+// positions (the lists hold them), to b.
+func encodeNote(b []byte, e *engine.Note, a *analyzed) []byte {
 	sum := e.Sum()
 	b = appendBytes(b, []byte(e.Key))
 	b = binary.AppendUvarint(b, uint64(e.Size()))
 	b = append(b, sum[:]...)
-	b = binary.AppendUvarint(b, uint64(len(a.keyTerms)))
-	for _, t := range a.keyTerms {
-		b = term(b, t)
-	}
 	b = binary.AppendUvarint(b, uint64(len(a.lineLen)))
 	prev := int32(0)
 	for _, at := range a.lineAt {
@@ -394,18 +490,6 @@ func encodeNote(b []byte, e *engine.Note, a *analyzed, term func([]byte, string)
 	for _, h := range a.heading {
 		b = binary.AppendUvarint(b, uint64(h+1))
 	}
-	b = binary.AppendUvarint(b, uint64(len(a.vocab)))
-	for slot, t := range a.vocab {
-		p := a.posts[slot]
-		b = term(b, t)
-		b = binary.AppendUvarint(b, uint64(len(p.at)))
-		b = binary.AppendUvarint(b, uint64(p.lines))
-		x := uint64(0)
-		for _, at := range p.at {
-			b = binary.AppendUvarint(b, at-x)
-			x = at
-		}
-	}
 	words := make([]string, 0, len(a.minor))
 	for w := range a.minor {
 		words = append(words, w)
@@ -413,7 +497,7 @@ func encodeNote(b []byte, e *engine.Note, a *analyzed, term func([]byte, string)
 	slices.Sort(words) // the same analyses make the same file
 	b = binary.AppendUvarint(b, uint64(len(words)))
 	for _, w := range words {
-		b = term(b, w)
+		b = appendBytes(b, []byte(w))
 		ls := a.minor[w]
 		b = binary.AppendUvarint(b, uint64(len(ls)))
 		prev := int32(0)

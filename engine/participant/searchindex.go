@@ -124,10 +124,17 @@ func (p *Participant) syncIndex() {
 	if ix.built && v == ix.version {
 		return
 	}
+	scope := p.scopeNotes()
+	// A first build reads the notes the stored copy of the index holds as
+	// they are (searchcache.go); the rest is brought up to date as after any
+	// change, and the copy written again when it was not the scope's.
+	stored, stale := !ix.built && p.cacheDir != "", false
 	if !ix.built {
 		ix.ids, ix.terms, ix.minor = map[string]int32{}, map[string]*termList{}, map[string]int{}
+		if stored {
+			stale = p.loadStored(scope)
+		}
 	}
-	scope := p.scopeNotes()
 	keep := make([]bool, len(ix.docs))
 	var missing []int
 	for i, sn := range scope {
@@ -148,36 +155,16 @@ func (p *Participant) syncIndex() {
 	// whose term ids then find the terms' lists without a lookup per note.
 	as := make([]*analyzed, len(missing))
 	scratchOf := make([]*analysisScratch, len(missing))
-	var stored *storedIndex
-	if !ix.built && p.cacheDir != "" {
-		// A first build reads what a stored copy of the index has of these
-		// very notes (searchcache.go) and analyzes only the rest.
-		stored = p.loadStored(scope, missing, as, scratchOf)
-		for _, a := range as {
-			if a != nil {
-				ix.fromStore++
-			}
-		}
-	}
 	parallelRange(len(missing), func(lo, hi int) {
-		var sc *analysisScratch
+		sc := &analysisScratch{}
 		for j := lo; j < hi; j++ {
-			if as[j] != nil {
-				continue
-			}
-			if sc == nil {
-				sc = &analysisScratch{}
-			}
 			as[j], scratchOf[j] = analyze(scope[missing[j]].e, sc), sc
 		}
 	})
-	if stored != nil && stored.stale {
-		stored.save(p, scope, missing, as)
-	}
 	tables := map[*analysisScratch][]*termList{} // the lists by the scratches' term ids
 	for _, sc := range scratchOf {
 		if tables[sc] == nil {
-			tables[sc] = make([]*termList, sc.termCount())
+			tables[sc] = make([]*termList, len(sc.ids))
 		}
 	}
 	// Each list grows once: first what the new notes add to it.
@@ -204,6 +191,9 @@ func (p *Participant) syncIndex() {
 		ix.compact()
 	}
 	ix.built, ix.version = true, v
+	if stored && (stale || len(missing) > 0) {
+		p.saveStored()
+	}
 }
 
 // scopeNotes lists the notes in the participant's scope, and whether each
@@ -231,17 +221,7 @@ type scopedNote struct {
 // add gives a note the next id and lists it under its terms; lists is the
 // terms' lists by the ids of the scratch that analyzed it, filled as found.
 func (ix *searchIndex) add(sn scopedNote, a *analyzed, lists []*termList) {
-	id := int32(len(ix.docs))
-	ix.docs = append(ix.docs, doc{e: sn.e, a: a, effective: sn.effective})
-	ix.ids[sn.e.Path] = id
-	ix.lines += a.lines()
-	ix.length += a.terms
-	for w, ls := range a.minor {
-		ix.minor[w] += len(ls)
-	}
-	if !a.day.IsZero() {
-		ix.days = append(ix.days, id)
-	}
+	id := ix.addDoc(sn, a)
 	for slot := range a.vocab {
 		l := ix.listOf(a, slot, lists)
 		p := &a.posts[slot]
@@ -261,6 +241,23 @@ func (ix *searchIndex) add(sn scopedNote, a *analyzed, lists []*termList) {
 			l.refs = append(l.refs, noteRef{id: id, key: true})
 		}
 	}
+}
+
+// addDoc gives a note the next id and counts it in the totals; its terms
+// are listed by the caller.
+func (ix *searchIndex) addDoc(sn scopedNote, a *analyzed) int32 {
+	id := int32(len(ix.docs))
+	ix.docs = append(ix.docs, doc{e: sn.e, a: a, effective: sn.effective})
+	ix.ids[sn.e.Path] = id
+	ix.lines += a.lines()
+	ix.length += a.terms
+	for w, ls := range a.minor {
+		ix.minor[w] += len(ls)
+	}
+	if !a.day.IsZero() {
+		ix.days = append(ix.days, id)
+	}
+	return id
 }
 
 // listOf is the list of term slot of a, made if new; lists is the lists by

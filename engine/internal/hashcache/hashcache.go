@@ -24,6 +24,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -211,6 +212,15 @@ func (c *File) Flush() error {
 // temporary file beside it), making its folder if need be: a reader sees
 // the old file or the new one, never a part.
 func WriteFile(path string, data []byte) error {
+	return WriteFileFunc(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFileFunc is WriteFile of what write writes; an error of write leaves
+// the file as it was.
+func WriteFileFunc(path string, write func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -219,7 +229,7 @@ func WriteFile(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, werr := f.Write(data)
+	werr := write(f)
 	cerr := f.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		os.Remove(f.Name())
