@@ -47,8 +47,9 @@ func agreeFresh(t fataler, p *participant.Participant, data, project, q string) 
 // TestStoredIndexAgrees: over edits, deletes and renames made between
 // processes, each process's first search, its index read from the stored
 // copy where the notes agree with it, answers as one without a stored index;
-// and the copy it leaves holds exactly the notes in scope, so that the next
-// process over an unchanged tree analyzes none.
+// the copy it leaves holds exactly the notes in scope, so that the next
+// process over an unchanged tree analyzes none; and an index read back is
+// kept up to date after a change as any other.
 func TestStoredIndexAgrees(t *testing.T) {
 	words := []string{"pottery", "class", "Caroline", "went", "support", "group", "the", "to", "cooked", "ramen", "May", "# Plans"}
 	rapid.Check(t, func(rt *rapid.T) {
@@ -78,6 +79,16 @@ func TestStoredIndexAgrees(t *testing.T) {
 			if n, want := participant.FromStore(again), len(again.Notes()); n != want {
 				rt.Fatalf("the next process read %d notes from the store, want all %d", n, want)
 			}
+			// The index read back is kept up to date as any other.
+			if rapid.Bool().Draw(rt, "eager") {
+				participant.CompactEagerly(again)
+			}
+			path := name()
+			if err := os.WriteFile(path, []byte(text()), 0o644); err != nil {
+				rt.Fatal(err)
+			}
+			again.Memory().Refresh(path)
+			agreeFresh(rt, again, data, project, q)
 		}
 	})
 }
