@@ -13,6 +13,13 @@ func CompactEagerly(p *Participant) {
 	p.index.eager = true
 }
 
+// FromStore is how many notes p's first search read from the stored index.
+func FromStore(p *Participant) int {
+	p.index.mu.Lock()
+	defer p.index.mu.Unlock()
+	return p.index.fromStore
+}
+
 // IndexCheck counts again, from the analyses of the live notes, what p's
 // search index keeps (its running totals, ids, term lists and journal days)
 // and says where they differ; "" when they agree or nothing is built yet.
@@ -42,7 +49,7 @@ func IndexCheck(p *Participant) string {
 		}
 		seen := map[string]bool{}
 		for _, t := range append(slices.Clone(d.a.vocab), d.a.keyTerms...) {
-			if !seen[t] {
+			if !seen[t] && !d.a.stored { // a stored note's terms are in the lists only
 				seen[t] = true
 				want[t]++
 			}
@@ -69,6 +76,12 @@ func IndexCheck(p *Participant) string {
 			}
 			a := ix.docs[r.id].a
 			if a == nil {
+				continue
+			}
+			if a.stored {
+				if int(r.lo+r.n) > len(l.at) || r.lines > r.n {
+					return fmt.Sprintf("%q: stored note %d's posting %+v is wrong", t, r.id, r)
+				}
 				continue
 			}
 			n++

@@ -41,6 +41,8 @@ type Participant struct {
 	embed   *embed.Provider // search's optional embeddings; nil: keywords only
 	// embedErr is why the environment's embedding provider is not used.
 	embedErr error
+	// cacheDir holds the index's copy across processes; "" none.
+	cacheDir string
 }
 
 // Options make a Participant.
@@ -56,6 +58,12 @@ type Options struct {
 	Embeddings *embed.Provider
 	// NoEmbeddings leaves embeddings out whatever the environment says.
 	NoEmbeddings bool
+	// SearchCacheDir is where search keeps a copy of its index between
+	// processes (searchcache.go), read at the first search and written after
+	// it when it changed; "" is none (the library's default: tests and
+	// embedders write nothing they did not ask for). DefaultSearchCacheDir is
+	// the binary's.
+	SearchCacheDir string
 }
 
 // New makes the participant of scope opts.Scope over m. A participant is one
@@ -73,7 +81,7 @@ func New(m *engine.Memory, opts Options) (*Participant, error) {
 			return nil, fmt.Errorf("today %q: %w", opts.Today, err)
 		}
 	}
-	p := &Participant{m: m, scope: s, today: opts.Today, embed: opts.Embeddings}
+	p := &Participant{m: m, scope: s, today: opts.Today, embed: opts.Embeddings, cacheDir: opts.SearchCacheDir}
 	if p.embed == nil && !opts.NoEmbeddings {
 		// A bad configuration of an optional feature is a warning: search
 		// answers by keywords.

@@ -32,8 +32,9 @@ import (
 // words included), the query's stop words on the centre line (together less
 // than its weakest term), a smaller bonus for terms in the section's heading,
 // terms in the key, and a journal day that a date of the query names. The
-// index is derived: in memory, rebuilt from the notes at any time, never
-// written.
+// index is derived: in memory, rebuilt from the notes at any time; a copy
+// in the user's cache directory (searchcache.go) only saves a new process the
+// tokenizing, and is never a source of truth.
 
 // DefaultSearchLimit is how many hits a search returns when not told.
 const DefaultSearchLimit = 10
@@ -66,38 +67,45 @@ type SearchResult struct {
 // analyzed is a note as search reads it.
 type analyzed struct {
 	hash     [32]byte
-	lowerKey string                 // for quoted phrases
-	lower    atomic.Pointer[string] // the body lower-cased, for quoted phrases: made at the first
-	keyTerms []string               // the key's terms, each once
-	lineAt   []int32                // byte offset of each body line, and the body's length last
-	lineLen  []int32                // terms on each line
-	terms    int                    // terms in the body
-	heading  []int32                // the heading line each line is under, -1 for none
-	vocab    []string               // the body's terms, each once, in order of first use
-	termIDs  []int32                // their ids in the scratch that made it, until the index lists it
-	posts    []posting              // where each term of vocab is, until the index lists it
-	minor    map[string][]int32     // a stop word's lines, in order
-	day      journal.Day            // a journal day's (daily or refined note), else zero
+	unread   bool               // its body could not be read (changed on disk since the load): analyzed as empty
+	stored   bool               // read from the stored index (searchcache.go): its terms are in the lists only, vocab is nil
+	keyTerms []string           // the key's terms, each once
+	lineAt   []int32            // byte offset of each body line, and the body's length last
+	lineLen  []int32            // terms on each line
+	terms    int                // terms in the body
+	heading  []int32            // the heading line each line is under, -1 for none
+	vocab    []string           // the body's terms, each once, in order of first use
+	termIDs  []int32            // their ids in the scratch that made it, until the index lists it
+	posts    []posting          // where each term of vocab is, until the index lists it
+	minor    map[string][]int32 // a stop word's lines, in order
+	day      journal.Day        // a journal day's (daily or refined note), else zero
 }
 
 // posting is where one term is in a note.
 type posting struct {
 	lines int32    // how many lines hold it
-	at    []uint64 // line<<32 | position in the note, in order
+	at    []uint64 // line<<32 | position in the note<<1 | a stop word right before it on its line (packAt), in order
 }
+
+// packAt is an occurrence of a term as a posting keeps it: its line, its
+// position among the note's terms (stop words are not counted) and whether a
+// stop word stands between it and the term before it on its line (what a
+// quoted phrase needs to know, phrase.go). The order of the values is the
+// order of the occurrences.
+func packAt(line, pos int32, afterStop bool) uint64 {
+	x := uint64(line)<<32 | uint64(pos)<<1
+	if afterStop {
+		x |= 1
+	}
+	return x
+}
+
+// atLine, atPos and atAfterStop read what packAt packed.
+func atLine(x uint64) int       { return int(x >> 32) }
+func atPos(x uint64) int        { return int(uint32(x) >> 1) }
+func atAfterStop(x uint64) bool { return x&1 != 0 }
 
 func (a *analyzed) lines() int { return len(a.lineLen) }
-
-// lowerBody is body (the note's, of which a is the analysis) lower-cased,
-// made once at the first quoted phrase that asks.
-func (a *analyzed) lowerBody(body []byte) string {
-	if s := a.lower.Load(); s != nil {
-		return *s
-	}
-	s := strings.ToLower(string(body))
-	a.lower.Store(&s)
-	return s
-}
 
 // stopWords are left out of the index and of queries: they are on every line.
 var stopWords = sync.OnceValue(func() map[string]bool {
@@ -255,7 +263,7 @@ func (sc *analysisScratch) lexeme(raw string) *lexeme {
 
 type occurrence struct {
 	slot int32
-	at   uint64 // line<<32 | position in the note
+	at   uint64 // packAt's
 }
 
 func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
@@ -267,13 +275,8 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 	}
 	sc.note++
 	sc.last, sc.n, sc.lines, sc.occ, sc.vocab, sc.vids = sc.last[:0], sc.n[:0], sc.lines[:0], sc.occ[:0], sc.vocab[:0], sc.vids[:0]
-	body, _ := bodyText(e)
-	a := &analyzed{hash: e.Sum(), lowerKey: strings.ToLower(e.Key)}
-	if e.Layer.Kind == engine.KindFractal {
-		if f, _ := journal.Classify(e.LayerKey()); f.Kind == journal.Daily || f.Kind == journal.Refined {
-			a.day = f.Day
-		}
-	}
+	body, ok := bodyText(e)
+	a := &analyzed{hash: e.Sum(), day: dayOf(e), unread: !ok}
 	key := e.Key
 	if !a.day.IsZero() {
 		key = strings.Replace(key, a.day.String(), " ", 1) // the date is matched as a date
@@ -301,9 +304,11 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 			head = line
 		}
 		n := int32(0)
+		afterStop := false
 		runs(text, func(raw string) {
 			lx := sc.lexeme(raw)
 			if t := lx.term; lx.stop {
+				afterStop = true
 				if ls := a.minor[t]; len(ls) == 0 || ls[len(ls)-1] != line {
 					if a.minor == nil {
 						a.minor = map[string][]int32{}
@@ -322,7 +327,8 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 				sc.last[slot] = line
 				sc.lines[slot]++
 			}
-			sc.occ = append(sc.occ, occurrence{slot, uint64(line)<<32 | uint64(pos)})
+			sc.occ = append(sc.occ, occurrence{slot, packAt(line, int32(pos), afterStop)})
+			afterStop = false
 			pos++
 			n++
 		})
@@ -353,6 +359,16 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 	return a
 }
 
+// dayOf is the journal day e is (a daily or refined note), else zero.
+func dayOf(e *engine.Note) journal.Day {
+	if e.Layer.Kind == engine.KindFractal {
+		if f, _ := journal.Classify(e.LayerKey()); f.Kind == journal.Daily || f.Kind == journal.Refined {
+			return f.Day
+		}
+	}
+	return journal.Day{}
+}
+
 // lineText is body lines lo..hi (0-based, included).
 func (a *analyzed) text(body string, lo, hi int) string {
 	end := int(a.lineAt[hi+1])
@@ -368,7 +384,7 @@ type wordPair [2]string
 // query is a search's terms and what narrows it.
 type query struct {
 	terms   []string   // stems, each once
-	phrases []string   // quoted text, lower-cased: every one must be in the note
+	phrases []phrase   // quoted words: every one must be in the note (phrase.go)
 	minor   []string   // the stop words, each once: they only tell apart passages that hold terms
 	pairs   []wordPair // adjacent words of the query, stop words too, not both stop words; each once
 	dates   []dayRange
@@ -387,9 +403,14 @@ func parseQuery(q string, today journal.Day) query {
 	var plain []string
 	for i, part := range parts {
 		if i%2 == 1 {
-			if t := strings.Join(strings.Fields(strings.ToLower(part)), " "); t != "" {
-				out.phrases = append(out.phrases, t)
-				words(t, add)
+			if ph := phraseOf(part); len(ph.toks) > 0 {
+				words(part, add)
+				for _, t := range ph.toks {
+					if !t.stop {
+						ph.terms = append(ph.terms, slices.Index(out.terms, t.w))
+					}
+				}
+				out.phrases = append(out.phrases, ph)
 			}
 			continue
 		}
@@ -637,14 +658,8 @@ func (q *query) match(cands []cand, sc *searchScratch) []*cand {
 		if nt > 0 && !c.matched {
 			return
 		}
-		for _, ph := range q.phrases {
-			if strings.Contains(c.a.lowerKey, ph) {
-				continue
-			}
-			// A body that cannot be read now changed on disk since the
-			// analysis (it is being refreshed): it holds no phrase yet.
-			body, err := c.e.Body()
-			if err != nil || !strings.Contains(c.a.lowerBody(body), ph) {
+		for i := range q.phrases {
+			if !q.phrases[i].in(c) {
 				c.hits, c.inKey, c.matched = nil, nil, false
 				return
 			}
@@ -936,7 +951,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 	for _, h := range hits {
 		if h != nil {
 			for _, x := range h.at {
-				if l := int(x >> 32); len(centres) == 0 || centres[len(centres)-1] != l {
+				if l := atLine(x); len(centres) == 0 || centres[len(centres)-1] != l {
 					centres = append(centres, l)
 				}
 			}
@@ -979,14 +994,14 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 			// lines counts less (context, not the statement).
 			centre, side := 0.0, 0.0
 			for _, x := range h.at {
-				if l := int(x >> 32); l >= lo && l <= hi {
+				if l := atLine(x); l >= lo && l <= hi {
 					w := 1.0
 					if a.heading[l] == int32(l) {
 						w = headWeight // a heading is a field of its own
 					}
 					if l == c {
 						centre += w
-						in = append(in, occ{int(uint32(x)), i})
+						in = append(in, occ{atPos(x), i})
 						held[j] |= 1 << (i & 31)
 					} else {
 						side += w
@@ -1012,7 +1027,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 				s += w * idf[i] * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*n/avg))
 			} else if h := a.heading[c]; h >= 0 && hits[i] != nil {
 				for _, x := range hits[i].at {
-					if int32(x>>32) == h {
+					if int32(atLine(x)) == h {
 						s += headWeight * idf[i]
 						break
 					}
@@ -1036,7 +1051,9 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 		in, merged = mergeRuns(in, starts, merged)
 		for k := 1; k < len(in); k++ {
 			if in[k].term != in[k-1].term {
-				gap := float64(in[k].pos - in[k-1].pos)
+				// (A position is one term's: the gap is never 0, even in a
+				// stored index that lies.)
+				gap := max(1, float64(in[k].pos-in[k-1].pos))
 				s += nearWeight * min(idf[in[k].term], idf[in[k-1].term]) / gap
 			}
 		}

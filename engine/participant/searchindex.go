@@ -18,8 +18,10 @@ import (
 // by every list until a compaction drops the dead ids (when they outnumber
 // the live ones). The scope's line statistics (lines, terms, lines holding
 // each stop word) are running totals, added and taken away with the notes.
-// The index is derived: in memory only, rebuilt from the notes at any time;
-// a fresh one and a kept one answer alike (TestSearchIndexAgrees).
+// The index is derived: in memory, rebuilt from the notes at any time (a
+// first build may read the analyses of unchanged notes from the stored copy,
+// searchcache.go); a fresh one and a kept one answer alike
+// (TestSearchIndexAgrees, TestStoredIndexAgrees).
 type searchIndex struct {
 	mu      sync.Mutex
 	built   bool
@@ -30,7 +32,10 @@ type searchIndex struct {
 	terms map[string]*termList
 	days  []int32 // the ids of journal days (dead ones until compaction)
 	dead  int     // dead ids in docs
-	eager bool    // compact at every change (tests)
+	// fromStore is how many notes the first build read from the stored
+	// index (searchcache.go).
+	fromStore int
+	eager     bool // compact at every change (tests)
 
 	// Running totals over the live notes.
 	lines, length int            // lines, terms
@@ -88,7 +93,7 @@ type doc struct {
 // reads them in a row rather than from every note's own allocation.
 type termList struct {
 	refs []noteRef
-	at   []uint64 // line<<32 | position in the note, per note in order
+	at   []uint64 // packAt's, per note in order
 
 	grow, growRefs int // what a batch of new notes adds, while it is added
 }
@@ -119,10 +124,17 @@ func (p *Participant) syncIndex() {
 	if ix.built && v == ix.version {
 		return
 	}
+	scope := p.scopeNotes()
+	// A first build reads the notes the stored copy of the index holds as
+	// they are (searchcache.go); the rest is brought up to date as after any
+	// change, and the copy written again when it was not the scope's.
+	stored, stale := !ix.built && p.cacheDir != "", false
 	if !ix.built {
 		ix.ids, ix.terms, ix.minor = map[string]int32{}, map[string]*termList{}, map[string]int{}
+		if stored {
+			stale = p.loadStored(scope)
+		}
 	}
-	scope := p.scopeNotes()
 	keep := make([]bool, len(ix.docs))
 	var missing []int
 	for i, sn := range scope {
@@ -179,6 +191,9 @@ func (p *Participant) syncIndex() {
 		ix.compact()
 	}
 	ix.built, ix.version = true, v
+	if stored && (stale || len(missing) > 0) {
+		p.saveStored()
+	}
 }
 
 // scopeNotes lists the notes in the participant's scope, and whether each
@@ -206,17 +221,7 @@ type scopedNote struct {
 // add gives a note the next id and lists it under its terms; lists is the
 // terms' lists by the ids of the scratch that analyzed it, filled as found.
 func (ix *searchIndex) add(sn scopedNote, a *analyzed, lists []*termList) {
-	id := int32(len(ix.docs))
-	ix.docs = append(ix.docs, doc{e: sn.e, a: a, effective: sn.effective})
-	ix.ids[sn.e.Path] = id
-	ix.lines += a.lines()
-	ix.length += a.terms
-	for w, ls := range a.minor {
-		ix.minor[w] += len(ls)
-	}
-	if !a.day.IsZero() {
-		ix.days = append(ix.days, id)
-	}
+	id := ix.addDoc(sn, a)
 	for slot := range a.vocab {
 		l := ix.listOf(a, slot, lists)
 		p := &a.posts[slot]
@@ -236,6 +241,23 @@ func (ix *searchIndex) add(sn scopedNote, a *analyzed, lists []*termList) {
 			l.refs = append(l.refs, noteRef{id: id, key: true})
 		}
 	}
+}
+
+// addDoc gives a note the next id and counts it in the totals; its terms
+// are listed by the caller.
+func (ix *searchIndex) addDoc(sn scopedNote, a *analyzed) int32 {
+	id := int32(len(ix.docs))
+	ix.docs = append(ix.docs, doc{e: sn.e, a: a, effective: sn.effective})
+	ix.ids[sn.e.Path] = id
+	ix.lines += a.lines()
+	ix.length += a.terms
+	for w, ls := range a.minor {
+		ix.minor[w] += len(ls)
+	}
+	if !a.day.IsZero() {
+		ix.days = append(ix.days, id)
+	}
+	return id
 }
 
 // listOf is the list of term slot of a, made if new; lists is the lists by

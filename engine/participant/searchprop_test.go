@@ -32,20 +32,7 @@ func TestSearchIndexAgrees(t *testing.T) {
 		if rapid.Bool().Draw(rt, "eager") {
 			participant.CompactEagerly(p)
 		}
-		name := func() string {
-			d := dir
-			if rapid.IntRange(0, 3).Draw(rt, "shared") == 0 {
-				d = shared
-			}
-			return filepath.Join(d, fmt.Sprintf("2026-05-%02d.md", rapid.IntRange(1, 6).Draw(rt, "day")))
-		}
-		text := func() string {
-			var lines []string
-			for n := rapid.IntRange(0, 6).Draw(rt, "lines"); n > 0; n-- {
-				lines = append(lines, "- "+strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 0, 5).Draw(rt, "line"), " "))
-			}
-			return "---\nrevision: 1\n---\n" + strings.Join(lines, "\n") + "\n"
-		}
+		name, text := journalEdits(rt, dir, shared, "- ", words)
 		for step := rapid.IntRange(1, 12).Draw(rt, "steps"); step > 0; step-- {
 			switch rapid.IntRange(0, 2).Draw(rt, "op") {
 			case 0: // an edit or a new note
@@ -96,6 +83,27 @@ func TestSearchIndexAgrees(t *testing.T) {
 }
 
 type fataler interface{ Fatal(args ...any) }
+
+// journalEdits draws the daily notes a test edits (one of six days, in dir
+// or, one time in four, in shared) and their texts: lines of words, each
+// line starting with prefix.
+func journalEdits(rt *rapid.T, dir, shared, prefix string, words []string) (name, text func() string) {
+	name = func() string {
+		d := dir
+		if rapid.IntRange(0, 3).Draw(rt, "shared") == 0 {
+			d = shared
+		}
+		return filepath.Join(d, fmt.Sprintf("2026-05-%02d.md", rapid.IntRange(1, 6).Draw(rt, "day")))
+	}
+	text = func() string {
+		var lines []string
+		for n := rapid.IntRange(0, 6).Draw(rt, "lines"); n > 0; n-- {
+			lines = append(lines, prefix+strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 0, 5).Draw(rt, "line"), " "))
+		}
+		return "---\nrevision: 1\n---\n" + strings.Join(lines, "\n") + "\n"
+	}
+	return name, text
+}
 
 // journalTree makes, under root, a data directory whose agent larry has a
 // journal layer, and a project; dir is larry's journal folder, shared the

@@ -52,7 +52,9 @@ func (f *ParticipantFlags) Participant(c *Cmd, today string) (*participant.Parti
 	if err != nil {
 		return nil, err // several agents: RefusedScope reports it
 	}
-	return participant.New(m, participant.Options{Scope: s, Today: today})
+	// The first search of the process reads the index's stored copy
+	// (search and mcp are the commands that search).
+	return participant.New(m, participant.Options{Scope: s, Today: today, SearchCacheDir: c.caches.Search})
 }
 
 func (e *Env) Append(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

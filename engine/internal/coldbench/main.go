@@ -769,6 +769,13 @@ func measure(c config, self string, t *synth.Tree, cache, sizes string) ([]resul
 		wholeTree(path{name: "tree", ratio: 1.5, cmd: []string{"tree"}}),
 		wholeTree(path{name: "check", ratio: 1.5, cmd: []string{"check"}}),
 		wholeTree(path{name: "first workspace/symbol over stdio", ratio: 1.5}),
+		// A shell's search: its index read from the stored copy of the
+		// previous run, and built from every note in scope without one (an
+		// agent's first search after a change to every note, or with no
+		// cache folder).
+		wholeTree(path{name: "search", ratio: 1.5, cmd: []string{"search", "--limit", "10", "review", "deploy", "latency"}}),
+		{name: "search, no stored index", cmd: []string{"search", "--limit", "10", "review", "deploy", "latency"},
+			before: func() { os.RemoveAll(filepath.Join(cache, "mf-lsp", "search")) }},
 	}
 	if t.Notes <= 10_000 {
 		// What a first check after a change to every note costs: the secret

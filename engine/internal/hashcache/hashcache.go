@@ -24,6 +24,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -198,27 +199,46 @@ func (c *File) Flush() error {
 	for _, r := range all {
 		buf = appendRecord(buf, r.k, r.n)
 	}
-	dir := filepath.Dir(c.path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(c.path)+"-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(buf)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), c.path); err != nil {
-		os.Remove(f.Name())
+	if err := WriteFile(c.path, buf); err != nil {
 		return err
 	}
 	c.mu.Lock()
 	c.records = buf[len(c.header):]
 	c.mu.Unlock()
+	return nil
+}
+
+// WriteFile replaces the cache file at path with data through a rename (a
+// temporary file beside it), making its folder if need be: a reader sees
+// the old file or the new one, never a part.
+func WriteFile(path string, data []byte) error {
+	return WriteFileFunc(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFileFunc is WriteFile of what write writes; an error of write leaves
+// the file as it was.
+func WriteFileFunc(path string, write func(w io.Writer) error) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	werr := write(f)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
 	return nil
 }
 

@@ -1,0 +1,145 @@
+package participant
+
+import (
+	"strings"
+)
+
+// A quoted phrase is its words in order, as search reads words (tokens: runs
+// of letters and digits, lower-cased, every word but a stop word stemmed),
+// next to each other on one line of the body or in the key. Case,
+// punctuation, spacing and word endings aside, it is the text quoted:
+// `"keep answers short"` finds "Keep answers short." and "keeping answer
+// shorts", not "keep the answers short" nor "keepanswersshort".
+//
+// It is answered from the index's positions, not by reading the note again:
+// its terms at adjacent positions on one line, each after a stop word exactly
+// where the phrase has one (packAt records it). Only a phrase holding stop
+// words, which the positions do not keep, reads the lines its terms allow
+// and compares their words; a phrase of stop words only reads the lines that
+// hold its first (analyzed.minor).
+
+// phrase is a quoted phrase of a query.
+type phrase struct {
+	toks  []phraseTok
+	terms []int  // the query's index of each of its terms (toks that are not stop words), in order
+	gap   []bool // per term, a stop word between it and the term before it in the phrase
+	stops bool   // it holds a stop word
+}
+
+type phraseTok struct {
+	w    string // a stop word as it is, any other word stemmed
+	stop bool
+}
+
+// phraseOf reads the quoted text of a query; its terms are set by the
+// query (parseQuery).
+func phraseOf(text string) phrase {
+	var ph phrase
+	gap := false
+	tokens(text, func(w string, stop bool) {
+		ph.toks = append(ph.toks, phraseTok{w, stop})
+		if stop {
+			ph.stops, gap = true, true
+			return
+		}
+		ph.gap = append(ph.gap, gap && len(ph.gap) > 0)
+		gap = false
+	})
+	return ph
+}
+
+// in says whether the phrase is in the candidate's body or key.
+func (ph *phrase) in(c *cand) bool {
+	if ph.inBody(c) {
+		return true
+	}
+	// The key: only where every term of the phrase is in it (or, for a
+	// journal day, in the date the key's terms leave out).
+	if len(ph.terms) > 0 && c.a.day.IsZero() {
+		for _, i := range ph.terms {
+			if c.inKey == nil || !c.inKey[i] {
+				return false
+			}
+		}
+	}
+	return ph.holds(strings.TrimSuffix(c.e.Key, ".md"))
+}
+
+// inBody says whether the phrase is on a line of c's body.
+func (ph *phrase) inBody(c *cand) bool {
+	if len(ph.terms) == 0 { // stop words only: the lines holding the first
+		for _, l := range c.a.minor[ph.toks[0].w] {
+			if ph.onLine(c, int(l)) {
+				return true
+			}
+		}
+		return false
+	}
+	var postSpace [8]*posting // no allocation for most phrases
+	var nextSpace [8]int
+	posts, next := postSpace[:0], nextSpace[:0]
+	if len(ph.terms) > len(postSpace) {
+		posts, next = make([]*posting, 0, len(ph.terms)), make([]int, 0, len(ph.terms))
+	}
+	posts, next = posts[:len(ph.terms)], next[:len(ph.terms)]
+	for k, i := range ph.terms {
+		if c.hits == nil || c.hits[i] == nil {
+			return false
+		}
+		posts[k] = c.hits[i]
+	}
+	// Every occurrence of the first term, the others looked for at the
+	// positions after it: each list is in order, so each is read once.
+	for _, x := range posts[0].at {
+		line, pos, ok := atLine(x), atPos(x), true
+		for k := 1; k < len(posts) && ok; k++ {
+			at := posts[k].at
+			j := next[k]
+			for j < len(at) && atPos(at[j]) < pos+k {
+				j++
+			}
+			next[k] = j
+			ok = j < len(at) && atPos(at[j]) == pos+k && atLine(at[j]) == line && atAfterStop(at[j]) == ph.gap[k]
+		}
+		if ok && (!ph.stops || ph.onLine(c, line)) {
+			return true
+		}
+	}
+	return false
+}
+
+// onLine reads line l of c's body and says whether the phrase is on it. A
+// body that cannot be read now changed on disk since the analysis (it is
+// being refreshed): it holds no phrase yet.
+func (ph *phrase) onLine(c *cand, l int) bool {
+	body, err := c.e.Body()
+	if err != nil || len(body) < int(c.a.lineAt[len(c.a.lineAt)-1]) {
+		return false
+	}
+	return ph.holds(string(body[c.a.lineAt[l]:c.a.lineAt[l+1]]))
+}
+
+// holds says whether the phrase's words are next to each other in text.
+func (ph *phrase) holds(text string) bool {
+	var seen []phraseTok
+	found := false
+	tokens(text, func(w string, stop bool) {
+		if found {
+			return
+		}
+		seen = append(seen, phraseTok{w, stop})
+		if n := len(seen) - len(ph.toks); n >= 0 && equalToks(seen[n:], ph.toks) {
+			found = true
+		}
+	})
+	return found
+}
+
+func equalToks(a, b []phraseTok) bool {
+	for i := range a {
+		if a[i].w != b[i].w {
+			return false
+		}
+	}
+	return true
+}

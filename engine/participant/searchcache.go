@@ -1,0 +1,549 @@
+package participant
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/internal/hashcache"
+)
+
+// The stored index is a copy of the search index in the user's cache
+// directory, so that a process's first search (a shell's `mf-lsp search`, an
+// MCP server's first memory_search) reads it back instead of tokenizing every
+// note again. It is laid out as the index is in memory: each note's entry
+// (its lines, headings and stop words), then each term's list (the notes
+// holding it and its positions in them), so that reading it back fills the
+// lists in a row; a note is then in no list but the terms' (its analysis
+// keeps no vocab), and the notes that changed since are removed and added as
+// after any change. It is derived, never a source of truth: one file per
+// memory tree and scope
+// (<cache dir>/mf-lsp/search/<hash of the data directory, project and scope>.idx),
+// each note's entry keyed by its path, key, size and the SHA-256 of the text
+// the tree loaded (the load hashes every note, so a note changed behind the
+// cache's back, even to the same size and modification time, disagrees), the
+// whole under a header naming the format and the stemmer's version and a
+// checksum. An entry that disagrees with its note is analyzed again; a file
+// that is damaged, of another format or version, or that fails a check of its
+// values (positions within their note's lines and terms, every position of
+// a note in some list, ids in order) is ignored whole. Whenever the first build read anything but exactly
+// the notes in scope from it, the file is written again whole, through a
+// rename. Nothing is ever written inside the memory tree, and no error of the
+// cache reaches the user: it costs only speed.
+
+// storedIndexFile is the stored index's name inside dir for a tree and scope.
+func storedIndexFile(dir string, m *engine.Memory, s engine.Scope) string {
+	h := sha256.Sum256(fmt.Appendf(nil, "%q %q %q %q %q", m.Paths.DataDir, m.Paths.ProjectDir, s.Task, s.Agents, s.Machine))
+	return filepath.Join(dir, hex.EncodeToString(h[:12])+".idx")
+}
+
+// Bounds of the stored indexes: a file larger than maxStoredBytes is not
+// written (nor read), and the folder keeps the maxStoredFiles most recently
+// written (one per tree and scope searched).
+const (
+	maxStoredBytes = 1 << 30
+	maxStoredFiles = 16
+)
+
+// DefaultSearchCacheDir is where the binary keeps stored indexes:
+// <user cache dir>/mf-lsp/search (~/.cache/mf-lsp/search on Linux,
+// $XDG_CACHE_HOME/mf-lsp/search when set), or "" when the system has no
+// cache directory.
+func DefaultSearchCacheDir() string {
+	dir := engine.DefaultTokenCacheDir()
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "search")
+}
+
+// storedHeader names the format and what the analyses depend on: the
+// stemmer's version.
+func storedHeader() []byte {
+	return []byte("mf-lsp search index 2 kljensen/snowball@" + hashcache.ModuleVersion("github.com/kljensen/snowball") + "\n")
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// loadStored fills the empty index with the notes of scope the stored index
+// holds as they are now, and says whether the file must be written again (it
+// is absent or bad, or held other notes or other versions of them).
+func (p *Participant) loadStored(scope []scopedNote) (stale bool) {
+	ix := &p.index
+	data := readStored(storedIndexFile(p.cacheDir, p.m, p.scope))
+	if data == nil {
+		return true
+	}
+	ok, stored := ix.decode(data, scope)
+	if !ok {
+		// A file that fails a check is not trusted in any part.
+		ix.docs, ix.days, ix.lines, ix.length, ix.fromStore = nil, nil, 0, 0, 0
+		clear(ix.ids)
+		clear(ix.terms)
+		clear(ix.minor)
+		return true
+	}
+	return ix.fromStore != len(scope) || stored != ix.fromStore
+}
+
+// decode reads a stored index's notes that agree with scope's into the
+// empty index, false when a value fails a check.
+func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored int) {
+	r := &reader{b: data}
+	byPath := make(map[string]int, len(scope))
+	for i, sn := range scope {
+		byPath[sn.e.Path] = i
+	}
+	words := map[string]string{} // the stop words, each kept once
+	nd := r.count()
+	renum := make([]int32, nd)                    // a stored note's id, -1 when left out
+	type limit struct{ lines, terms, held int32 } // per note: its lines, its positions, those read
+	var lim []limit
+	for k := range renum {
+		renum[k] = -1
+		path := r.bytes(r.count())
+		entry := r.bytes(r.count())
+		i, ok := byPath[string(path)]
+		if !ok || r.err {
+			continue
+		}
+		sn := scope[i]
+		a, bad := decodeNote(entry, sn.e, words)
+		if bad {
+			return false, 0
+		}
+		if _, twice := ix.ids[sn.e.Path]; twice {
+			return false, 0
+		}
+		if a == nil {
+			continue
+		}
+		renum[k] = ix.addDoc(sn, a)
+		lim = append(lim, limit{int32(a.lines()), int32(a.terms), 0})
+	}
+	nt := r.count()
+	for range nt {
+		t := string(r.bytes(r.count()))
+		nr := r.count()
+		l := &termList{refs: make([]noteRef, 0, nr)}
+		prev := -1
+		for range nr {
+			k := prev + 1 + r.small(nd)
+			if k >= nd {
+				return false, 0
+			}
+			prev = k
+			nk := r.u64()
+			n, key := int(nk>>1), nk&1 != 0
+			lines := r.small(n + 1)
+			if n > len(r.b) {
+				return false, 0
+			}
+			id := renum[k]
+			if id < 0 {
+				for range n {
+					r.u64()
+				}
+				continue
+			}
+			lm := &lim[id]
+			ref := noteRef{id: id, lines: int32(lines), lo: int32(len(l.at)), n: int32(n), key: key}
+			x, line, held := uint64(0), -1, 0
+			for j := range n {
+				delta := r.u64()
+				if j > 0 && delta == 0 {
+					return false, 0
+				}
+				x += delta
+				if atLine(x) >= int(lm.lines) || atPos(x) >= int(lm.terms) {
+					return false, 0
+				}
+				if atLine(x) != line {
+					line, held = atLine(x), held+1
+				}
+				l.at = append(l.at, x)
+			}
+			if held != lines || n == 0 && !key {
+				return false, 0
+			}
+			if lm.held += int32(n); lm.held > lm.terms {
+				return false, 0
+			}
+			if key {
+				a := ix.docs[id].a
+				a.keyTerms = append(a.keyTerms, t)
+			}
+			l.refs = append(l.refs, ref)
+		}
+		if r.err || ix.terms[t] != nil {
+			return false, 0
+		}
+		if len(l.refs) > 0 {
+			ix.terms[t] = l
+		}
+	}
+	if r.err || len(r.b) > 0 {
+		return false, 0
+	}
+	for _, lm := range lim {
+		if lm.held != lm.terms { // every position of the note is in a list
+			return false, 0
+		}
+	}
+	ix.fromStore = len(ix.docs)
+	return true, nd
+}
+
+// decodeNote is the analysis (without its terms: the lists hold them) that
+// entry holds of e, nil when it is of another version of e; bad when a
+// value fails a check.
+func decodeNote(entry []byte, e *engine.Note, words map[string]string) (a *analyzed, bad bool) {
+	r := &reader{b: entry}
+	sum := e.Sum()
+	if string(r.bytes(r.count())) != e.Key || r.u64() != uint64(e.Size()) || !bytes.Equal(r.bytes(len(sum)), sum[:]) || r.err {
+		return nil, r.err
+	}
+	a = &analyzed{hash: sum, day: dayOf(e), stored: true}
+	nl := r.count()
+	if nl == 0 {
+		return nil, true
+	}
+	lines := make([]int32, 3*nl+1)
+	a.lineAt, a.lineLen, a.heading = lines[:nl+1], lines[nl+1:2*nl+1], lines[2*nl+1:]
+	at, bodyLen := 0, e.Size()-e.BodyStart()
+	for i := range a.lineAt {
+		if at += r.small(bodyLen + 1); at > bodyLen {
+			return nil, true
+		}
+		a.lineAt[i] = int32(at)
+	}
+	if a.lineAt[0] != 0 || at != bodyLen {
+		return nil, true
+	}
+	for i := range a.lineLen {
+		a.lineLen[i] = int32(r.small(bodyLen + 1))
+		a.terms += int(a.lineLen[i])
+	}
+	for i := range a.heading {
+		if a.heading[i] = int32(r.small(i+2)) - 1; a.heading[i] >= 0 && a.heading[a.heading[i]] != a.heading[i] {
+			return nil, true
+		}
+	}
+	if a.terms > bodyLen {
+		return nil, true
+	}
+	if nm := r.count(); nm > 0 {
+		a.minor = make(map[string][]int32, nm)
+		for range nm {
+			raw := r.bytes(r.count())
+			w, ok := words[string(raw)]
+			if !ok {
+				w = string(raw)
+				words[w] = w
+			}
+			ls := make([]int32, r.count())
+			for i := range ls {
+				l := r.small(nl)
+				if i > 0 {
+					if l == 0 || int(ls[i-1])+l >= nl {
+						return nil, true
+					}
+					l += int(ls[i-1])
+				}
+				ls[i] = int32(l)
+			}
+			if len(ls) == 0 || a.minor[w] != nil {
+				return nil, true
+			}
+			a.minor[w] = ls
+		}
+	}
+	if r.err || len(r.b) > 0 {
+		return nil, true
+	}
+	return a, false
+}
+
+// readStored is the stored index's content after the header, checked
+// against its checksum; nil when absent, too large, of another format or
+// damaged.
+func readStored(path string) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxStoredBytes {
+		return nil
+	}
+	data := make([]byte, fi.Size())
+	if n, _ := f.ReadAt(data, 0); n != len(data) {
+		return nil
+	}
+	hdr := storedHeader()
+	if !bytes.HasPrefix(data, hdr) || len(data) < len(hdr)+4 {
+		return nil
+	}
+	body, sum := data[len(hdr):len(data)-4], data[len(data)-4:]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(sum) {
+		return nil
+	}
+	return body
+}
+
+// reader reads what save wrote, failing (err) rather than reading past the
+// end or allocating for more items than bytes are left.
+type reader struct {
+	b   []byte
+	err bool
+}
+
+func (r *reader) u64() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// count is a number of items that follow, each at least a byte.
+func (r *reader) count() int {
+	v := r.u64()
+	if v > uint64(len(r.b)) {
+		r.fail()
+		return 0
+	}
+	return int(v)
+}
+
+// small is a number below limit.
+func (r *reader) small(limit int) int {
+	v := r.u64()
+	if v >= uint64(limit) {
+		r.fail()
+		return 0
+	}
+	return int(v)
+}
+
+func (r *reader) bytes(n int) []byte {
+	if n > len(r.b) {
+		r.fail()
+		return nil
+	}
+	b := r.b[:n:n]
+	r.b = r.b[n:]
+	return b
+}
+
+func (r *reader) fail() { r.err, r.b = true, nil }
+
+// saveStored writes the index's live notes and their terms' lists to the
+// stored index, whole, through a rename; a note whose body could not be read
+// is left out (analyzed again next time). Its errors cost only speed.
+func (p *Participant) saveStored() {
+	ix := &p.index
+	path := storedIndexFile(p.cacheDir, p.m, p.scope)
+	renum := make([]int32, len(ix.docs))
+	live := 0
+	for id, d := range ix.docs {
+		renum[id] = -1
+		if d.a != nil && !d.a.unread {
+			renum[id] = int32(live)
+			live++
+		}
+	}
+	terms := make([]string, 0, len(ix.terms))
+	for t, l := range ix.terms {
+		if slices.ContainsFunc(l.refs, func(r noteRef) bool { return renum[r.id] >= 0 }) {
+			terms = append(terms, t)
+		}
+	}
+	slices.Sort(terms)
+	err := hashcache.WriteFileFunc(path, func(f io.Writer) error {
+		if _, err := f.Write(storedHeader()); err != nil {
+			return err
+		}
+		crc := crc32.New(castagnoli)
+		w := &storedWriter{w: bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<16)}
+		w.uvarint(uint64(live))
+		var entry []byte
+		for id, d := range ix.docs {
+			if renum[id] >= 0 {
+				entry = encodeNote(entry[:0], d.e, d.a)
+				w.bytes([]byte(d.e.Path))
+				w.bytes(entry)
+			}
+		}
+		w.uvarint(uint64(len(terms)))
+		for _, t := range terms { // in order: the same index makes the same file
+			l := ix.terms[t]
+			n := 0
+			for _, r := range l.refs {
+				if renum[r.id] >= 0 {
+					n++
+				}
+			}
+			if n == 0 {
+				continue
+			}
+			w.bytes([]byte(t))
+			w.uvarint(uint64(n))
+			prev := int32(-1)
+			for _, r := range l.refs {
+				id := renum[r.id]
+				if id < 0 {
+					continue
+				}
+				w.uvarint(uint64(id - prev - 1))
+				prev = id
+				nk := uint64(r.n) << 1
+				if r.key {
+					nk |= 1
+				}
+				w.uvarint(nk)
+				w.uvarint(uint64(r.lines))
+				x := uint64(0)
+				for _, at := range l.posting(r).at {
+					w.uvarint(at - x)
+					x = at
+				}
+			}
+			if w.err != nil {
+				return w.err
+			}
+		}
+		if err := w.w.Flush(); err != nil {
+			return err
+		}
+		if w.n > maxStoredBytes {
+			return errors.New("over the bound")
+		}
+		_, err := f.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
+		return err
+	})
+	if err == nil {
+		pruneStored(filepath.Dir(path), path)
+	}
+}
+
+// storedWriter writes a stored index, counting its bytes and keeping the
+// first error.
+type storedWriter struct {
+	w   *bufio.Writer
+	n   int
+	err error
+	buf [binary.MaxVarintLen64]byte
+}
+
+func (w *storedWriter) uvarint(v uint64) {
+	w.write(binary.PutUvarint(w.buf[:], v), w.buf[:])
+}
+
+func (w *storedWriter) bytes(b []byte) {
+	w.uvarint(uint64(len(b)))
+	w.write(len(b), b)
+}
+
+func (w *storedWriter) write(n int, b []byte) {
+	if w.err != nil {
+		return
+	}
+	if w.n += n; w.n > maxStoredBytes {
+		w.err = errors.New("over the bound")
+		return
+	}
+	_, w.err = w.w.Write(b[:n])
+}
+
+// encodeNote appends note e's entry, its analysis a without its terms'
+// positions (the lists hold them), to b.
+func encodeNote(b []byte, e *engine.Note, a *analyzed) []byte {
+	sum := e.Sum()
+	b = appendBytes(b, []byte(e.Key))
+	b = binary.AppendUvarint(b, uint64(e.Size()))
+	b = append(b, sum[:]...)
+	b = binary.AppendUvarint(b, uint64(len(a.lineLen)))
+	prev := int32(0)
+	for _, at := range a.lineAt {
+		b = binary.AppendUvarint(b, uint64(at-prev))
+		prev = at
+	}
+	for _, n := range a.lineLen {
+		b = binary.AppendUvarint(b, uint64(n))
+	}
+	for _, h := range a.heading {
+		b = binary.AppendUvarint(b, uint64(h+1))
+	}
+	words := make([]string, 0, len(a.minor))
+	for w := range a.minor {
+		words = append(words, w)
+	}
+	slices.Sort(words) // the same analyses make the same file
+	b = binary.AppendUvarint(b, uint64(len(words)))
+	for _, w := range words {
+		b = appendBytes(b, []byte(w))
+		ls := a.minor[w]
+		b = binary.AppendUvarint(b, uint64(len(ls)))
+		prev := int32(0)
+		for i, l := range ls {
+			if i == 0 {
+				b = binary.AppendUvarint(b, uint64(l))
+			} else {
+				b = binary.AppendUvarint(b, uint64(l-prev))
+			}
+			prev = l
+		}
+	}
+	return b
+}
+
+func appendBytes(b, s []byte) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// pruneStored keeps the maxStoredFiles most recently written stored
+// indexes of dir (keep, just written, among them).
+func pruneStored(dir, keep string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type file struct {
+		path string
+		info fs.FileInfo
+	}
+	var files []file
+	for _, de := range ents {
+		if !strings.HasSuffix(de.Name(), ".idx") || !de.Type().IsRegular() {
+			continue
+		}
+		if info, err := de.Info(); err == nil {
+			files = append(files, file{filepath.Join(dir, de.Name()), info})
+		}
+	}
+	if len(files) <= maxStoredFiles {
+		return
+	}
+	slices.SortFunc(files, func(a, b file) int { return b.info.ModTime().Compare(a.info.ModTime()) })
+	for _, f := range files[maxStoredFiles:] {
+		if f.path != keep {
+			os.Remove(f.path)
+		}
+	}
+}
