@@ -241,15 +241,16 @@ func (c *Conn) WriteRaw(b []byte) error { return c.queued(c.out.putRaw(b)) }
 
 // send encodes one message and queues it.
 func (c *Conn) send(msg any) error {
-	body, err := json.Marshal(msg)
+	e, err := encode(msg)
 	if err != nil {
 		return err
 	}
-	return c.put(body)
+	return c.put(e)
 }
 
-// put queues one encoded message. A full queue closes the connection.
-func (c *Conn) put(body []byte) error { return c.queued(c.out.put(body)) }
+// put queues one encoded message, whose buffer the outbox releases. A full
+// queue closes the connection.
+func (c *Conn) put(e *encoded) error { return c.queued(c.out.put(e)) }
 
 // queued passes on the error of queueing a write; a full queue closes the connection.
 func (c *Conn) queued(err error) error {
@@ -371,12 +372,12 @@ func (c *Conn) answer(req *Request, result any, err error) {
 	if err != nil {
 		msg = errorResponse{JSONRPC: "2.0", ID: req.ID, Error: toError(err)}
 	}
-	body, merr := json.Marshal(msg)
+	body, merr := encode(msg)
 	if merr != nil {
 		// A result that cannot be encoded must still get an answer, or the peer
 		// waits forever.
 		c.log.Printf("cannot encode the reply to request %s: %v", req.ID, merr)
-		body, _ = json.Marshal(errorResponse{JSONRPC: "2.0", ID: req.ID, Error: Errorf(CodeInternalError, "internal error: cannot encode result: %v", merr)})
+		body, _ = encode(errorResponse{JSONRPC: "2.0", ID: req.ID, Error: Errorf(CodeInternalError, "internal error: cannot encode result: %v", merr)})
 	}
 	if err := c.put(body); err != nil && !errors.Is(err, ErrClosed) {
 		c.log.Printf("sending response %s: %v", req.ID, err)
