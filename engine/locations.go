@@ -124,8 +124,13 @@ const MountMemoryDir = "memory"
 // (AGENTS.md, project folders, memory/MEMORY.md: the mount's MEMORY.md is the
 // workspace root's).
 func (r Root) rel(p string) (string, bool) {
-	rel, err := filepath.Rel(r.Dir, p)
-	if err != nil || !within(r.Dir, p) {
+	rel, in, sure := cleanRel(r.Dir, p)
+	if !sure {
+		var err error
+		rel, err = filepath.Rel(r.Dir, p)
+		in = err == nil && within(r.Dir, p)
+	}
+	if !in {
 		return "", false
 	}
 	rel = filepath.ToSlash(rel)
@@ -306,8 +311,34 @@ func Inside(dir, path string) bool {
 
 // within reports whether path is dir or below it (both cleaned, absolute).
 func within(dir, path string) bool {
+	if _, in, sure := cleanRel(dir, path); sure {
+		return in
+	}
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !filepath.IsAbs(rel) && !startsWithDotDot(rel)
+}
+
+// cleanRel is filepath.Rel(dir, path) and whether path is within dir, without
+// allocating, when both are clean and absolute (every root, and every path the
+// engine is handed once cleaned): then path is dir or below it exactly when
+// dir and a separator prefix it. Locate runs for every request of an editor,
+// on each root until one holds the path. sure is false for any other pair,
+// and on Windows (whose Rel folds case): ask filepath.Rel.
+func cleanRel(dir, path string) (rel string, in, sure bool) {
+	if runtime.GOOS == "windows" || !filepath.IsAbs(dir) || !filepath.IsAbs(path) || filepath.Clean(dir) != dir || filepath.Clean(path) != path {
+		return "", false, false
+	}
+	switch {
+	case path == dir:
+		return ".", true, true
+	case !strings.HasPrefix(path, dir):
+		return "", false, true
+	case os.IsPathSeparator(dir[len(dir)-1]): // the file system's root
+		return path[len(dir):], true, true
+	case os.IsPathSeparator(path[len(dir)]):
+		return path[len(dir)+1:], true, true
+	}
+	return "", false, true
 }
 
 func startsWithDotDot(rel string) bool {
