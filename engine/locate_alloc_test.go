@@ -45,3 +45,23 @@ func TestRootRelAllocatesNothing(t *testing.T) {
 		t.Errorf("Root.rel over every root allocates %v times; want 0", allocs)
 	}
 }
+
+// A Memory's roots are made once for its mounts: Locate reads them for every
+// request. New mounts make new roots.
+func TestLocateAllocatesNothing(t *testing.T) {
+	p := Paths{DataDir: "/data", ProjectDir: "/p", mounts: &mountTable{}}
+	path := "/p/.magicfrog/memory/T-0000/topics/t04/topic-000776.md"
+	m := &Memory{Paths: p}
+	if _, ok := m.Locate(path); !ok {
+		t.Fatalf("%s is not located", path)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { m.Locate(path) }); allocs != 0 {
+		t.Errorf("Locate allocates %v times; want 0", allocs)
+	}
+	before := len(p.Roots())
+	p.setMounts([]Mount{{Dir: "/p/journal", Dimension: Task}})
+	roots := p.Roots()
+	if len(roots) != before+1 || roots[0].Dir != "/p/journal" {
+		t.Errorf("after new mounts the roots are %v; want the mount first, then the %d others", roots, before)
+	}
+}

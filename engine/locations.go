@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -212,7 +213,18 @@ type Paths struct {
 // others read them (a write's LockRoot, a watcher's MountOf, a load's
 // Roots), so the slice is swapped whole, atomically, and never changed in
 // place. Copies of Paths share the table and so see the same mounts.
-type mountTable struct{ cur atomic.Pointer[[]Mount] }
+type mountTable struct {
+	cur   atomic.Pointer[[]Mount]
+	roots atomic.Pointer[rootList] // Roots as of the mounts it was made from
+}
+
+// rootList is a Paths' Roots, made once for the mounts and folders it names:
+// Locate runs for every request of an editor and read the roots on each.
+type rootList struct {
+	mounts              *[]Mount
+	dataDir, projectDir string
+	roots               []Root
+}
 
 // Mounts are the journals the project keeps in place (Binding.Journals), as
 // the configuration was last read. The slice is the caller's to read, never
@@ -256,7 +268,22 @@ func (p Paths) TaskDir() string {
 }
 
 // Roots lists every directory notes are read from, canonical before legacy.
+// The slice is the caller's to read, never to change: Paths of a Memory make
+// it once for each set of mounts.
 func (p Paths) Roots() []Root {
+	if p.mounts == nil {
+		return p.makeRoots()
+	}
+	cur := p.mounts.cur.Load()
+	if l := p.mounts.roots.Load(); l != nil && l.mounts == cur && l.dataDir == p.DataDir && l.projectDir == p.ProjectDir {
+		return l.roots
+	}
+	roots := p.makeRoots()
+	p.mounts.roots.Store(&rootList{mounts: cur, dataDir: p.DataDir, projectDir: p.ProjectDir, roots: slices.Clip(roots)})
+	return roots
+}
+
+func (p Paths) makeRoots() []Root {
 	m := p.MemoryDir()
 	var roots []Root
 	for _, mt := range p.Mounts() {
