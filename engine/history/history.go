@@ -341,13 +341,8 @@ func parseLog(b []byte) []Entry {
 		return nil
 	}
 	out := make([]Entry, 0, bytes.Count(b, []byte{'\n'})+1)
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
+	for line := range bytes.Lines(b) {
+		line = bytes.TrimSuffix(line, []byte{'\n'})
 		if len(line) >= maxLogLine {
 			break
 		}
