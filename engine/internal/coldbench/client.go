@@ -36,6 +36,9 @@ type client struct {
 	diagSeen chan struct{}  // closed and replaced on each publishDiagnostics
 	readErr  error
 	closed   chan struct{}
+
+	started time.Time     // when the server was started
+	trace   *bufio.Writer // nil, or where call writes each request (-trace)
 }
 
 type reply struct {
@@ -72,7 +75,7 @@ func startServer(bin, dir string, env []string) (*client, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	c := &client{cmd: cmd, in: in, pending: map[int]chan reply{}, diags: map[string]int{}, pubs: map[string]int{},
+	c := &client{started: time.Now(), cmd: cmd, in: in, pending: map[int]chan reply{}, diags: map[string]int{}, pubs: map[string]int{},
 		diagSeen: make(chan struct{}), closed: make(chan struct{})}
 	go c.read(bufio.NewReaderSize(out, 1<<20))
 	return c, nil
@@ -177,11 +180,15 @@ func (c *client) call(method string, params any, timeout time.Duration) (json.Ra
 	id := c.nextID
 	c.pending[id] = ch
 	c.mu.Unlock()
+	t0 := time.Now()
 	if err := c.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
 		return nil, err
 	}
 	select {
 	case r := <-ch:
+		if c.trace != nil { // after the reply: not timed
+			fmt.Fprintf(c.trace, "%.4f %s %.3f %d\n", t0.Sub(c.started).Seconds(), method, float64(time.Since(t0).Microseconds())/1000, len(r.result))
+		}
 		return r.result, r.err
 	case <-time.After(timeout):
 		return nil, fmt.Errorf("%s: no reply within %v", method, timeout)

@@ -397,6 +397,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"flag"
@@ -445,6 +446,7 @@ type config struct {
 	latency  bool
 	startup  bool
 	requests int
+	trace    string
 	only     *regexp.Regexp // the paths measured, by name; nil: every one
 	out      io.Writer
 }
@@ -462,6 +464,7 @@ func run(args []string, out io.Writer) error {
 	fs.BoolVar(&c.latency, "latency", true, "drive the server over stdio on the largest tree: hover, code lens, didChange, RSS")
 	fs.BoolVar(&c.startup, "startup", true, "measure start-up first: version, append and render on a one-note tree beside a minimal Go program")
 	fs.IntVar(&c.requests, "requests", 500, "`COUNT` of each request in the latency run")
+	fs.StringVar(&c.trace, "trace", "", "write each request of the latency run to `FILE`: its start in seconds since the server started, method, milliseconds, reply bytes (to set beside the server's GODEBUG=gctrace=1 cycles)")
 	only := fs.String("paths", "", "measure only the paths whose name matches `REGEXP` (e.g. 'tree|symbol': check with an empty scan cache takes minutes on large notes)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -896,6 +899,14 @@ func latency(c config, t *synth.Tree, cache string) error {
 		return err
 	}
 	defer srv.stop()
+	if c.trace != "" {
+		f, err := os.Create(c.trace)
+		if err != nil {
+			return err
+		}
+		srv.trace = bufio.NewWriter(f)
+		defer func() { srv.trace.Flush(); srv.trace = nil; f.Close() }()
+	}
 	start := time.Now()
 	if err := srv.initialize(t.ProjectDir, t.DataDir); err != nil {
 		return err
