@@ -53,6 +53,11 @@ type Options struct {
 // an error is logged and reported. ctx ends when the connection closes.
 type Handler func(ctx context.Context, req *Request) (result any, err error)
 
+// Releaser is a result that borrowed what it holds (a pooled array): the
+// connection calls Release once, when the reply's bytes are made, after which
+// nothing reads the result.
+type Releaser interface{ Release() }
+
 // Async is a result computed beside the read loop: a Handler that returns one has the
 // func run in its own goroutine, with a context that ends on $/cancelRequest or when
 // the connection closes, and its result sent as the reply.
@@ -362,6 +367,9 @@ func (c *Conn) deliver(m *message) {
 // answer ends a request with its reply; a notification has none, so only its error
 // is reported.
 func (c *Conn) answer(req *Request, result any, err error) {
+	if r, ok := result.(Releaser); ok {
+		defer r.Release() // the reply's bytes are made (or none are sent)
+	}
 	if req.ID == nil {
 		if err != nil {
 			c.notificationFailed(req.Method, err)

@@ -1,7 +1,11 @@
 package jsonrpc
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"log"
+	"net"
 	"runtime"
 	"strings"
 	"testing"
@@ -51,5 +55,35 @@ func TestEncodeReusesItsBuffer(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > uint64(len(want))/4 {
 		t.Errorf("encoding a %d-byte reply allocates %d bytes a time; want its buffer reused", len(want), per)
+	}
+}
+
+type releasing struct {
+	Items    []int `json:"items"`
+	released *int
+}
+
+func (r releasing) Release() { *r.released++ }
+
+// A result that borrowed what it holds is told once its reply is encoded,
+// and only then.
+func TestAnswerReleasesTheResultOnceEncoded(t *testing.T) {
+	srv, cli := net.Pipe()
+	defer cli.Close()
+	c := NewConn(context.Background(), srv, Options{Log: log.New(io.Discard, "", 0)})
+	defer c.Close()
+	got := make(chan string, 1)
+	go func() {
+		b := make([]byte, 4096)
+		n, _ := io.ReadAtLeast(cli, b, 1)
+		got <- string(b[:n])
+	}()
+	released := 0
+	c.answer(&Request{ID: &ID{Num: 1}, Method: "x"}, releasing{Items: []int{1, 2}, released: &released}, nil)
+	if released != 1 {
+		t.Errorf("released %d times; want once", released)
+	}
+	if reply := <-got; !strings.Contains(reply, `"result":{"items":[1,2]}`) {
+		t.Errorf("the reply is %q", reply)
 	}
 }

@@ -1,0 +1,35 @@
+package session
+
+import "testing"
+
+// A completion's items are taken from a pool and given back by Release (the
+// language server's handler, once it converted them): a keystroke's answer of
+// MaxCompletions items then allocates no array of them.
+func TestCompletionReleaseReusesItsItems(t *testing.T) {
+	fill := func() *Completion {
+		c := new(Completion)
+		for range MaxCompletions {
+			c.add(CompletionItem{Label: "topics/a", Sort: "topics/a\x000"})
+		}
+		return c
+	}
+	fill().Release()
+	allocs := testing.AllocsPerRun(100, func() {
+		c := fill()
+		if len(c.Items) != MaxCompletions {
+			t.Fatalf("%d items; want %d", len(c.Items), MaxCompletions)
+		}
+		c.Release()
+		if c.Items != nil {
+			t.Fatal("items kept after Release")
+		}
+	})
+	if allocs > 1 { // the Completion itself
+		t.Errorf("a completion of %d items released allocates %v times; want its items reused", MaxCompletions, allocs)
+	}
+	kept := Completion{Items: []CompletionItem{{Label: "revision"}}}
+	kept.Release()
+	if len(kept.Items) != 1 {
+		t.Error("Release dropped items add did not take")
+	}
+}
