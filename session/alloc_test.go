@@ -33,3 +33,14 @@ func TestCompletionReleaseReusesItsItems(t *testing.T) {
 		t.Error("Release dropped items add did not take")
 	}
 }
+
+// A hover's links to the notes of its chain build no escaping tables each.
+func TestFileLinkBuildsNoReplacer(t *testing.T) {
+	path := "/data/memory/user/topics/a (draft).md"
+	if got := fileLink("a", path); got != "[a](file:///data/memory/user/topics/a%20%28draft%29.md)" {
+		t.Errorf("fileLink = %s", got)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { fileLink("a", path) }); allocs > 4 {
+		t.Errorf("fileLink allocates %v times; want the escaper built once", allocs)
+	}
+}
