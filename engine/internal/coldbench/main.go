@@ -399,7 +399,7 @@
 //     wherever a rule's match may cross one.
 //
 // Ninth pass, navigation's tail at 100,000 notes (2026-12-02; notes of
-// 200-600 B, -runs 0 -startup=false -keep; 2 CPUs shared, load average 5-10
+// 200-600 B, -runs 0 -startup=false -keep; 2 CPUs shared, load average 4-10
 // while measuring, so every figure here is a range over runs; -trace beside
 // GODEBUG=gctrace=1 on the server, a wrapper script as -bin):
 //
@@ -420,15 +420,18 @@
 //     KB), Locate's filepath.Rel on every root tried, twice (13.5 MB) and
 //     Paths.Roots joining nine paths (6 MB), then completion's items (21 MB).
 //     Now replies are encoded into pooled buffers released once written
-//     (lsp/internal/jsonrpc/encode.go), Locate allocates nothing (a prefix
-//     check for clean absolute paths; the roots made once per set of mounts),
-//     and parseLog reads lines in place into a slice made once: the requests
-//     57 MB, Seen 42 MB on a longer log (the kept tree's logs grow with every
-//     run), the process 422 to 337 MB in all; cycles in the whole run 21-23
-//     to 19 (three runs each, interleaved). go test ./lsp -run '^$' -bench
-//     'Memory100k/completion$' -benchtime 2000x -benchmem: 115 KB and 143
-//     allocations to 85.6 KB and 133, about 55 KB of it the test client's
-//     own reading of the reply.
+//     (lsp/internal/jsonrpc/encode.go), completion's two arrays of 100 items
+//     are pooled (session.Completion.Release; the answer is a
+//     jsonrpc.Releaser, given back once encoded), Locate allocates nothing (a
+//     prefix check for clean absolute paths; the roots made once per set of
+//     mounts), hover's link escaper is built once, and parseLog reads lines
+//     in place into a slice made once: the requests 33 MB (5 MB of it
+//     hover's escaper, since built once), Seen 40 MB on a longer log (the logs
+//     of a kept tree grow every run), the process 422 to 295 MB in all; the
+//     collector's cycles in the run 21-23 to 17-18 (alternate runs). go test ./lsp
+//     -run '^$' -bench 'Memory100k/completion$' -benchtime 2000x -benchmem:
+//     115 KB and 143 allocations to 63 KB and 111, about 55 KB of it the test
+//     client's own reading of the reply.
 //   - The client: call used to stop the clock when the caller had the reply
 //     decoded and handed over; completion's 29 KB of JSON took 0.3-0.4 ms of
 //     its p50 (0.5-0.9 ms, now 0.23-0.47 ms). Requests are now timed from the
@@ -440,9 +443,11 @@
 //     are 0.05-0.5 ms steady and 0.5-1 ms after a change. The resident heap is
 //     as before (116-120 MB live; the Notes, the maps of the indexes and the
 //     watcher's 76,686 folders hold most of its pointers): fewer pointers per
-//     note would shorten each mark; not done in this pass. Peak RSS: 180-185
-//     MB at 100,000 notes (186-192 before), 79 MB at 10,000 notes of 8-64 KB
-//     (81 before).
+//     note would shorten each mark; not done in this pass. Steady p99,
+//     before / after, three alternate runs at load 5.8-7.7: completion 19-42
+//     / 4.7-26 ms, definition 1.6-2.9 / 0.5-5.1, references 9.0-13 / 0.4-3.5
+//     (docs/navigation.md has every row). Peak RSS: 181-185 MB at 100,000
+//     notes (186-192 before), 79 MB at 10,000 notes of 8-64 KB (81 before).
 package main
 
 import (
