@@ -447,7 +447,7 @@
 //     before / after, three alternate runs at load 5.8-7.7: completion 19-42
 //     / 4.7-26 ms, definition 1.6-2.9 / 0.5-5.1, references 9.0-13 / 0.4-3.5
 //     (docs/navigation.md has every row). Peak RSS: 181-185 MB at 100,000
-//     notes (186-192 before), 79 MB at 10,000 notes of 8-64 KB (81 before).
+//     notes (186-192 before), 79-80 MB at 10,000 notes of 8-64 KB (81 before).
 package main
 
 import (
