@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -124,8 +125,13 @@ const MountMemoryDir = "memory"
 // (AGENTS.md, project folders, memory/MEMORY.md: the mount's MEMORY.md is the
 // workspace root's).
 func (r Root) rel(p string) (string, bool) {
-	rel, err := filepath.Rel(r.Dir, p)
-	if err != nil || !within(r.Dir, p) {
+	rel, in, sure := cleanRel(r.Dir, p)
+	if !sure {
+		var err error
+		rel, err = filepath.Rel(r.Dir, p)
+		in = err == nil && within(r.Dir, p)
+	}
+	if !in {
 		return "", false
 	}
 	rel = filepath.ToSlash(rel)
@@ -207,7 +213,18 @@ type Paths struct {
 // others read them (a write's LockRoot, a watcher's MountOf, a load's
 // Roots), so the slice is swapped whole, atomically, and never changed in
 // place. Copies of Paths share the table and so see the same mounts.
-type mountTable struct{ cur atomic.Pointer[[]Mount] }
+type mountTable struct {
+	cur   atomic.Pointer[[]Mount]
+	roots atomic.Pointer[rootList] // Roots as of the mounts it was made from
+}
+
+// rootList is a Paths' Roots, made once for the mounts and folders it names:
+// Locate runs for every request of an editor and read the roots on each.
+type rootList struct {
+	mounts              *[]Mount
+	dataDir, projectDir string
+	roots               []Root
+}
 
 // Mounts are the journals the project keeps in place (Binding.Journals), as
 // the configuration was last read. The slice is the caller's to read, never
@@ -251,7 +268,22 @@ func (p Paths) TaskDir() string {
 }
 
 // Roots lists every directory notes are read from, canonical before legacy.
+// The slice is the caller's to read, never to change: Paths of a Memory make
+// it once for each set of mounts.
 func (p Paths) Roots() []Root {
+	if p.mounts == nil {
+		return p.makeRoots()
+	}
+	cur := p.mounts.cur.Load()
+	if l := p.mounts.roots.Load(); l != nil && l.mounts == cur && l.dataDir == p.DataDir && l.projectDir == p.ProjectDir {
+		return l.roots
+	}
+	roots := p.makeRoots()
+	p.mounts.roots.Store(&rootList{mounts: cur, dataDir: p.DataDir, projectDir: p.ProjectDir, roots: slices.Clip(roots)})
+	return roots
+}
+
+func (p Paths) makeRoots() []Root {
 	m := p.MemoryDir()
 	var roots []Root
 	for _, mt := range p.Mounts() {
@@ -306,8 +338,34 @@ func Inside(dir, path string) bool {
 
 // within reports whether path is dir or below it (both cleaned, absolute).
 func within(dir, path string) bool {
+	if _, in, sure := cleanRel(dir, path); sure {
+		return in
+	}
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !filepath.IsAbs(rel) && !startsWithDotDot(rel)
+}
+
+// cleanRel is filepath.Rel(dir, path) and whether path is within dir, without
+// allocating, when both are clean and absolute (every root, and every path the
+// engine is handed once cleaned): then path is dir or below it exactly when
+// dir and a separator prefix it. Locate runs for every request of an editor,
+// on each root until one holds the path. sure is false for any other pair,
+// and on Windows (whose Rel folds case): ask filepath.Rel.
+func cleanRel(dir, path string) (rel string, in, sure bool) {
+	if runtime.GOOS == "windows" || !filepath.IsAbs(dir) || !filepath.IsAbs(path) || filepath.Clean(dir) != dir || filepath.Clean(path) != path {
+		return "", false, false
+	}
+	switch {
+	case path == dir:
+		return ".", true, true
+	case !strings.HasPrefix(path, dir):
+		return "", false, true
+	case os.IsPathSeparator(dir[len(dir)-1]): // the file system's root
+		return path[len(dir):], true, true
+	case os.IsPathSeparator(path[len(dir)]):
+		return path[len(dir)+1:], true, true
+	}
+	return "", false, true
 }
 
 func startsWithDotDot(rel string) bool {

@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"sync"
+
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
@@ -35,7 +37,9 @@ func (s *Server) completion(p *protocol.CompletionParams) (any, error) {
 				c = session.CompleteConfig(snap, d.Path, d.Text, off)
 			}
 		}
-		return completionAnswer(c, m), nil
+		answer := completionAnswer(c, m)
+		c.Release() // converted: session's items go back to its pool
+		return answer, nil
 	}, none)
 }
 
@@ -53,8 +57,29 @@ var completionKinds = [...]protocol.CompletionItemKind{
 // its items (not four pointers and a boxed text edit each) and its encoding
 // walks six fields an item, not twenty (docs/navigation.md, "Over stdio").
 type completionList struct {
-	IsIncomplete bool             `json:"isIncomplete"`
-	Items        []completionItem `json:"items"`
+	IsIncomplete bool              `json:"isIncomplete"`
+	Items        []completionItem  `json:"items"`
+	pooled       *[]completionItem // Items' array, borrowed from completionItems
+}
+
+// completionItems are the arrays of answers of up to session.MaxCompletions
+// items: an answer borrows one and the connection gives it back once it
+// encoded the reply (Release), so a completion at 100,000 notes makes no
+// array of 100 items a keystroke for the collector to follow.
+var completionItems = sync.Pool{New: func() any {
+	items := make([]completionItem, 0, session.MaxCompletions)
+	return &items
+}}
+
+// Release gives the items' array back to completionItems (jsonrpc.Releaser):
+// the answer is not read after.
+func (l completionList) Release() {
+	if l.pooled == nil {
+		return
+	}
+	clear(l.Items) // no strings kept alive by the pool
+	*l.pooled = l.Items[:0]
+	completionItems.Put(l.pooled)
 }
 
 type completionItem struct {
@@ -69,7 +94,13 @@ type completionItem struct {
 // completionAnswer is c in the protocol's terms, its spans converted by m
 // (most items of an answer replace the same typed text: converted once).
 func completionAnswer(c session.Completion, m *Mapper) completionList {
-	out := completionList{IsIncomplete: c.Incomplete, Items: make([]completionItem, 0, len(c.Items))}
+	out := completionList{IsIncomplete: c.Incomplete}
+	if len(c.Items) <= session.MaxCompletions {
+		out.pooled = completionItems.Get().(*[]completionItem)
+		out.Items = (*out.pooled)[:0]
+	} else {
+		out.Items = make([]completionItem, 0, len(c.Items))
+	}
 	var last frontmatter.Span
 	var r protocol.Range
 	for i, it := range c.Items {

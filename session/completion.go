@@ -57,6 +57,7 @@ type CompletionItem struct {
 type Completion struct {
 	Items      []CompletionItem
 	Incomplete bool
+	pooled     *[]CompletionItem // Items' array, when add took it from itemArrays
 }
 
 // add appends it, making room for a whole answer at the first item: a list
@@ -64,9 +65,30 @@ type Completion struct {
 // of growing it item by item.
 func (c *Completion) add(it CompletionItem) {
 	if c.Items == nil {
-		c.Items = make([]CompletionItem, 0, MaxCompletions)
+		c.pooled = itemArrays.Get().(*[]CompletionItem)
+		c.Items = (*c.pooled)[:0]
 	}
 	c.Items = append(c.Items, it)
+}
+
+// itemArrays are the arrays of MaxCompletions items that add makes room in:
+// a front end that converted an answer gives its array back (Release), so a
+// keystroke's completion leaves no array of 100 items for the collector.
+var itemArrays = sync.Pool{New: func() any {
+	items := make([]CompletionItem, 0, MaxCompletions)
+	return &items
+}}
+
+// Release gives c's items back for the next completion to reuse; c.Items must
+// not be read after. Only the arrays add took are kept.
+func (c *Completion) Release() {
+	if c.pooled == nil || cap(c.Items) != cap(*c.pooled) {
+		return
+	}
+	clear(c.Items) // no strings kept alive by the pool
+	*c.pooled = c.Items[:0]
+	itemArrays.Put(c.pooled)
+	c.Items, c.pooled = nil, nil
 }
 
 // Complete is the completion at byte offset off of the snapshot's note.

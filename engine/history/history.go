@@ -353,18 +353,35 @@ func (s *Store) Log(rel string) ([]Entry, error) {
 	return parseLog(b), nil
 }
 
+// parseLog reads a log's lines in place, into a slice made once for them:
+// every note seen changed on disk parses its whole log (Seen), and growing
+// the slice entry by entry, after copying the lines through a scanner, was
+// most of what a watcher's refresh allocated. A line over maxLogLine ends
+// the log, as the scanner it replaced did.
 func parseLog(b []byte) []Entry {
-	var out []Entry
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for sc.Scan() {
+	if len(b) == 0 {
+		return nil
+	}
+	out := make([]Entry, 0, bytes.Count(b, []byte{'\n'})+1)
+	for line := range bytes.Lines(b) {
+		line = bytes.TrimSuffix(line, []byte{'\n'})
+		if len(line) >= maxLogLine {
+			break
+		}
+		line = bytes.TrimSuffix(line, []byte{'\r'})
 		var e Entry
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.How != "" {
+		if json.Unmarshal(line, &e) == nil && e.How != "" {
 			out = append(out, e) // a torn last line (a crash) is skipped
 		}
 	}
+	if len(out) == 0 {
+		return nil
+	}
 	return out
 }
+
+// maxLogLine bounds one line of a log.
+const maxLogLine = 1 << 20
 
 // appendEntry adds one line to the note's log (O_APPEND, one write: lines of
 // two processes never interleave).

@@ -42,9 +42,12 @@
 // one server over stdio on the largest tree: hover and code lens p50/p99;
 // definition, completion and references steady and as the first request
 // after a change (a didChange of the open buffer; a write on disk to
-// another note, seen by the server's watcher); didChange →
+// another note, seen by the server's watcher), each request timed from its
+// first byte written to the reply's last byte read; didChange →
 // publishDiagnostics p50/p99; and the server's peak RSS. With -profile the
-// server writes its CPU profile of the latency run (server.cpu.out).
+// server writes its CPU profile of the latency run (server.cpu.out); -trace
+// FILE writes every request's start and time, to set beside the server's
+// GODEBUG=gctrace=1 cycles.
 //
 // The floor is synth.Floor, the engine benchmark's floor before it: one walk,
 // then a worker per CPU reading whole notes with os.ReadFile and finding the
@@ -429,9 +432,61 @@
 //     one-agent binding mf-hook render is 2.8 M. append adds the write: the
 //     revision-checked store, the history's blob (zlib, sha1cd) and the
 //     daily's entries.
+//
+// Tenth pass, navigation's tail at 100,000 notes (2026-12-02; notes of
+// 200-600 B, -runs 0 -startup=false -keep; 2 CPUs shared, load average 4-10
+// while measuring, so every figure here is a range over runs; -trace beside
+// GODEBUG=gctrace=1 on the server, a wrapper script as -bin):
+//
+//   - The collector: a cycle every 1.3-2 s of the latency run, each 60-350 ms
+//     of concurrent mark (up to 811 ms at load 10) over a live heap of 116-120
+//     MB, the goal live + 32 MB (cmd/mf-lsp/heap.go). Mark assists were small
+//     (under 1 ms a cycle in most, 16-333 ms in the worst), so the tail is
+//     mark work beside the requests, not assists. Of the navigation requests
+//     over 3 ms, 20-45% overlapped a mark, while marks covered 1-7% of them.
+//     With GOGC=off on the server (no cycle after the load, peak RSS 460 MB)
+//     the steady rows' p99 read 0.4 / 2.6-3.5 / 0.5-3.4 ms (definition /
+//     completion / references) at load 5.2-5.8.
+//   - What made the garbage after the load (MF_LSP_MEMPROFILE, alloc_space):
+//     the requests 106 MB, the watcher's refresh 67 MB (history.Seen parsing
+//     the changed note's whole log each time: 62 MB), the diagnostics 40 MB
+//     (25 of it the secret detector, once). In the requests: json.Marshal's
+//     copy of each reply out of its encoder (36 MB; a completion list is 29
+//     KB), Locate's filepath.Rel on every root tried, twice (13.5 MB) and
+//     Paths.Roots joining nine paths (6 MB), then completion's items (21 MB).
+//     Now replies are encoded into pooled buffers released once written
+//     (lsp/internal/jsonrpc/encode.go), completion's two arrays of 100 items
+//     are pooled (session.Completion.Release; the answer is a
+//     jsonrpc.Releaser, given back once encoded), Locate allocates nothing (a
+//     prefix check for clean absolute paths; the roots made once per set of
+//     mounts), hover's link escaper is built once, and parseLog reads lines
+//     in place into a slice made once: the requests 33 MB (5 MB of it
+//     hover's escaper, since built once), Seen 40 MB on a longer log (the logs
+//     of a kept tree grow every run), the process 422 to 295 MB in all; the
+//     collector's cycles in the run 21-23 to 17-18 (alternate runs). go test ./lsp
+//     -run '^$' -bench 'Memory100k/completion$' -benchtime 2000x -benchmem:
+//     115 KB and 143 allocations to 63 KB and 111, about 55 KB of it the test
+//     client's own reading of the reply.
+//   - The client: call used to stop the clock when the caller had the reply
+//     decoded and handed over; completion's 29 KB of JSON took 0.3-0.4 ms of
+//     its p50 (0.5-0.9 ms, now 0.23-0.47 ms). Requests are now timed from the
+//     request's first byte written to the reply's last byte read
+//     (client.timedCall); -trace writes both. Of the navigation requests over
+//     5 ms, 2-10 a run of 3,000 were the client's alone.
+//   - What is left is the machine: requests that overlapped no mark were over
+//     3 ms at 1-6% at load 6-10, more than p99 allows, in every row; the p50s
+//     are 0.05-0.5 ms steady and 0.5-1 ms after a change. The resident heap is
+//     as before (116-120 MB live; the Notes, the maps of the indexes and the
+//     watcher's 76,686 folders hold most of its pointers): fewer pointers per
+//     note would shorten each mark; not done in this pass. Steady p99,
+//     before / after, three alternate runs at load 5.8-7.7: completion 19-42
+//     / 4.7-26 ms, definition 1.6-2.9 / 0.5-5.1, references 9.0-13 / 0.4-3.5
+//     (docs/navigation.md has every row). Peak RSS: 181-185 MB at 100,000
+//     notes (186-192 before), 79-80 MB at 10,000 notes of 8-64 KB (81 before).
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"flag"
@@ -481,6 +536,7 @@ type config struct {
 	latency  bool
 	startup  bool
 	requests int
+	trace    string
 	only     *regexp.Regexp // the paths measured, by name; nil: every one
 	out      io.Writer
 }
@@ -499,6 +555,7 @@ func run(args []string, out io.Writer) error {
 	fs.BoolVar(&c.latency, "latency", true, "drive the server over stdio on the largest tree: hover, code lens, didChange, RSS")
 	fs.BoolVar(&c.startup, "startup", true, "measure start-up first: version, append and render on a one-note tree beside a minimal Go program")
 	fs.IntVar(&c.requests, "requests", 500, "`COUNT` of each request in the latency run")
+	fs.StringVar(&c.trace, "trace", "", "write each request of the latency run to `FILE`: its start in seconds since the server started, method, the server's milliseconds (as timed), the milliseconds until the caller had it decoded, reply bytes (to set beside the server's GODEBUG=gctrace=1 cycles)")
 	only := fs.String("paths", "", "measure only the paths whose name matches `REGEXP` (e.g. 'tree|symbol': check with an empty scan cache takes minutes on large notes)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -953,6 +1010,14 @@ func latency(c config, t *synth.Tree, cache string) error {
 		return err
 	}
 	defer srv.stop()
+	if c.trace != "" {
+		f, err := os.Create(c.trace)
+		if err != nil {
+			return err
+		}
+		srv.trace = bufio.NewWriter(f)
+		defer func() { srv.trace.Flush(); srv.trace = nil; f.Close() }()
+	}
 	start := time.Now()
 	if err := srv.initialize(t.ProjectDir, t.DataDir); err != nil {
 		return err
@@ -983,11 +1048,11 @@ func latency(c config, t *synth.Tree, cache string) error {
 	timed := func(method string, params any) ([]time.Duration, error) {
 		d := make([]time.Duration, 0, c.requests)
 		for range c.requests {
-			t0 := time.Now()
-			if _, err := srv.call(method, params, time.Minute); err != nil {
+			_, took, err := srv.timedCall(method, params, time.Minute)
+			if err != nil {
 				return nil, err
 			}
-			d = append(d, time.Since(t0))
+			d = append(d, took)
 		}
 		return d, nil
 	}
@@ -1055,9 +1120,8 @@ func latency(c config, t *synth.Tree, cache string) error {
 	}
 	defer os.WriteFile(other, otherText, 0o644)
 	first := func(method string, params any) (time.Duration, error) {
-		t0 := time.Now()
-		_, err := srv.call(method, params, time.Minute)
-		return time.Since(t0), err
+		_, took, err := srv.timedCall(method, params, time.Minute)
+		return took, err
 	}
 	edits := 0
 	for range max(10, c.requests/5) {

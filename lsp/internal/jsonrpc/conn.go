@@ -53,6 +53,11 @@ type Options struct {
 // an error is logged and reported. ctx ends when the connection closes.
 type Handler func(ctx context.Context, req *Request) (result any, err error)
 
+// Releaser is a result that borrowed what it holds (a pooled array): the
+// connection calls Release once, when the reply's bytes are made, after which
+// nothing reads the result.
+type Releaser interface{ Release() }
+
 // Async is a result computed beside the read loop: a Handler that returns one has the
 // func run in its own goroutine, with a context that ends on $/cancelRequest or when
 // the connection closes, and its result sent as the reply.
@@ -241,15 +246,16 @@ func (c *Conn) WriteRaw(b []byte) error { return c.queued(c.out.putRaw(b)) }
 
 // send encodes one message and queues it.
 func (c *Conn) send(msg any) error {
-	body, err := json.Marshal(msg)
+	e, err := encode(msg)
 	if err != nil {
 		return err
 	}
-	return c.put(body)
+	return c.put(e)
 }
 
-// put queues one encoded message. A full queue closes the connection.
-func (c *Conn) put(body []byte) error { return c.queued(c.out.put(body)) }
+// put queues one encoded message, whose buffer the outbox releases. A full
+// queue closes the connection.
+func (c *Conn) put(e *encoded) error { return c.queued(c.out.put(e)) }
 
 // queued passes on the error of queueing a write; a full queue closes the connection.
 func (c *Conn) queued(err error) error {
@@ -361,6 +367,9 @@ func (c *Conn) deliver(m *message) {
 // answer ends a request with its reply; a notification has none, so only its error
 // is reported.
 func (c *Conn) answer(req *Request, result any, err error) {
+	if r, ok := result.(Releaser); ok {
+		defer r.Release() // the reply's bytes are made (or none are sent)
+	}
 	if req.ID == nil {
 		if err != nil {
 			c.notificationFailed(req.Method, err)
@@ -371,12 +380,12 @@ func (c *Conn) answer(req *Request, result any, err error) {
 	if err != nil {
 		msg = errorResponse{JSONRPC: "2.0", ID: req.ID, Error: toError(err)}
 	}
-	body, merr := json.Marshal(msg)
+	body, merr := encode(msg)
 	if merr != nil {
 		// A result that cannot be encoded must still get an answer, or the peer
 		// waits forever.
 		c.log.Printf("cannot encode the reply to request %s: %v", req.ID, merr)
-		body, _ = json.Marshal(errorResponse{JSONRPC: "2.0", ID: req.ID, Error: Errorf(CodeInternalError, "internal error: cannot encode result: %v", merr)})
+		body, _ = encode(errorResponse{JSONRPC: "2.0", ID: req.ID, Error: Errorf(CodeInternalError, "internal error: cannot encode result: %v", merr)})
 	}
 	if err := c.put(body); err != nil && !errors.Is(err, ErrClosed) {
 		c.log.Printf("sending response %s: %v", req.ID, err)

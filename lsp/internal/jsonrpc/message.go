@@ -180,7 +180,8 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// Outgoing messages. Each is encoded once, by one json.Marshal of its envelope.
+// Outgoing messages. Each is encoded once, its envelope by one encode (json.Marshal's
+// bytes, in a pooled buffer).
 type (
 	outRequest struct {
 		JSONRPC string `json:"jsonrpc"`

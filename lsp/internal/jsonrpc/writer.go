@@ -44,16 +44,24 @@ func newOutbox(w io.Writer, limit int64, logger *log.Logger) *outbox {
 }
 
 // outFrame is one queued write: a message body, framed when written, or raw bytes
-// written as they are.
+// written as they are. A body in a pooled buffer (enc) is released once written
+// or dropped.
 type outFrame struct {
 	b   []byte
 	raw bool
+	enc *encoded
 }
 
-// put queues one message body. One message is taken whatever its size when nothing
-// is waiting, so a large reply always goes out to a peer that keeps up; beyond that
-// the queue holds at most limit bytes.
-func (o *outbox) put(body []byte) error { return o.putFrame(outFrame{b: body}) }
+// put queues one encoded message. One message is taken whatever its size when
+// nothing is waiting, so a large reply always goes out to a peer that keeps up;
+// beyond that the queue holds at most limit bytes.
+func (o *outbox) put(e *encoded) error {
+	err := o.putFrame(outFrame{b: e.Bytes(), enc: e})
+	if err != nil {
+		e.release() // not queued
+	}
+	return err
+}
 
 // putRaw queues bytes to be written as they are, between whole messages.
 func (o *outbox) putRaw(b []byte) error { return o.putFrame(outFrame{b: b, raw: true}) }
@@ -85,6 +93,7 @@ func (o *outbox) fail(err error) {
 	o.log.Print(err)
 	for _, f := range o.queue {
 		o.size -= int64(len(f.b))
+		f.enc.release()
 	}
 	o.queue = nil
 	o.wake.Signal()
@@ -131,8 +140,10 @@ func (o *outbox) writeLoop() {
 		}
 		err := o.write(batch)
 		o.mu.Lock()
-		for _, f := range batch {
+		for i, f := range batch {
 			o.size -= int64(len(f.b))
+			f.enc.release()
+			batch[i] = outFrame{}
 		}
 		if err != nil && o.err == nil {
 			o.fail(fmt.Errorf("jsonrpc: writing to the peer: %w", err))

@@ -1,0 +1,7 @@
+//go:build race
+
+package session
+
+// raceEnabled: sync.Pool drops what it is given at random under the race
+// detector, so the tests that a pooled array is reused check it without.
+const raceEnabled = true
