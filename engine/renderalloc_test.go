@@ -1,11 +1,7 @@
 package engine_test
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -17,19 +13,7 @@ import (
 // grown to that: 730 MB at 100,000 notes of 8-64 KB, for an 8,000-token
 // block). The second render is measured: the first counted every note.
 func TestBudgetedRenderAllocatesWhatItKeeps(t *testing.T) {
-	data := filepath.Join(t.TempDir(), "data")
-	user := filepath.Join(data, "memory", "user")
-	if err := os.MkdirAll(user, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	total := 0
-	for i := range 100 {
-		text := fmt.Sprintf("---\nrevision: 1\n---\n# note %d\n\n%s", i, strings.Repeat(fmt.Sprintf("Line of note %d about the deploy.\n", i), 400))
-		total += len(text)
-		if err := os.WriteFile(filepath.Join(user, fmt.Sprintf("n%03d.md", i)), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	data, _, total := userNotes(t, 100, func(int) int { return 400 })
 	m, err := engine.Open(engine.Options{DataDir: data})
 	if err != nil {
 		t.Fatal(err)
