@@ -33,6 +33,10 @@ type cli struct {
 	// within names, with scopeOnly, the IDs whose folders are read without
 	// making them IDs (engine.Options.Within): mcp.
 	within engine.Scope
+	// frontmatterOnly loads large notes' frontmatter only
+	// (engine.Options.BodiesOnDemand): tree, which prints no body, so a
+	// memory of large notes does not take its text's size in memory.
+	frontmatterOnly bool
 	// load opens the memory; nil is engine.Open (mcp loads and watches in
 	// one walk: watch.Open).
 	load func(engine.Options) (*engine.Memory, error)
@@ -152,7 +156,7 @@ func (c *cli) open(warn bool) (*engine.Memory, error) {
 			opts.Named.Agents = []string{a} // the agent participant.Resolve will pick
 		}
 	}
-	opts.ScopeOnly, opts.Within = c.scopeOnly, c.within
+	opts.ScopeOnly, opts.Within, opts.BodiesOnDemand = c.scopeOnly, c.within, c.frontmatterOnly
 	load := session.OpenMemory
 	if c.load != nil {
 		load = c.load

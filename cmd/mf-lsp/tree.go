@@ -26,6 +26,7 @@ stderr as warnings (and in the JSON's "problems").`, stdout, stderr)
 	if _, code, done := c.parse(args, 0, 0); done {
 		return code
 	}
+	c.frontmatterOnly = true // every row is the frontmatter's and the hash
 	m, err := c.open(true)
 	if err != nil {
 		return c.fail("%v", err)
