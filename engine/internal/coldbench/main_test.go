@@ -32,7 +32,8 @@ func TestSmoke(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| render |", "| render --budget=8000 |", "| render --budget=8000, empty cache |",
-		"| tree |", "| check |", "| first workspace/symbol over stdio |",
+		"| tree |", "| check |", "| first workspace/symbol over stdio |", "| mcp: initialize + first memory_context |",
+		"| memory_read, lines 1-10 |", "| memory_search |", "| peak RSS of mf-lsp mcp |",
 		"| version |", "| append |", "| start-up | CPU floor |", "| path | 100 → 300 |",
 		"| hover |", "| codeLens |", "| definition |", "| completion |", "| references |", "| completion, first after didChange |", "| references, first after a write on disk |", "| didChange → publishDiagnostics |", "| peak RSS of the server |",
 	} {
