@@ -490,14 +490,19 @@ func main() {
 		fmt.Println(synth.Floor(os.Args[2:]))
 		return
 	}
+	if len(os.Args) == 3 && os.Args[1] == scopeFloorArg {
+		fmt.Println(synth.ScopeFloor(os.Args[2]))
+		return
+	}
 	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "coldbench:", err)
 		os.Exit(1)
 	}
 }
 
-// floorArg makes this binary the floor process.
-const floorArg = "__floor"
+// floorArg makes this binary the floor process; scopeFloorArg the floor of
+// what render's scope reads (synth.ScopeFloor).
+const floorArg, scopeFloorArg = "__floor", "__scopefloor"
 
 type config struct {
 	sizes    []int
@@ -727,13 +732,15 @@ func tree(c config, tmp string, n int, r [2]int) (*synth.Tree, error) {
 
 // path is one cold path: how to run it once, and its target.
 type path struct {
-	name   string
-	ratio  float64       // the most its median may be, as a multiple of the floor's
-	under  time.Duration // or, when set, an absolute ceiling instead
-	cmd    []string      // mf-lsp arguments; nil for a server (below)
-	mcp    bool          // the MCP server (mcpFirst), else the language server
-	of     string        // the path whose median the ratio is of; "": the floor's
-	before func()        // runs before each timed run, untimed
+	name  string
+	ratio float64       // the most its median may be, as a multiple of the floor's
+	under time.Duration // or, when set, an absolute ceiling instead
+	cmd   []string      // mf-lsp arguments; nil for a server (below)
+	mcp   bool          // the MCP server (mcpFirst), else the language server
+	// scopeFloor is the floor of what render's scope reads (synth.ScopeFloor).
+	scopeFloor bool
+	of         string // the path whose median the ratio is of; "": the floor's
+	before     func() // runs before each timed run, untimed
 }
 
 type sample struct {
@@ -781,9 +788,13 @@ func measure(c config, self string, t *synth.Tree, cache, sizes string) ([]resul
 		}
 		return p
 	}
+	// Render reads its scope only (engine.Options.ScopeOnly): the issue's
+	// 2× is of its scope's own floor, which reads those notes only.
+	const scopeFloor = "floor of render's scope"
 	paths := []path{
-		renderTarget(path{name: "render", ratio: 2, cmd: []string{"render"}}),
-		renderTarget(path{name: "render " + budget, ratio: 2, cmd: []string{"render", budget}}),
+		{name: scopeFloor, scopeFloor: true},
+		renderTarget(path{name: "render", ratio: 2, of: scopeFloor, cmd: []string{"render"}}),
+		renderTarget(path{name: "render " + budget, ratio: 2, of: scopeFloor, cmd: []string{"render", budget}}),
 		// An agent's first boot after every note it reads changed: the
 		// tokenizer's set-up in a fresh process (25-35 ms) and every count.
 		// The targets are for the boot of an unchanged tree, which
@@ -815,6 +826,8 @@ func measure(c config, self string, t *synth.Tree, cache, sizes string) ([]resul
 			p.before()
 		}
 		switch {
+		case p.scopeFloor:
+			return runProcess(exec.Command(self, scopeFloorArg, t.Root), t.ProjectDir, env, nil)
 		case p.mcp:
 			return mcpFirst(c.bin, t, e)
 		case p.cmd == nil:

@@ -16,6 +16,10 @@ func TestMain(m *testing.M) {
 		fmt.Println(synth.Floor(os.Args[2:]))
 		os.Exit(0)
 	}
+	if len(os.Args) == 3 && os.Args[1] == scopeFloorArg {
+		fmt.Println(synth.ScopeFloor(os.Args[2]))
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 
@@ -31,7 +35,7 @@ func TestSmoke(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	for _, want := range []string{
-		"| render |", "| render --budget=8000 |", "| render --budget=8000, empty cache |",
+		"| floor of render's scope |", "| render |", "| render --budget=8000 |", "| render --budget=8000, empty cache |",
 		"| tree |", "| check |", "| first workspace/symbol over stdio |", "| mcp: initialize + first memory_context |",
 		"| memory_read, lines 1-10 |", "| memory_search |", "| peak RSS of mf-lsp mcp |",
 		"| version |", "| append |", "| start-up | CPU floor |", "| path | 100 → 300 |",
