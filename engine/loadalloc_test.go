@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,4 +70,32 @@ func userNotes(t *testing.T, n int, lines func(i int) int) (data string, texts m
 		}
 	}
 	return data, texts, total
+}
+
+// TestHashIsOfTheTextLoaded: a note's hash is taken when first asked (a
+// command that never asks hashes nothing), and is still the text's the tree
+// loaded: a file changed on disk since does not change it, whether the note
+// was kept whole or its text is read on demand (which that hash then
+// refuses as stale).
+func TestHashIsOfTheTextLoaded(t *testing.T) {
+	for _, onDemand := range []bool{false, true} {
+		data, texts, _ := userNotes(t, 2, func(i int) int { return 3 + 400*i })
+		m, err := engine.Open(engine.Options{DataDir: data, BodiesOnDemand: onDemand})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, text := range texts {
+			if err := os.WriteFile(p, []byte(text+"changed\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sum := sha256.Sum256([]byte(text))
+			e := m.Note(p)
+			if got := e.Hash(); got != hex.EncodeToString(sum[:]) || e.Sum() != sum {
+				t.Errorf("on demand %v, %d bytes: hash %s, want the loaded text's %x", onDemand, len(text), got, sum)
+			}
+			if _, err := e.Text(); !e.Resident() && err == nil {
+				t.Errorf("on demand, %d bytes: the changed text was answered", len(text))
+			}
+		}
+	}
 }

@@ -144,7 +144,7 @@ func (m *Memory) Reload() {
 	var changed []seen
 	if !m.scopeOnly {
 		for p, e := range old {
-			if n, ok := m.entries[p]; !ok || n.sum != e.sum {
+			if n, ok := m.entries[p]; !ok || n.Sum() != e.Sum() {
 				changed = append(changed, m.seenLocked(p, e, n, n != nil || m.fileAtLocked(p)))
 			}
 		}
@@ -790,7 +790,7 @@ func (m *Memory) seenBelowLocked(path string, dropped map[string]*Note, loaded i
 		if n != nil {
 			loaded--
 		}
-		if n == nil || n.sum != e.sum {
+		if n == nil || n.Sum() != e.Sum() {
 			out = append(out, m.seenLocked(p, e, n, n != nil || m.fileAtLocked(p)))
 		}
 	}

@@ -440,7 +440,7 @@
 //     memory_search builds the index over the scope (+48 MB at 10,000, +528
 //     MB at 100,000 of 8-64 KB) and a quoted phrase keeps lower-cased bodies
 //     (+31 / +387 MB); left to the search index's own work.
-//   - After (B2: mcp, the render buffer, the load's buffers), CPU ratios as
+//   - After (mcp, the render buffer, the load's buffers), CPU ratios as
 //     above, then mf-lsp mcp's against render --budget: 10,000 of 8-64 KB
 //     0.45, 0.39, 1.61, 1.37, mcp 1.16 (wall 0.73); 100,000 of them 0.60,
 //     0.53, 2.30, 2.09 (wall 1.11), mcp 1.28 (wall 0.86); 10,000 of 200 B-8
@@ -454,6 +454,22 @@
 //     RSS 402 MB to 34 MB and 3.8 GB to 109 MB; of 200 B-8 KB (mostly
 //     resident) CPU 409 to 303 ms and 2.94 to 2.54 s, RSS 77 to 46 MB and
 //     538 to 219 MB (load average 10-12: walls not comparable).
+//   - render against its scope's own floor (the row "floor of render's
+//     scope", synth.ScopeFloor: the notes its scope reads, about a fifth
+//     of the tree): 2.0-2.9× of its CPU. Its profile (10,000 notes of
+//     8-64 KB, 200 ms of samples): the floor's reads 30%, SHA-256 of every
+//     note 25%, the elements built and looked up in the token-count cache
+//     20%, the collector. Nothing render does asks a note's hash, so a note
+//     kept whole is now hashed when first asked (Note.Sum; one read on
+//     demand before its text is dropped). CPU ratio, render / render
+//     --budget, before and after: 10,000 of 8-64 KB 2.71 / 2.37 to 2.10 / 1.75
+//     (wall 1.70 / 0.72), 100,000 of them 2.93 / 2.59 to 2.27 / 2.07 (wall
+//     2.65 / 2.22: not met), 10,000 of 200 B-8 KB 2.04 / 1.93 to 1.72 /
+//     1.51, 100,000 of them 1.97 / 1.89 to 1.82 / 1.70 (walls met). What is
+//     left at 100,000 of 8-64 KB is the block's own work over 730 MB of
+//     text (escaping each element, hashing it for its cached count) and the
+//     heap holding it: peak RSS 1.9 GB, 1.3 GB with a budget (a resident
+//     note caches its element beside its text).
 //   - Not met yet: the first answer over small notes (1.75× CPU: they are
 //     resident, so what the profiles of the second pass name, parsing,
 //     hashing, maps and the collector over a heap holding the text, is
