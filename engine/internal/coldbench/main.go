@@ -470,6 +470,15 @@
 //     text (escaping each element, hashing it for its cached count) and the
 //     heap holding it: peak RSS 1.9 GB, 1.3 GB with a budget (a resident
 //     note caches its element beside its text).
+//   - Last, all of the above (load average 4-9), CPU ratios: render
+//     --budget to its scope's floor 1.61, 1.83, 2.11, 1.79 (10,000 and
+//     100,000 notes of 8-64 KB, then of 200 B-8 KB; walls 1.27-1.35, met);
+//     the first answer to the floor 1.32, 1.85, 1.84, 1.80 (walls 1.02,
+//     1.71, 1.24, 1.48); mf-lsp mcp to render --budget 1.55, 1.30, 1.44,
+//     1.41 (walls 1.02, 2.00, 1.40, 1.62). mcp now pays what render no
+//     longer does: its large notes are read again for the block and hashed
+//     against the load's hash (the price of bodies on demand), and it
+//     watches every folder in scope.
 //   - Not met yet: the first answer over small notes (1.75× CPU: they are
 //     resident, so what the profiles of the second pass name, parsing,
 //     hashing, maps and the collector over a heap holding the text, is
