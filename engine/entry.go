@@ -7,6 +7,7 @@ import (
 	"math"
 	"path"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,7 +39,11 @@ type Note struct {
 	mem *Memory
 	// sum is the SHA-256 of the text; Hash spells it in hex only when asked
 	// (the hex string took 80 bytes a note, kept for every note of the tree).
+	// It is taken at the first Sum (sumOnce): a note kept whole has its text
+	// to hash, a command that never asks (render) hashes nothing, and a note
+	// whose text is dropped is hashed before (dropBody).
 	sum       [32]byte
+	sumOnce   sync.Once
 	front     front
 	Dimension Dimension
 	Legacy    bool // read from machine/ or project/ in place
@@ -161,7 +166,6 @@ func frontOfDoc(src []byte, d *frontmatter.Document) front {
 func (e *Note) setSrc(src []byte) {
 	e.src, e.size, e.mem = src, int32(len(src)), nil
 	e.front = frontOf(src)
-	e.sum = sha256.Sum256(src)
 }
 
 // ResidentMax is the largest note whose whole text a tree loaded with
@@ -181,6 +185,7 @@ func (e *Note) dropBody(m *Memory) {
 	if len(e.src) <= ResidentMax || body <= len(frontmatterBOM) && bytes.HasPrefix(bytes.TrimPrefix(e.src, frontmatterBOM), []byte("---")) {
 		return
 	}
+	e.Sum() // the hash the text read again is checked against
 	b := e.src[body:]
 	e.noLinks = !bytes.Contains(b, []byte("](")) && !bytes.Contains(b, []byte("]:")) && !bytes.Contains(b, []byte("[["))
 	e.src, e.mem = bytes.Clone(e.src[:body]), m
@@ -253,10 +258,13 @@ func LooseNote(path string, src []byte) *Note {
 }
 
 // Hash is the hex SHA-256 of the text, as the store checks it.
-func (e *Note) Hash() string { return hex.EncodeToString(e.sum[:]) }
+func (e *Note) Hash() string { sum := e.Sum(); return hex.EncodeToString(sum[:]) }
 
 // Sum is the SHA-256 of the text, for comparing contents without spelling them.
-func (e *Note) Sum() [32]byte { return e.sum }
+func (e *Note) Sum() [32]byte {
+	e.sumOnce.Do(func() { e.sum = sha256.Sum256(e.src) })
+	return e.sum
+}
 
 // Doc parses the note's frontmatter: the whole Document, with every field,
 // span and error. The note keeps only what the engine reads of every note

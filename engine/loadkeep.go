@@ -157,7 +157,7 @@ func (m *Memory) keepLoaded(h *history.Store, rel string, n *Note) (kept bool, r
 	kept, err = h.Observe(rel, src, time.Now(), func() (bool, func()) {
 		m.mu.RLock()
 		cur := m.entries[n.Path]
-		return cur != nil && cur.sum == n.sum, m.mu.RUnlock
+		return cur != nil && cur.Sum() == n.Sum(), m.mu.RUnlock
 	})
 	return kept && err == nil, 1, false
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -143,7 +144,7 @@ func (m *Memory) Reload() {
 	var changed []seen
 	if !m.scopeOnly {
 		for p, e := range old {
-			if n, ok := m.entries[p]; !ok || n.sum != e.sum {
+			if n, ok := m.entries[p]; !ok || n.Sum() != e.Sum() {
 				changed = append(changed, m.seenLocked(p, e, n, n != nil || m.fileAtLocked(p)))
 			}
 		}
@@ -444,15 +445,26 @@ func (m *Memory) walkAndRead(r Root, root *os.Root, memRoot string, d *safefs.Di
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// With BodiesOnDemand a worker reads every note into one buffer
+			// (makeLoaded copies what a note keeps): a note's whole text made
+			// garbage once hashed had the collector run all through a load of
+			// large notes (engine/internal/coldbench).
+			var scratch []byte
 			for j := range jobs {
 				for i, n := range j.notes {
 					res, dir := &j.results[i], j.dirs[i]
 					src, err := []byte(nil), error(safefs.ErrLink)
-					if !n.link {
+					switch {
+					case n.link:
+					case m.onDemand:
+						if src, err = dir.ReadFileInto(n.name, MaxNoteSize, scratch); err == nil {
+							scratch = src
+						}
+					default:
 						src, err = dir.ReadFile(n.name, MaxNoteSize)
 					}
 					if err == nil {
-						res.note, res.problem = m.makeLoaded(r, n.path, src)
+						res.note, res.problem = m.makeLoaded(r, n.path, src, m.onDemand)
 					} else {
 						res.note, res.problem = m.readNote(r, root, memRoot, n.path, n.from())
 					}
@@ -544,7 +556,7 @@ func (m *Memory) readNote(r Root, root *os.Root, rootDir, p, from string) (*Note
 	if from != p {
 		return m.makeNote(r, p, src) // a link's note keeps its text: p itself would be refused
 	}
-	return m.makeLoaded(r, p, src)
+	return m.makeLoaded(r, p, src, false)
 }
 
 // readNote reads a note inside root through no symbolic link at all, folder
@@ -602,11 +614,15 @@ func (m *Memory) makeNote(r Root, p string, src []byte) (*Note, *Problem) {
 
 // makeLoaded is makeNote for a note read from the disk at p (not through a
 // link): with BodiesOnDemand a large one keeps only its frontmatter
-// resident (Note.dropBody).
-func (m *Memory) makeLoaded(r Root, p string, src []byte) (*Note, *Problem) {
+// resident (Note.dropBody). When reused, src is the caller's buffer, read
+// into again for the next note: the note keeps a copy of what it keeps.
+func (m *Memory) makeLoaded(r Root, p string, src []byte, reused bool) (*Note, *Problem) {
 	e, prob := m.makeNote(r, p, src)
 	if e != nil && m.onDemand {
 		e.dropBody(m)
+	}
+	if e != nil && reused && e.Resident() {
+		e.src = bytes.Clone(e.src)
 	}
 	return e, prob
 }
@@ -774,7 +790,7 @@ func (m *Memory) seenBelowLocked(path string, dropped map[string]*Note, loaded i
 		if n != nil {
 			loaded--
 		}
-		if n == nil || n.sum != e.sum {
+		if n == nil || n.Sum() != e.Sum() {
 			out = append(out, m.seenLocked(p, e, n, n != nil || m.fileAtLocked(p)))
 		}
 	}

@@ -84,7 +84,7 @@ func (m *Memory) readTextQuiet(e *Note) ([]byte, error) {
 	}
 	if err == nil {
 		sum := sha256.Sum256(src)
-		if sum == e.sum {
+		if sum == e.Sum() {
 			return src, nil
 		}
 		return nil, &ChangedError{Path: e.Path, Hash: hex.EncodeToString(sum[:])}

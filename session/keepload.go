@@ -51,7 +51,7 @@ func (k *keepPass) stop() {
 
 // keepLoaded starts t's keep pass over m, the tree it loaded: the local
 // history gets the loaded version of every note the tree reads on demand
-// (docs/architecture.md, "The server does not keep the notes' text"). What a
+// (docs/architecture.md, "The servers do not keep the notes' text"). What a
 // bound left out is logged.
 func (s *Session) keepLoaded(t *tree, m *engine.Memory) {
 	after := s.opts.KeepLoadedAfter

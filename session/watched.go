@@ -14,8 +14,11 @@ type Watched struct {
 // OpenWatched loads a tree and watches it from the load's own walk
 // (watch.Open); changed is called with the paths of every batch the watcher
 // applies. A watcher that cannot be made is logged and the tree is still
-// returned: Watching says so.
+// returned: Watching says so. Like the language server's trees, a watched
+// tree is long-lived and reads its large notes' text on demand
+// (engine.Options.BodiesOnDemand), whatever opts says.
 func OpenWatched(opts engine.Options, changed func(paths []string, changed bool), logf func(string, ...any)) (*engine.Memory, *Watched, error) {
+	opts.BodiesOnDemand = true
 	m, w, err := watch.Open(opts, func(_ *engine.Memory, paths []string, ch bool) { changed(paths, ch) }, logf)
 	return m, &Watched{w: w}, err
 }

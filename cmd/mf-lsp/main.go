@@ -33,6 +33,9 @@ func mainExit(args []string) int {
 	if len(args) == 0 || (len(args) == 1 && args[0] == "--stdio") {
 		return serve(runEnv.Caches.Tokens)
 	}
+	if args[0] == "mcp" {
+		boundHeapHeadroom() // a long-lived server too: its garbage is bounded
+	}
 	return run(args, os.Stdin, os.Stdout, os.Stderr)
 }
 

@@ -27,6 +27,7 @@ stderr as warnings (and in the JSON's "problems").`, stdout, stderr)
 	if _, code, done := c.Parse(args, 0, 0); done {
 		return code
 	}
+	c.FrontmatterOnly = true // every row is the frontmatter's and the hash
 	m, err := c.Open(true)
 	if err != nil {
 		return c.Fail("%v", err)

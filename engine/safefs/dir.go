@@ -55,7 +55,17 @@ func (d *Dir) ReadFile(name string, max int64) ([]byte, error) {
 	if err := oneElement(name); err != nil {
 		return nil, err
 	}
-	return d.readFile(name, max)
+	return d.readFile(name, max, nil)
+}
+
+// ReadFileInto is ReadFile reading into buf's space when the file fits in
+// it (else into a new buffer): a caller that keeps nothing of what it read
+// reuses one buffer for many files instead of making garbage of each.
+func (d *Dir) ReadFileInto(name string, max int64, buf []byte) ([]byte, error) {
+	if err := oneElement(name); err != nil {
+		return nil, err
+	}
+	return d.readFile(name, max, buf)
 }
 
 // readFileSlow is ReadFile through an *os.File: the one way where openat is

@@ -68,12 +68,12 @@ func (d dir) close() error { return d.f.Close() }
 // it garbage, which is what let the heap (and the server's peak RSS) run
 // ahead of the notes kept. A file that is refused (not regular, too large)
 // is read again the slow way, for the same error everywhere.
-func (d dir) readFile(name string, max int64) ([]byte, error) {
+func (d dir) readFile(name string, max int64, into []byte) ([]byte, error) {
 	fd, err := d.openat(name, syscall.O_NONBLOCK)
 	if err != nil {
 		return nil, err
 	}
-	buf, ok, err := readFd(fd, max)
+	buf, ok, err := readFd(fd, max, into)
 	syscall.Close(fd) // read-only: nothing to lose, as the slow path's deferred Close
 	switch {
 	case !ok:
@@ -86,8 +86,9 @@ func (d dir) readFile(name string, max int64) ([]byte, error) {
 
 // readFd reads fd whole when fstat shows a regular file of at most max bytes
 // (max < 0: no limit) and it does not grow past max while read; ok false
-// otherwise, for the caller's slow path to say why.
-func readFd(fd int, max int64) (buf []byte, ok bool, err error) {
+// otherwise, for the caller's slow path to say why. It reads into into's
+// space when the file fits there.
+func readFd(fd int, max int64, into []byte) (buf []byte, ok bool, err error) {
 	var st syscall.Stat_t
 	for {
 		err = syscall.Fstat(fd, &st)
@@ -102,7 +103,11 @@ func readFd(fd int, max int64) (buf []byte, ok bool, err error) {
 	if limit < 0 {
 		limit = 1<<62 - 1
 	}
-	buf = make([]byte, 0, st.Size+1) // +1: the read that finds the end
+	if int64(cap(into)) > st.Size {
+		buf = into[:0]
+	} else {
+		buf = make([]byte, 0, st.Size+1) // +1: the read that finds the end
+	}
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]

@@ -44,4 +44,6 @@ func (d dir) readDir() ([]fs.DirEntry, error) { return fs.ReadDir(d.r.FS(), ".")
 
 func (d dir) close() error { return d.r.Close() }
 
-func (d dir) readFile(name string, max int64) ([]byte, error) { return d.readFileSlow(name, max) }
+func (d dir) readFile(name string, max int64, _ []byte) ([]byte, error) {
+	return d.readFileSlow(name, max)
+}

@@ -84,3 +84,45 @@ func TestDir(t *testing.T) {
 		t.Errorf("sub/deep.md: %q %v", b, err)
 	}
 }
+
+// TestReadFileInto: a file that fits the buffer given is read into its
+// space; a larger one into a new buffer; each read answers exactly the file,
+// and the checks are ReadFile's.
+func TestReadFileInto(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"small.md": "hi", "mid.md": "a longer text", "big.md": "a text longer than the buffer is"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("mid.md", filepath.Join(dir, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	d, err := OpenDirIn(root, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	buf := make([]byte, 0, 20)
+	got, err := d.ReadFileInto("mid.md", 100, buf)
+	if err != nil || string(got) != "a longer text" || &got[:1][0] != &buf[:1][0] {
+		t.Fatalf("mid.md into a 20-byte buffer: %q %v (its own space: %v)", got, err, err == nil && &got[:1][0] == &buf[:1][0])
+	}
+	if got, err = d.ReadFileInto("small.md", 100, got); err != nil || string(got) != "hi" || &got[:1][0] != &buf[:1][0] {
+		t.Fatalf("small.md read again into the buffer: %q %v", got, err)
+	}
+	if got, err = d.ReadFileInto("big.md", 100, got); err != nil || string(got) != "a text longer than the buffer is" {
+		t.Fatalf("big.md: %q %v", got, err)
+	}
+	if _, err := d.ReadFileInto("big.md", 10, buf); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over the limit: %v", err)
+	}
+	if b, err := d.ReadFileInto("link.md", 100, buf); err == nil {
+		t.Errorf("link.md: followed the link: %q", b)
+	}
+}

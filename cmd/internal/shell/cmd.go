@@ -33,6 +33,10 @@ type Cmd struct {
 	// Within names, with ScopeOnly, the IDs whose folders are read without
 	// making them IDs (engine.Options.Within): mcp.
 	Within engine.Scope
+	// FrontmatterOnly loads large notes' frontmatter only
+	// (engine.Options.BodiesOnDemand): tree, which prints no body, so a
+	// memory of large notes does not take its text's size in memory.
+	FrontmatterOnly bool
 	// Load opens the memory; nil is base.OpenMemory (mcp loads and watches
 	// in one walk: watch.Open).
 	Load func(engine.Options) (*engine.Memory, error)
@@ -156,7 +160,7 @@ func (c *Cmd) Open(warn bool) (*engine.Memory, error) {
 			opts.Named.Agents = []string{a} // the agent participant.Resolve will pick
 		}
 	}
-	opts.ScopeOnly, opts.Within = c.ScopeOnly, c.Within
+	opts.ScopeOnly, opts.Within, opts.BodiesOnDemand = c.ScopeOnly, c.Within, c.FrontmatterOnly
 	load := base.OpenMemory
 	if c.Load != nil {
 		load = c.Load

@@ -60,20 +60,27 @@ type message struct {
 	} `json:"error,omitempty"`
 }
 
-// startServer starts the language server binary with env and dir.
-func startServer(bin, dir string, env []string) (*client, error) {
-	cmd := exec.Command(bin)
+// startPiped starts a server's cmd in dir with env, its stdin and stdout
+// piped to this process and its log (stderr) discarded.
+func startPiped(cmd *exec.Cmd, dir string, env []string) (io.WriteCloser, io.Reader, error) {
 	cmd.Dir, cmd.Env = dir, env
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	cmd.Stderr = io.Discard // the server logs there
-	if err := cmd.Start(); err != nil {
+	cmd.Stderr = io.Discard
+	return in, out, cmd.Start()
+}
+
+// startServer starts the language server binary with env and dir.
+func startServer(bin, dir string, env []string) (*client, error) {
+	cmd := exec.Command(bin)
+	in, out, err := startPiped(cmd, dir, env)
+	if err != nil {
 		return nil, err
 	}
 	c := &client{started: time.Now(), cmd: cmd, in: in, pending: map[int]chan reply{}, diags: map[string]int{}, pubs: map[string]int{},
@@ -283,12 +290,18 @@ func (c *client) stop() {
 	_, _ = c.call("shutdown", nil, 30*time.Second)
 	_ = c.notify("exit", nil)
 	_ = c.in.Close()
+	waitExit(c.cmd)
+}
+
+// waitExit waits for a server whose input was closed to exit, and kills it
+// after 30 s.
+func waitExit(cmd *exec.Cmd) {
 	done := make(chan struct{})
-	go func() { _ = c.cmd.Wait(); close(done) }()
+	go func() { _ = cmd.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
-		_ = c.cmd.Process.Kill()
+		_ = cmd.Process.Kill()
 		<-done
 	}
 }

@@ -16,6 +16,10 @@ func TestMain(m *testing.M) {
 		fmt.Println(synth.Floor(os.Args[2:]))
 		os.Exit(0)
 	}
+	if len(os.Args) == 3 && os.Args[1] == scopeFloorArg {
+		fmt.Println(synth.ScopeFloor(os.Args[2]))
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 
@@ -31,8 +35,9 @@ func TestSmoke(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	for _, want := range []string{
-		"| render |", "| render --budget=8000 |", "| render --budget=8000, empty cache |",
-		"| tree |", "| check |", "| first workspace/symbol over stdio |",
+		"| floor of render's scope |", "| render |", "| render --budget=8000 |", "| render --budget=8000, empty cache |",
+		"| tree |", "| check |", "| first workspace/symbol over stdio |", "| mcp: initialize + first memory_context |",
+		"| memory_read, lines 1-10 |", "| memory_search |", "| peak RSS of mf-lsp mcp |",
 		"| version | mf-lsp |", "| version | mf-hook |", "| append | mf-hook |", "| render | mf-hook |", "| start-up | binary | CPU floor |", "| path | 100 → 300 |",
 		"| hover |", "| codeLens |", "| definition |", "| completion |", "| references |", "| completion, first after didChange |", "| references, first after a write on disk |", "| didChange → publishDiagnostics |", "| peak RSS of the server |",
 	} {

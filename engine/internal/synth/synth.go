@@ -268,10 +268,35 @@ func (t *Tree) Roots() []string {
 // worker per CPU reading whole files — and splits off each frontmatter (finds
 // where it ends), nothing more: the least any cold path that reads the tree
 // can cost. It returns the notes whose frontmatter it found.
-func Floor(roots []string) int {
+func Floor(roots []string) int { return floor(roots, nil) }
+
+// ScopeFloor is Floor over what the binding's participant of the tree at
+// root reads (render, mf-lsp mcp): every note but those in the folders of
+// the registered agents and tasks other than its agent and task.
+func ScopeFloor(root string) int {
+	t := names(root)
+	agents := filepath.Join(t.DataDir, "memory", "agent")
+	tasks := filepath.Join(t.ProjectDir, ".magicfrog", "memory")
+	return floor(t.Roots(), func(dir string) bool {
+		parent, id := filepath.Dir(dir), filepath.Base(dir)
+		switch parent {
+		case agents:
+			return id != t.Agents[0] && strings.HasPrefix(id, "agent-")
+		case tasks:
+			return id != t.Task && strings.HasPrefix(id, "T-")
+		}
+		return false
+	})
+}
+
+// floor reads the notes below roots, skipping the folders skip names.
+func floor(roots []string, skip func(dir string) bool) int {
 	var paths []string
 	for _, r := range roots {
 		filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() && skip != nil && skip(p) {
+				return fs.SkipDir
+			}
 			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
 				paths = append(paths, p)
 			}
