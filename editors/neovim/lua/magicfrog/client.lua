@@ -336,6 +336,32 @@ function M.apply_edit(err, result, ctx, cfg)
   return reply
 end
 
+-- Moved notes the plugin has just followed itself (commands.run_promote),
+-- by URI, with the time. The server also shows a moved note
+-- (window/showDocument, sent beside its answer); on a busy machine that
+-- arrives after the user has gone on to another file, and must not pull them
+-- back to the note the buffer already followed.
+local followed = {}
+local FOLLOWED_MS = 5000
+
+local function now_ms() return (vim.uv or vim.loop).now() end
+
+--- Record that the plugin followed a moved note to `uri`.
+function M.followed_move(uri) followed[uri] = now_ms() end
+
+--- window/showDocument: answered without moving the cursor when it shows a
+--- move the plugin already followed; otherwise Neovim's own handler (0.10+)
+--- or M.show_document.
+function M.show_document_unless_followed(err, params, ctx, cfg)
+  local uri = type(params) == "table" and params.uri or nil
+  local t = uri and followed[uri]
+  -- Kept until it is old (not dropped at the first match), so a repeat of
+  -- the same show is not taken either.
+  if t and now_ms() - t < FOLLOWED_MS then return { success = true } end
+  local own = vim.lsp.handlers["window/showDocument"] or M.show_document
+  return own(err, params, ctx, cfg)
+end
+
 function M.handlers()
   local h = {
     ["workspace/applyEdit"] = M.apply_edit,
@@ -343,10 +369,8 @@ function M.handlers()
     ["magicfrog/memoryChanged"] = M.on_memory_changed,
     ["window/showMessageRequest"] = M.show_message_request,
     ["window/showMessage"] = M.show_message,
+    ["window/showDocument"] = M.show_document_unless_followed,
   }
-  if not vim.lsp.handlers["window/showDocument"] then
-    h["window/showDocument"] = M.show_document
-  end
   return h
 end
 

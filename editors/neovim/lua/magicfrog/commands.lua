@@ -148,6 +148,7 @@ function K.run_promote(args, bufnr, cb)
       moved and "moved" or "copied"))
     -- A move leaves the buffer on a file that is gone: follow the note.
     if moved and vim.api.nvim_buf_is_valid(bufnr) and not vim.bo[bufnr].modified then
+      client.followed_move(result.uri) -- the server's own showDocument of it is not taken
       ui.follow_moved(bufnr, new)
     end
     if cb then cb(err, result) end

@@ -48,6 +48,19 @@ T.run(function()
     and m2.msg:find("copied%)$") ~= nil, m2 and m2.msg or e2)
   T.check("after a copy the buffer stays on the source", vim.api.nvim_buf_get_name(0) == src2,
     vim.api.nvim_buf_get_name(0))
+  -- The server also shows the note the first promotion moved (window/showDocument,
+  -- sent beside its answer). On a busy machine it arrives after the user has gone
+  -- on to this note: it must not pull them back to the note already followed.
+  local c2 = T.wait_client(b2)
+  local show = c2 and (c2.handlers or {})["window/showDocument"]
+  T.check("the client answers window/showDocument", type(show) == "function")
+  if type(show) == "function" then
+    local reply = show(nil, { uri = vim.uri_from_fname(dest), takeFocus = true },
+      { method = "window/showDocument", client_id = c2.id }, {})
+    T.check("a late showDocument of the followed move leaves the buffer where the user went",
+      vim.api.nvim_buf_get_name(0) == src2 and type(reply) == "table" and reply.success == true,
+      vim.api.nvim_buf_get_name(0) .. " " .. vim.inspect(reply))
+  end
 
   -- The destination exists: never overwritten blind. The user is asked whether
   -- to replace the revision shown; "Cancel" writes nothing.
