@@ -592,7 +592,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -887,9 +886,7 @@ func (s *sample) usage(ps *os.ProcessState) {
 		return
 	}
 	s.cpu = ps.UserTime() + ps.SystemTime()
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		s.rss = float64(ru.Maxrss) / 1024 // KiB on Linux
-	}
+	s.rss = exitedPeakRSS(ps)
 }
 
 // result is one path's medians on one tree.
