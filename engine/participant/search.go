@@ -1038,7 +1038,9 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 		// with the same terms ("visiting from" against "visit sometime").
 		// Together they weigh at most minorWeight of the query's weakest
 		// term: they never outrank a line holding one more term.
-		if len(minor) > 0 {
+		// (A query whose stop words are on no line in scope has none to
+		// weigh: 0/0 would make every passage NaN.)
+		if len(minor) > 0 && st.minorTotal > 0 {
 			m := 0.0
 			for i, w := range minor {
 				if _, ok := slices.BinarySearch(a.minor[w], int32(c)); ok {
