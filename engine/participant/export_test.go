@@ -13,6 +13,14 @@ func CompactEagerly(p *Participant) {
 	p.index.eager = true
 }
 
+// Exhaustive makes p's searches score every note that matches, as the
+// embeddings' fusion does, none left out by its score's bound.
+func Exhaustive(p *Participant) {
+	p.index.mu.Lock()
+	defer p.index.mu.Unlock()
+	p.index.exhaustive = true
+}
+
 // FromStore is how many notes p's first search read from the stored index.
 func FromStore(p *Participant) int {
 	p.index.mu.Lock()

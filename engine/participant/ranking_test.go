@@ -1,7 +1,10 @@
 package participant_test
 
 import (
+	"math"
+	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -66,5 +69,44 @@ func TestRanking(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStopWordInNoLine: a query's stop word that no line in scope holds
+// ("the" in notes that never say it) ranks as if the query did not have it:
+// the same hits, scores and passages, no score undefined (every passage
+// scored NaN and every note -1 once).
+func TestStopWordInNoLine(t *testing.T) {
+	data, project, dir, _ := journalTree(t, t.TempDir())
+	for name, text := range map[string]string{
+		"2026-05-01.md": "# May 1\n\n- Caroline went to a pottery class.\n- dinner was ramen\n",
+		"2026-05-02.md": "# May 2\n\n- pottery again, a class of six\n",
+		"2026-05-03.md": "# May 3\n\n- support group in town\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("---\nrevision: 1\n---\n"+text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, p := openJournal(t, data, project)
+	want, err := p.Search("pottery class", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"the pottery class", "pottery class with the", "the pottery"} {
+		got, err := p.Search(q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range got.Hits {
+			if h.Score <= 0 || math.IsNaN(h.Score) {
+				t.Errorf("%q: %s scores %v", q, h.Key, h.Score)
+			}
+		}
+		if q == "the pottery" {
+			continue // its other terms are not the same
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q:\n%+v\nwithout its stop words:\n%+v", q, got, want)
+		}
 	}
 }

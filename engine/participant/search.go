@@ -475,7 +475,7 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 	matched := q.match(cands, sc)
 	st := q.stats(tot, matched)
 	scoreLimit := limit // the best limit are all the ranking reads
-	if hybrid {
+	if hybrid || p.index.exhaustive {
 		scoreLimit = 0 // the fusion reads every score
 	}
 	all := q.score(matched, st, scoreLimit)
@@ -483,11 +483,11 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 		if top, total, err := p.hybrid(query, &q, cands, matched, all, limit); err == nil {
 			return &SearchResult{Total: total, Hits: hitsOf(top)}, nil
 		} else {
-			return &SearchResult{Total: len(all), Hits: hitsOf(topScored(all, limit)),
+			return &SearchResult{Total: len(matched), Hits: hitsOf(topScored(all, limit)),
 				Warnings: []string{fmt.Sprintf("embeddings: %v; ranked by keywords only", err)}}, nil
 		}
 	}
-	return &SearchResult{Total: len(all), Hits: hitsOf(topScored(all, limit))}, nil
+	return &SearchResult{Total: len(matched), Hits: hitsOf(topScored(all, limit))}, nil
 }
 
 // hybrid fuses the keyword ranking with the embeddings' (hybrid.go). A
@@ -730,10 +730,10 @@ func (q *query) stats(tot scopeTotals, matched []*cand) lineStats {
 		if i := slices.Index(q.terms, w); i >= 0 {
 			return st.idf[i]
 		}
-		if i := slices.Index(q.minor, w); i >= 0 {
+		if i := slices.Index(q.minor, w); i >= 0 && minorDf[i] > 0 {
 			return st.minorIdf[i]
 		}
-		return 0
+		return 0 // a stop word on no line: its pairs are on none, and weigh nothing
 	}
 	for _, pw := range q.pairs {
 		st.pairIdf = append(st.pairIdf, min(wordIdf(pw[0]), wordIdf(pw[1])))
@@ -755,37 +755,140 @@ type scored struct {
 	lo, hi int // the best passage's lines, 0-based, included
 }
 
-// score scores every matched note by its best passage, its key and the
-// query's dates. With a limit (0: every score exact, as the embeddings'
-// fusion reads them all), the word pairs, which re-read the note's lines, are
-// looked for only in the notes that could still reach the best limit: every
-// note is first scored without them (a score they can only raise) with a
-// bound of what they could add, and only a note whose bound reaches the
-// limit-th best of those first scores is scored again in full. A note left
-// out keeps its first score, below all of the best limit: the best limit and
-// their passages are the full ranking's, and so is the count.
+// score scores the matched notes by their best passages, their keys and the
+// query's dates. With a limit (0: every note scored in full, as the
+// embeddings' fusion reads them all), a note that cannot reach the best limit
+// is not scored in full. First its bound (upperBound, read from its postings
+// without scoring a passage): the notes of the highest bounds are scored in
+// full, and the limit-th best of their scores is a floor every note of the
+// best limit reaches; a note whose bound does not reach it is left out of
+// the result. Then the query's word pairs, which re-read the note's lines:
+// the others are first scored without them (a score they can only raise),
+// with a bound of what they could add, and only a note whose bound reaches
+// the limit-th best score so far is scored again in full. A note left at its
+// first score stays below all of the best limit. The best limit and their
+// passages are the full ranking's (TestSearchPruneAgrees,
+// TestSearchLimitAgrees).
 func (q *query) score(matched []*cand, st lineStats, limit int) []scored {
-	all := make([]scored, len(matched))
-	if limit <= 0 || len(matched) <= limit || len(q.pairs) == 0 {
-		parallel(len(matched), func(j int) { all[j], _ = q.scoreOne(matched[j], st, math.Inf(-1)) })
+	exact := math.Inf(-1) // scoreOne's floor for a score in full
+	if limit <= 0 || len(matched) <= limit {
+		all := make([]scored, len(matched))
+		parallel(len(matched), func(j int) { all[j], _ = q.scoreOne(matched[j], st, exact) })
 		return all
 	}
 	bound := make([]float64, len(matched))
-	parallel(len(matched), func(j int) { all[j], bound[j] = q.scoreOne(matched[j], st, math.Inf(1)) })
-	first := make([]float64, len(all))
-	for j := range all {
-		first[j] = all[j].score
+	parallel(len(matched), func(j int) { bound[j] = q.upperBound(matched[j], st) })
+	cut := quickSelect(slices.Clone(bound), min(len(matched), 2*limit)-1)
+	var batch []int
+	for j, b := range bound {
+		if b >= cut {
+			batch = append(batch, j)
+		}
 	}
-	// The limit-th best first score: at least limit notes score as much.
-	floor := quickSelect(first, limit-1)
-	parallel(len(matched), func(j int) {
-		// Scores are rounded to 0.001: a bound below the floor by more
-		// than that cannot tie it.
-		if bound[j]+0.001 >= floor {
-			all[j], _ = q.scoreOne(matched[j], st, math.Inf(-1))
+	all := make([]scored, len(batch), len(matched))
+	parallel(len(batch), func(k int) { all[k], _ = q.scoreOne(matched[batch[k]], st, exact) })
+	// Scores are rounded to 0.001: a bound below a floor by more than that
+	// cannot tie it.
+	floor := limitth(all, limit)
+	var rest []*cand
+	for j, b := range bound {
+		if b < cut && b+0.001 >= floor {
+			rest = append(rest, matched[j])
+		}
+	}
+	more := all[len(all) : len(all)+len(rest)]
+	if len(q.pairs) == 0 {
+		parallel(len(rest), func(k int) { more[k], _ = q.scoreOne(rest[k], st, exact) })
+		return all[:len(all)+len(rest)]
+	}
+	pairs := make([]float64, len(rest))
+	parallel(len(rest), func(k int) { more[k], pairs[k] = q.scoreOne(rest[k], st, math.Inf(1)) })
+	all = all[:len(all)+len(rest)]
+	floor = limitth(all, limit)
+	parallel(len(rest), func(k int) {
+		if pairs[k]+0.001 >= floor {
+			more[k], _ = q.scoreOne(rest[k], st, exact)
 		}
 	})
 	return all
+}
+
+// limitth is the limit-th best score of all: at least limit notes score as
+// much.
+func limitth(all []scored, limit int) float64 {
+	scores := make([]float64, len(all))
+	for k := range all {
+		scores[k] = all[k].score
+	}
+	return quickSelect(scores, limit-1)
+}
+
+// upperBound is at least what scoreOne scores c, read from its postings
+// and its lines' lengths only. Per term, the most a passage can give it: on
+// a centre line l, its occurrences there at full weight against a passage no
+// shorter than l (on a heading they weigh less, and on a side line less than
+// on its own line), or its heading's weight; proximity at most the
+// second-best idf per occurrence on one line; the stop words at most their
+// cap; every word pair the note's terms allow; the key and the date as
+// scored.
+func (q *query) upperBound(c *cand, st lineStats) float64 {
+	if len(q.terms) == 0 {
+		if c.inDate {
+			return 1 + dateBoost
+		}
+		return 1
+	}
+	a := c.a
+	var passage, top, second, most float64
+	var held uint32
+	sat := func(f, n float64) float64 {
+		return f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*max(f, n)/st.avgPassage))
+	}
+	for i, h := range c.hits {
+		if h == nil || len(h.at) == 0 {
+			continue
+		}
+		held |= 1 << (i & 31)
+		best, peak := 0.0, 0
+		for k := 0; k < len(h.at); {
+			l := atLine(h.at[k])
+			n := 1
+			for k+n < len(h.at) && atLine(h.at[k+n]) == l {
+				n++
+			}
+			k += n
+			ll := float64(a.lineLen[l])
+			best = max(best, sat(float64(n), ll))
+			peak = max(peak, n)
+		}
+		passage += st.idf[i] * max(best, headWeight)
+		most += float64(peak)
+		if idf := st.idf[i]; idf > top {
+			top, second = idf, top
+		} else if idf > second {
+			second = idf
+		}
+	}
+	if held != 0 {
+		if len(q.minor) > 0 && st.minorTotal > 0 {
+			passage += minorWeight * st.weakest
+		}
+		passage += nearWeight * second * max(0, most-1)
+		for k, need := range st.pairNeeds {
+			if held&need == need {
+				passage += pairWeight * st.pairIdf[k]
+			}
+		}
+	}
+	for i, k := range c.inKey {
+		if k {
+			passage += keyWeight * st.idf[i]
+		}
+	}
+	if c.inDate {
+		passage *= 1 + dateBoost
+	}
+	return passage
 }
 
 // scoreOne scores one matched note, looking for the query's word pairs only
@@ -795,7 +898,7 @@ func (q *query) score(matched []*cand, st lineStats, limit int) []scored {
 func (q *query) scoreOne(c *cand, st lineStats, floor float64) (scored, float64) {
 	sc := scored{c: c}
 	var body []byte
-	if floor < math.Inf(1) {
+	if floor < math.Inf(1) && len(q.pairs) > 0 {
 		// A body that cannot be read now (changed on disk since the
 		// analysis: it is refreshed) scores without its word pairs.
 		var err error
@@ -1038,7 +1141,9 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 		// with the same terms ("visiting from" against "visit sometime").
 		// Together they weigh at most minorWeight of the query's weakest
 		// term: they never outrank a line holding one more term.
-		if len(minor) > 0 {
+		// (A query whose stop words are on no line in scope has none to
+		// weigh: 0/0 would make every passage NaN.)
+		if len(minor) > 0 && st.minorTotal > 0 {
 			m := 0.0
 			for i, w := range minor {
 				if _, ok := slices.BinarySearch(a.minor[w], int32(c)); ok {

@@ -36,6 +36,8 @@ type searchIndex struct {
 	// index (searchcache.go).
 	fromStore int
 	eager     bool // compact at every change (tests)
+	// exhaustive scores every match, none left out by its bound (tests).
+	exhaustive bool
 
 	// Running totals over the live notes.
 	lines, length int            // lines, terms

@@ -222,3 +222,63 @@ func TestSearchLimitAgrees(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchPruneAgrees: a search told a limit, which scores only the notes
+// whose bound can reach its best limit, answers as one that scores every
+// match (the same notes in the same order, scores, passages and count), over
+// random notes (journal days and notes keyed by words, headings, words said
+// again on a line, stop words) and queries (words, stop words, a quoted
+// phrase, a date).
+func TestSearchPruneAgrees(t *testing.T) {
+	words := []string{"moving", "to", "the", "airport", "visiting", "from", "Caroline", "pottery", "class", "of", "went", "ramen", "class", "pottery"}
+	rapid.Check(t, func(rt *rapid.T) {
+		data, project, dir, _ := journalTree(rt, t.TempDir())
+		note := func() string {
+			var lines []string
+			for n := rapid.IntRange(1, 8).Draw(rt, "lines"); n > 0; n-- {
+				line := strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 0, 10).Draw(rt, "line"), " ")
+				if rapid.IntRange(0, 4).Draw(rt, "heading") == 0 {
+					line = "# " + line
+				}
+				lines = append(lines, line)
+			}
+			return "---\nrevision: 1\n---\n" + strings.Join(lines, "\n") + "\n"
+		}
+		for day := rapid.IntRange(0, 20).Draw(rt, "days"); day > 0; day-- {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("2026-05-%02d.md", day)), []byte(note()), 0o644); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		for n := rapid.IntRange(0, 20).Draw(rt, "keyed"); n > 0; n-- {
+			key := strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 1, 2).Draw(rt, "key"), "-")
+			if err := os.WriteFile(filepath.Join(filepath.Dir(dir), fmt.Sprintf("%s-%d.md", key, n)), []byte(note()), 0o644); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		m, p := openJournal(rt, data, project)
+		every, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, Today: "2026-06-01"})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		participant.Exhaustive(every)
+		q := strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 1, 4).Draw(rt, "query"), " ")
+		switch rapid.IntRange(0, 5).Draw(rt, "extra") {
+		case 0:
+			q += ` "` + strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 1, 2).Draw(rt, "phrase"), " ") + `"`
+		case 1:
+			q += " in May"
+		}
+		limit := rapid.IntRange(1, 5).Draw(rt, "limit")
+		want, err := every.Search(q, limit)
+		if err != nil {
+			return // stop words only
+		}
+		got, err := p.Search(q, limit)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			rt.Fatalf("%q limit %d:\n%+v\nevery match scored:\n%+v", q, limit, got, want)
+		}
+	})
+}
