@@ -11,7 +11,10 @@ import (
 // (the checks' and sync's secret scan), the MCP SDK and its JSON Schema
 // package, goldmark (the checks' links), go-git's root package and its
 // transports with ssh, openpgp and net/http (sync), and the layers above
-// the hook's: diagnostics, session, the language and MCP servers.
+// the hook's: diagnostics, session, the language and MCP servers. go-git's
+// storage (storage/filesystem) and its configuration package are out too:
+// they link gcfg, which imports encoding/gob (its init builds a type table),
+// and go-git's URL regexps; the history keeps its objects itself.
 var heavy = []string{
 	"github.com/zricethezav/gitleaks",
 	"github.com/modelcontextprotocol/",
@@ -19,6 +22,11 @@ var heavy = []string{
 	"github.com/yuin/goldmark",
 	"github.com/go-git/go-git/v5$",
 	"github.com/go-git/go-git/v5/plumbing/transport",
+	"github.com/go-git/go-git/v5/storage/filesystem",
+	"github.com/go-git/go-git/v5/config",
+	"github.com/go-git/go-git/v5/internal/url",
+	"github.com/go-git/gcfg",
+	"encoding/gob",
 	"golang.org/x/crypto/ssh",
 	"github.com/ProtonMail/go-crypto",
 	"github.com/magicfrog/mf-lsp/diagnostics",

@@ -3,8 +3,8 @@
 // wrote or saw, kept append-only and content-addressed in
 // <root>/.mf-lsp/history, next to the store's lock.
 //
-// Versions are git blobs in a bare repository's object store (go-git's
-// filesystem storage: a blob's id is the hash of its content, so a version
+// Versions are git blobs in a bare repository's object store (objects.go,
+// through go-git's format packages: a blob's id is the hash of its content, so a version
 // seen twice is stored once, and `git --git-dir <root>/.mf-lsp/history
 // cat-file -p ID` reads one). Each note has an append-only log,
 // log/<path in the root>.log, one JSON line per event (written, observed,
@@ -18,7 +18,6 @@
 package history
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -34,12 +33,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/gofrs/flock"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
@@ -97,8 +92,9 @@ type Store struct {
 	root, dir string
 
 	mu     sync.Mutex
-	objMu  sync.Mutex // go-git's storage is not safe for concurrent use
-	st     *filesystem.Storage
+	objMu  sync.Mutex // guards obj
+	obj    objects
+	made   bool // the repository is there (storage)
 	policy Policy
 	ow     cachedOverwrites
 }
@@ -147,54 +143,32 @@ func (s *Store) SetPolicy(p Policy) {
 // Dir is the store's folder.
 func (s *Store) Dir() string { return s.dir }
 
-// storage opens (and on the first call with create, makes) the object store.
-func (s *Store) storage(create bool) (*filesystem.Storage, error) {
+// storage checks that the repository is there, and on the first call with
+// create makes it.
+func (s *Store) storage(create bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.st != nil {
-		return s.st, nil
+	if s.made {
+		return nil
 	}
 	if _, err := s.stat("HEAD"); err != nil {
 		if !create {
-			return nil, fs.ErrNotExist
+			return fs.ErrNotExist
 		}
 		if err := s.makeDir(); err != nil {
-			return nil, err
+			return err
+		}
+		r, err := s.openRoot()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		if err := initBare(r); err != nil {
+			return fmt.Errorf("history: %w", err)
 		}
 	}
-	// Bound: a link inside the folder never leads a write out of it.
-	st := filesystem.NewStorageWithOptions(osfs.New(s.dir, osfs.WithBoundOS()), cache.NewObjectLRU(1<<20), filesystem.Options{ExclusiveAccess: false})
-	if _, err := s.stat("HEAD"); err != nil {
-		if err := initBare(st); err != nil {
-			return nil, fmt.Errorf("history: %w", err)
-		}
-	}
-	s.st = st
-	return st, nil
-}
-
-// initBare makes st a bare repository with HEAD at master, as go-git's
-// git.Init(st, nil) does, through the storage alone: go-git's root package
-// links its transports (net/http, ssh, openpgp), which the history never
-// uses. A repository with a HEAD already is left as it is.
-func initBare(st *filesystem.Storage) error {
-	if err := st.Init(); err != nil {
-		return err
-	}
-	if _, err := st.Reference(plumbing.HEAD); err == nil {
-		return nil
-	} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return err
-	}
-	if err := st.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.Master)); err != nil {
-		return err
-	}
-	cfg, err := st.Config()
-	if err != nil {
-		return err
-	}
-	cfg.Core.IsBare = true
-	return st.SetConfig(cfg)
+	s.made = true
+	return nil
 }
 
 // makeDir makes <root>/.mf-lsp/history, with the .mf-lsp folder's
@@ -282,32 +256,24 @@ func BlobID(content []byte) string {
 
 // put stores content as a blob; its id.
 func (s *Store) put(content []byte) (string, error) {
-	st, err := s.storage(true)
-	if err != nil {
+	if err := s.storage(true); err != nil {
 		return "", err
 	}
 	h := plumbing.ComputeHash(plumbing.BlobObject, content)
 	s.objMu.Lock()
 	defer s.objMu.Unlock()
-	// Kept loose unless a loose copy is there: a pack another process is
-	// about to replace (a prune drops the versions no entry names) is not
-	// trusted to hold it; the next pack takes the duplicate in.
-	if fi, err := s.stat("objects/" + h.String()[:2] + "/" + h.String()[2:]); err == nil && fi.Mode().IsRegular() {
-		return h.String(), nil
-	}
-	obj := st.NewEncodedObject()
-	obj.SetType(plumbing.BlobObject)
-	w, err := obj.Writer()
+	r, err := s.openRoot()
 	if err != nil {
 		return "", err
 	}
-	if _, err := w.Write(content); err != nil {
-		return "", err
+	defer r.Close()
+	// Kept loose unless a loose copy is there: a pack another process is
+	// about to replace (a prune drops the versions no entry names) is not
+	// trusted to hold it; the next pack takes the duplicate in.
+	if fi, err := r.Lstat(looseName(h)); err == nil && fi.Mode().IsRegular() {
+		return h.String(), nil
 	}
-	if err := w.Close(); err != nil {
-		return "", err
-	}
-	if _, err := st.SetEncodedObject(obj); err != nil {
+	if err := putLoose(r, h, content); err != nil {
 		return "", fmt.Errorf("history: store a version: %w", err)
 	}
 	return h.String(), nil
@@ -315,28 +281,32 @@ func (s *Store) put(content []byte) (string, error) {
 
 // Get is the version with the blob id.
 func (s *Store) Get(id string) ([]byte, error) {
-	st, err := s.storage(false)
-	if err != nil {
+	if err := s.storage(false); err != nil {
 		return nil, fmt.Errorf("history: no version %s: %w", id, err)
 	}
 	s.objMu.Lock()
 	defer s.objMu.Unlock()
-	obj, err := st.EncodedObject(plumbing.BlobObject, plumbing.NewHash(id))
-	if err != nil {
-		// Another process may have packed it (or replaced the pack this
-		// one indexed) since: index the packs again and look once more.
-		st.Reindex()
-		obj, err = st.EncodedObject(plumbing.BlobObject, plumbing.NewHash(id))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("history: version %s: %w", id, err)
-	}
-	r, err := obj.Reader()
+	r, err := s.openRoot()
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return io.ReadAll(r)
+	obj, err := s.obj.object(r, plumbing.NewHash(id))
+	if err != nil {
+		// Another process may have packed it (or replaced the pack this
+		// one indexed) since: index the packs again and look once more.
+		s.obj.reindex()
+		obj, err = s.obj.object(r, plumbing.NewHash(id))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("history: version %s: %w", id, err)
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
 }
 
 func logName(rel string) string { return "log/" + rel + ".log" }
@@ -863,8 +833,7 @@ type Pruned struct {
 // no entry names any more are deleted.
 func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 	var out Pruned
-	st, err := s.storage(false)
-	if err != nil {
+	if err := s.storage(false); err != nil {
 		return out, nil // nothing recorded yet
 	}
 	unlock, err := s.lock(true)
@@ -897,12 +866,12 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 		protected[o.Blob], protected[o.Lost], protected[o.Base] = true, true, true
 	}
 	size := func(id string) int64 {
-		if fi, err := r.Lstat("objects/" + id[:2] + "/" + id[2:]); err == nil {
+		if fi, err := r.Lstat(looseName(plumbing.NewHash(id))); err == nil {
 			return fi.Size()
 		}
 		s.objMu.Lock()
 		defer s.objMu.Unlock()
-		n, err := st.EncodedObjectSize(plumbing.NewHash(id)) // packed: its full size
+		n, err := s.obj.size(r, plumbing.NewHash(id)) // packed: its full size
 		if err != nil {
 			return 0
 		}
@@ -984,16 +953,11 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 	}
 	s.objMu.Lock()
 	defer s.objMu.Unlock()
-	var gone []plumbing.Hash
-	_ = st.ForEachObjectHash(func(h plumbing.Hash) error {
+	for _, h := range looseHashes(r) {
 		if refs[h.String()] <= 0 && !protected[h.String()] {
-			gone = append(gone, h)
-		}
-		return nil
-	})
-	for _, h := range gone {
-		if err := st.DeleteLooseObject(h); err == nil {
-			out.Blobs++
+			if err := r.Remove(looseName(h)); err == nil {
+				out.Blobs++
+			}
 		}
 	}
 	out.Bytes = total
@@ -1008,7 +972,7 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 			keep[plumbing.NewHash(id)] = true
 		}
 	}
-	n, err := s.pack(r, st, keep)
+	n, err := s.pack(r, keep)
 	out.Packed = n
 	return out, err
 }
@@ -1034,8 +998,8 @@ const MaxPacks = 16
 // version read back from them before anything it holds is removed, so a
 // crash leaves each version loose, packed, or both. Called by Prune, under
 // the history's exclusive lock and with objMu held.
-func (s *Store) pack(r *os.Root, st *filesystem.Storage, keep map[plumbing.Hash]bool) (int, error) {
-	st.Reindex()
+func (s *Store) pack(r *os.Root, keep map[plumbing.Hash]bool) (int, error) {
+	s.obj.reindex()
 	if es, err := fs.ReadDir(r.FS(), "objects/pack"); err == nil {
 		for _, e := range es {
 			if strings.HasPrefix(e.Name(), "tmp_pack_") {
@@ -1044,7 +1008,7 @@ func (s *Store) pack(r *os.Root, st *filesystem.Storage, keep map[plumbing.Hash]
 		}
 	}
 	size := func(h plumbing.Hash) int64 {
-		n, err := st.EncodedObjectSize(h)
+		n, err := s.obj.size(r, h)
 		if err != nil {
 			return 0
 		}
@@ -1052,13 +1016,12 @@ func (s *Store) pack(r *os.Root, st *filesystem.Storage, keep map[plumbing.Hash]
 	}
 	var todo []plumbing.Hash
 	queued := map[plumbing.Hash]bool{}
-	_ = st.ForEachObjectHash(func(h plumbing.Hash) error { // loose objects
+	for _, h := range looseHashes(r) {
 		if keep[h] && !queued[h] {
 			todo, queued[h] = append(todo, h), true
 		}
-		return nil
-	})
-	old, err := st.ObjectPacks()
+	}
+	old, err := packIDs(r)
 	if err != nil {
 		return 0, err
 	}
@@ -1115,7 +1078,7 @@ func (s *Store) pack(r *os.Root, st *filesystem.Storage, keep map[plumbing.Hash]
 		}
 		batch := todo[:n]
 		todo = todo[n:]
-		h, err := s.packBatch(r, st, batch)
+		h, err := s.packBatch(r, batch)
 		if err != nil {
 			return packed, err
 		}
@@ -1123,7 +1086,7 @@ func (s *Store) pack(r *os.Root, st *filesystem.Storage, keep map[plumbing.Hash]
 		for _, h := range batch {
 			// Only what the new pack holds: a version another process
 			// stored meanwhile (it takes no lock to store one) stays loose.
-			_ = st.DeleteLooseObject(h)
+			_ = r.Remove(looseName(h))
 		}
 		packed += len(batch)
 	}
@@ -1131,53 +1094,44 @@ func (s *Store) pack(r *os.Root, st *filesystem.Storage, keep map[plumbing.Hash]
 		if slices.Contains(made, p) {
 			continue // the same versions made the same pack again
 		}
-		if err := st.DeleteOldObjectPackAndIndex(p, time.Time{}); err != nil {
-			return packed, err
+		s.obj.reindex() // closes the pack's file
+		for _, ext := range []string{".idx", ".pack"} {
+			if err := r.Remove(packName(p, ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return packed, err
+			}
 		}
 	}
-	st.Reindex()
+	s.obj.reindex()
 	return packed, nil
 }
 
 // packBatch writes the versions into one new pack, syncs it and its index
 // to disk and reads every version back from it; the pack's id.
-func (s *Store) packBatch(r *os.Root, st *filesystem.Storage, there []plumbing.Hash) (plumbing.Hash, error) {
-	w, err := st.PackfileWriter()
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("history: pack: %w", err)
-	}
-	made, err := packfile.NewEncoder(w, st, false).Encode(there, 10)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
+func (s *Store) packBatch(r *os.Root, there []plumbing.Hash) (plumbing.Hash, error) {
+	made, err := s.obj.writePack(r, there)
 	if err != nil {
 		return made, fmt.Errorf("history: pack: %w", err)
-	}
-	for _, ext := range []string{".pack", ".idx"} {
-		if err := syncFile(r, "objects/pack/pack-"+made.String()+ext); err != nil {
-			return made, fmt.Errorf("history: pack: %w", err)
-		}
 	}
 	if err := syncFile(r, "objects/pack"); err != nil {
 		return made, fmt.Errorf("history: pack: %w", err)
 	}
 	// Every version must read back from the new pack before anything goes:
-	// named by its index, and read (a version the index names is read from
-	// a pack, never from its loose copy).
-	in, err := packHashes(r, made)
+	// named by its index, and read from that pack, never from a loose copy.
+	idx, err := readIndex(r, made)
 	if err != nil {
 		return made, fmt.Errorf("history: pack: %w", err)
 	}
-	has := map[plumbing.Hash]bool{}
-	for _, h := range in {
-		has[h] = true
+	f, err := r.Open(packName(made, ".pack"))
+	if err != nil {
+		return made, fmt.Errorf("history: pack: %w", err)
 	}
-	st.Reindex()
+	defer f.Close()
+	p := packfile.NewPackfile(idx, nil, packFile{f}, 0)
 	for _, h := range there {
-		if !has[h] {
+		if ok, _ := idx.Contains(h); !ok {
 			return made, fmt.Errorf("history: pack: version %s is not in the new pack", h)
 		}
-		obj, err := st.EncodedObject(plumbing.BlobObject, h)
+		obj, err := p.Get(h)
 		if err == nil {
 			var rd io.ReadCloser
 			if rd, err = obj.Reader(); err == nil {
@@ -1189,18 +1143,14 @@ func (s *Store) packBatch(r *os.Root, st *filesystem.Storage, there []plumbing.H
 			return made, fmt.Errorf("history: pack: version %s does not read back: %w", h, err)
 		}
 	}
+	s.obj.reindex()
 	return made, nil
 }
 
 // packHashes is every version a pack's index names.
 func packHashes(r *os.Root, p plumbing.Hash) ([]plumbing.Hash, error) {
-	f, err := r.Open("objects/pack/pack-" + p.String() + ".idx")
+	idx, err := readIndex(r, p)
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	idx := idxfile.NewMemoryIndex()
-	if err := idxfile.NewDecoder(bufio.NewReader(f)).Decode(idx); err != nil {
 		return nil, err
 	}
 	it, err := idx.Entries()

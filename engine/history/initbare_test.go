@@ -17,14 +17,20 @@ import (
 // go-git's git.Init(st, nil) makes, byte for byte, and leaves a repository
 // that has a HEAD as it is (git.Init refuses it; the history opens it).
 func TestInitBareAsGitInit(t *testing.T) {
-	open := func(dir string) *filesystem.Storage {
-		return filesystem.NewStorageWithOptions(osfs.New(dir, osfs.WithBoundOS()), cache.NewObjectLRU(1<<20), filesystem.Options{})
+	open := func(dir string) *os.Root {
+		r, err := os.OpenRoot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
 	}
 	ours, theirs := t.TempDir(), t.TempDir()
 	if err := initBare(open(ours)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := git.Init(open(theirs), nil); err != nil {
+	st := filesystem.NewStorageWithOptions(osfs.New(theirs, osfs.WithBoundOS()), cache.NewObjectLRU(1<<20), filesystem.Options{})
+	if _, err := git.Init(st, nil); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := tree(t, ours), tree(t, theirs); !maps.Equal(a, b) {

@@ -233,7 +233,6 @@ func BenchmarkGetAmongPacks(b *testing.B) {
 				}
 				ids = append(ids, plumbing.NewHash(BlobID(c)))
 			}
-			st, _ := s.storage(false)
 			r, err := s.openRoot()
 			if err != nil {
 				b.Fatal(err)
@@ -241,14 +240,14 @@ func BenchmarkGetAmongPacks(b *testing.B) {
 			defer r.Close()
 			per := len(ids) / packs
 			for i := 0; i < len(ids); i += per {
-				if _, err := s.packBatch(r, st, ids[i:i+per]); err != nil {
+				if _, err := s.packBatch(r, ids[i:i+per]); err != nil {
 					b.Fatal(err)
 				}
 			}
 			for _, h := range ids {
-				_ = st.DeleteLooseObject(h)
+				_ = r.Remove(looseName(h))
 			}
-			st.Reindex()
+			s.obj.reindex()
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
 				if _, err := s.Get(ids[i%len(ids)].String()); err != nil {

@@ -114,13 +114,17 @@ func (x *Sums) Known(rel string, sum [32]byte) bool {
 	if !ok {
 		return false
 	}
-	st, err := x.s.storage(false)
-	if err != nil {
+	if x.s.storage(false) != nil {
 		return false
 	}
 	x.s.objMu.Lock()
 	defer x.s.objMu.Unlock()
-	return st.HasEncodedObject(blob) == nil
+	r, err := x.s.openRoot()
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	return x.s.obj.has(r, blob)
 }
 
 // Observe keeps content, the version of the note rel a loaded tree holds, as
