@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // blockTags are the element names the <memory> block uses. A body must never be
 // able to close one of them.
@@ -18,6 +21,37 @@ func EscapeBody(body string) string {
 	}
 	var b strings.Builder
 	last := 0
+	escapeCuts(body, func(i int) {
+		b.WriteString(body[last:i])
+		b.WriteByte('\\')
+		last = i
+	})
+	if last == 0 {
+		return body
+	}
+	b.WriteString(body[last:])
+	return b.String()
+}
+
+// writeEscaped writes EscapeBody(body) to w without building it.
+func writeEscaped(w blockWriter, body []byte) {
+	if bytes.IndexByte(body, '/') < 0 || bytes.IndexByte(body, '<') < 0 {
+		w.Write(body)
+		return
+	}
+	last := 0
+	escapeCuts(body, func(i int) {
+		w.Write(body[last:i])
+		w.WriteString("\\")
+		last = i
+	})
+	w.Write(body[last:])
+}
+
+// escapeCuts calls cut with each offset of body where EscapeBody puts a
+// backslash: just after a "<" that, past a run of backslashes, begins the
+// closing tag of a block tag.
+func escapeCuts[T ~string | ~[]byte](body T, cut func(int)) {
 	for i := 0; i < len(body); i++ {
 		if body[i] != '<' {
 			continue
@@ -26,18 +60,15 @@ func EscapeBody(body string) string {
 		for j < len(body) && body[j] == '\\' {
 			j++
 		}
-		if j < len(body) && body[j] == '/' && isBlockTag(body[j+1:]) {
-			b.WriteString(body[last : i+1])
-			b.WriteByte('\\')
-			last = i + 1
+		if j < len(body) && body[j] == '/' && isBlockTag(string(body[j+1:min(len(body), j+1+maxTagWindow)])) {
+			cut(i + 1)
 		}
 	}
-	if last == 0 {
-		return body
-	}
-	b.WriteString(body[last:])
-	return b.String()
 }
+
+// maxTagWindow is more than the longest block tag and the byte after it:
+// all isBlockTag reads of what follows "</".
+const maxTagWindow = 16
 
 // UnescapeBody reverses EscapeBody.
 func UnescapeBody(s string) string {

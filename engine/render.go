@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
+	"io"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -160,6 +163,38 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	return blk, nil
 }
 
+// RenderTo is Render writing the block's text to w instead of Block.Text
+// (which stays ""): the block is never held whole, so a command printing
+// it needs memory for the notes and a buffer, not for the block too. A
+// note that cannot be read (changed on disk since the load) fails the
+// render before anything is written.
+func (m *Memory) RenderTo(w io.Writer, opts RenderOptions) (*Block, error) {
+	r, err := m.newRenderer(opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Budget > 0 {
+		// A budgeted block is what fits the budget: small, built as Render
+		// builds it.
+		blk := r.budgeted()
+		if err := r.failed(); err != nil {
+			return nil, err
+		}
+		if _, err := io.WriteString(w, blk.Text); err != nil {
+			return nil, err
+		}
+		blk.Text = ""
+		return blk, nil
+	}
+	r.choose(r.headerEstimate)
+	blk, err := r.stream(w)
+	if err != nil {
+		return nil, err
+	}
+	r.countLater(blk)
+	return blk, nil
+}
+
 // renderer renders one <memory> block. Its methods are the steps of Render:
 // select the notes (newRenderer), count them against the budget (countParts),
 // choose which fit (choose), and write the block (build).
@@ -196,13 +231,6 @@ func (r *renderer) failed() error {
 		return *p
 	}
 	return nil
-}
-
-// element is e's <note> element; a failure is kept (fail).
-func (r *renderer) element(e *Note) string {
-	el, err := e.element()
-	r.fail(err)
-	return el
 }
 
 // newRenderer selects what the block holds: the scope's view (one agent at
@@ -246,12 +274,18 @@ func slotsOf(notes []*Note, skill bool) []slot {
 func (r *renderer) unbudgeted() *Block {
 	r.choose(r.headerEstimate)
 	blk := r.build()
+	r.countLater(blk)
+	return blk
+}
+
+// countLater has an unbudgeted block count its parts when asked
+// (Block.CountTokens).
+func (r *renderer) countLater(blk *Block) {
 	blk.count = func() int {
 		r.countParts()
-		return r.choose(r.headerEstimate) - r.headerEstimate + headerTokens(r.tc, blk)
+		return r.choose(r.headerEstimate) - r.headerEstimate + r.tc.count(r.header(blk.Generation, r.replaces(blk)))
 	}
 	blk.flush = r.tc.Flush
-	return blk
 }
 
 // budgeted renders what fits the budget, a ceiling. Every element, wrapper
@@ -343,58 +377,147 @@ func (r *renderer) choose(header int) int {
 	return used
 }
 
+// blockWriter is what a block's body is written to: its buffer, the
+// generation's hash, or the reader's stream (RenderTo).
+type blockWriter interface {
+	io.Writer
+	io.StringWriter
+}
+
 // build writes the block as chosen: the group elements, the skills list, the
 // lines naming unregistered notes, and the header with the generation.
 func (r *renderer) build() *Block {
 	blk := &Block{}
 	var body bytes.Buffer
 	body.Grow(r.sizeHint())
+	r.writeBody(&body, blk)
+	blk.Generation = r.generation(func(h blockWriter) { h.Write(body.Bytes()) })
+	text := make([]byte, 0, r.headerSize()+body.Len())
+	text = append(text, r.header(blk.Generation, r.replaces(blk))...)
+	blk.Text = string(append(text, body.Bytes()...))
+	return blk
+}
+
+// stream writes the block as chosen to w, never holding it whole: one pass
+// hashes the body for the generation (the header comes first and names it),
+// a second writes it. Each note's element is written from its text, so what
+// the block costs beyond the notes is a buffer.
+func (r *renderer) stream(w io.Writer) (*Block, error) {
+	blk := &Block{}
+	blk.Generation = r.generation(func(h blockWriter) { r.writeBody(h, blk) })
+	if err := r.failed(); err != nil {
+		return nil, err
+	}
+	out := bufio.NewWriterSize(w, 64<<10)
+	out.WriteString(r.header(blk.Generation, r.replaces(blk)))
+	r.writeBody(out, nil)
+	if err := out.Flush(); err != nil {
+		return nil, err
+	}
+	return blk, nil
+}
+
+// generation hashes everything the agent would read except the generation
+// itself (the header without it, then the body written by body), so an
+// unchanged view keeps its generation.
+func (r *renderer) generation(body func(blockWriter)) string {
+	h := hashWriter{sha256.New()}
+	h.WriteString(r.header("", ""))
+	body(h)
+	return hex.EncodeToString(h.Sum(nil))[:8]
+}
+
+// replaces is the header's replaces attribute: the generation the agent
+// holds, when the block's is another.
+func (r *renderer) replaces(blk *Block) string {
+	if r.opts.Previous != "" && r.opts.Previous != blk.Generation {
+		return r.opts.Previous
+	}
+	return ""
+}
+
+// headerSize is at least the header's length once its generation is known.
+func (r *renderer) headerSize() int { return len(r.header("00000000", r.opts.Previous)) }
+
+// hashWriter gives a hash the WriteString of a blockWriter.
+type hashWriter struct{ hash.Hash }
+
+func (h hashWriter) WriteString(s string) (int, error) { return h.Write([]byte(s)) }
+
+// writeBody writes the block's body as chosen: the group elements, the skills
+// list, the lines naming unregistered notes and the closing tag. With blk it
+// records there what the block holds and leaves out.
+func (r *renderer) writeBody(body blockWriter, blk *Block) {
 	for gi, g := range r.groups {
 		openTag, closeTag := groupTags(g, r.scope)
 		body.WriteString(openTag)
-		r.writeSlots(&body, blk, r.slots[gi], r.element, &blk.Included)
+		r.writeSlots(body, blk, r.slots[gi], r.writeElement, blk.included())
 		body.WriteString(closeTag)
 	}
 	if len(r.skills) > 0 {
 		body.WriteString("<skills>\n")
-		r.writeSlots(&body, blk, r.slots[len(r.slots)-1], func(e *Note) string { return skillLine(e, r.project) }, &blk.Skills)
+		r.writeSlots(body, blk, r.slots[len(r.slots)-1], func(w blockWriter, e *Note) { w.WriteString(skillLine(e, r.project)) }, blk.skills())
 		body.WriteString("</skills>\n")
 	}
 	for _, e := range r.view.Unregistered {
 		body.WriteString(unregisteredLine(e))
-		blk.Omitted = append(blk.Omitted, Omitted{Note: e, Reason: ReasonUnregistered})
+		blk.omit(Omitted{Note: e, Reason: ReasonUnregistered})
 	}
-	for _, e := range r.inHost {
-		blk.Omitted = append(blk.Omitted, Omitted{Note: e, Reason: ReasonInHostFile})
+	if blk != nil {
+		for _, e := range r.inHost {
+			blk.omit(Omitted{Note: e, Reason: ReasonInHostFile})
+		}
 	}
 	body.WriteString("</memory>\n")
-	// The generation hashes everything the agent would read except the
-	// generation itself, so an unchanged view keeps its generation.
-	h := sha256.New()
-	h.Write([]byte(r.header("", "")))
-	h.Write(body.Bytes())
-	blk.Generation = hex.EncodeToString(h.Sum(nil))[:8]
-	replaces := ""
-	if r.opts.Previous != "" && r.opts.Previous != blk.Generation {
-		replaces = r.opts.Previous
-	}
-	blk.Text = r.header(blk.Generation, replaces) + body.String()
-	return blk
 }
 
-// writeSlots writes one row: a taken note as line(note), recorded in taken;
-// a note left out as its omitted line.
-func (r *renderer) writeSlots(body *bytes.Buffer, blk *Block, row []slot, line func(*Note) string, taken *[]*Note) {
+// included, skills and omit record into a block being written; a nil block
+// (stream's second pass) records nothing.
+func (b *Block) included() *[]*Note {
+	if b == nil {
+		return nil
+	}
+	return &b.Included
+}
+
+func (b *Block) skills() *[]*Note {
+	if b == nil {
+		return nil
+	}
+	return &b.Skills
+}
+
+func (b *Block) omit(o Omitted) {
+	if b != nil {
+		b.Omitted = append(b.Omitted, o)
+	}
+}
+
+// writeElement writes e's <note> element: its cached one when the note keeps
+// it, else built from the text as it is written; a failure is kept (fail).
+func (r *renderer) writeElement(w blockWriter, e *Note) {
+	if el, ok := e.cachedElement(); ok {
+		w.WriteString(el)
+		return
+	}
+	r.fail(writeNoteElement(w, e))
+}
+
+// writeSlots writes one row: a taken note by line, recorded in taken (when
+// not nil); a note left out as its omitted line.
+func (r *renderer) writeSlots(body blockWriter, blk *Block, row []slot, line func(blockWriter, *Note), taken *[]*Note) {
 	for _, sl := range row {
 		if sl.included {
-			body.WriteString(line(sl.e))
-			*taken = append(*taken, sl.e)
+			line(body, sl.e)
+			if taken != nil {
+				*taken = append(*taken, sl.e)
+			}
 			continue
 		}
 		line, err := sl.e.omittedLine(r.tc, r.project)
 		r.fail(err)
 		body.WriteString(line)
-		blk.Omitted = append(blk.Omitted, Omitted{Note: sl.e, Tokens: sl.tokens, Reason: "budget"})
+		blk.omit(Omitted{Note: sl.e, Tokens: sl.tokens, Reason: "budget"})
 	}
 }
 
@@ -533,26 +656,32 @@ func groupTags(g blockGroup, s Scope) (string, string) {
 }
 
 func noteElement(e *Note) (string, error) {
+	var b strings.Builder
+	err := writeNoteElement(&b, e)
+	return b.String(), err
+}
+
+// writeNoteElement writes e's <note> element to w, its body escaped
+// (EscapeBody) as it goes.
+func writeNoteElement(w blockWriter, e *Note) error {
 	src, err := e.Body()
 	if err != nil {
-		return "", err
+		return err
 	}
-	var b strings.Builder
-	b.WriteString(`<note path="` + attr(e.Key) + `"`)
+	w.WriteString(`<note path="` + attr(e.Key) + `"`)
 	if r := e.Revision(); r > 0 {
-		b.WriteString(` revision="` + strconv.Itoa(r) + `"`)
+		w.WriteString(` revision="` + strconv.Itoa(r) + `"`)
 	}
 	if u := e.Updated(); u != "" {
-		b.WriteString(` updated="` + attr(u) + `"`)
+		w.WriteString(` updated="` + attr(u) + `"`)
 	}
-	b.WriteString(">\n")
-	body := EscapeBody(string(src))
-	b.WriteString(body)
-	if body != "" && !strings.HasSuffix(body, "\n") {
-		b.WriteByte('\n')
+	w.WriteString(">\n")
+	writeEscaped(w, src)
+	if len(src) > 0 && src[len(src)-1] != '\n' {
+		w.WriteString("\n")
 	}
-	b.WriteString("</note>\n")
-	return b.String(), nil
+	w.WriteString("</note>\n")
+	return nil
 }
 
 // skillLine is a skill's entry in <skills>: its portable ref (path), the file

@@ -1,6 +1,8 @@
 package base
 
 import (
+	"io"
+
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/participant"
 )
@@ -19,6 +21,10 @@ type BlocksRequest struct {
 	Earlier  int
 	// Into is the file the block goes into (IntoFile), "" for none.
 	Into string
+	// Out, when set and Into is "", is where each block is written as it is
+	// rendered (engine.Memory.RenderTo: never held whole); fn then has it
+	// with its Text "".
+	Out io.Writer
 }
 
 // RenderEach renders the blocks r asks of m, in order, handing each to fn
@@ -49,7 +55,13 @@ func RenderEach(m *engine.Memory, r BlocksRequest, getenv func(string) string, f
 		if r.Into != "" {
 			opts.Into = IntoFile(r.Into)
 		}
-		b, err := m.Render(opts)
+		var b *engine.Block
+		var err error
+		if r.Out != nil && r.Into == "" {
+			b, err = m.RenderTo(r.Out, opts)
+		} else {
+			b, err = m.Render(opts)
+		}
 		if err != nil {
 			return err
 		}

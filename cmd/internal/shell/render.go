@@ -80,6 +80,9 @@ func (e *Env) Render(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		return c.UsageError("--into writes one block into the file: pick the agent with --agent, not --each-agent")
 	}
 	req := base.BlocksRequest{Given: sf.Given(c), Each: f.each, Budget: f.budget, Previous: f.previous, Today: f.today, Earlier: f.earlier, Into: f.into}
+	if f.into == "" {
+		req.Out = stdout // each block written as rendered, never held whole
+	}
 	code := ExitOK
 	err = base.RenderEach(m, req, os.Getenv, func(i int, blk *engine.Block) bool {
 		if i == 0 {
@@ -89,7 +92,6 @@ func (e *Env) Render(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 			code = renderInto(c, m, f.into, blk)
 			return false
 		}
-		fmt.Fprint(stdout, blk.Text)
 		return true
 	})
 	if err != nil {
