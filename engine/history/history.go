@@ -101,6 +101,7 @@ type Store struct {
 	st     *filesystem.Storage
 	policy Policy
 	ow     cachedOverwrites
+	logs   logCache
 }
 
 type cachedOverwrites struct {
@@ -341,32 +342,27 @@ func (s *Store) Get(id string) ([]byte, error) {
 
 func logName(rel string) string { return "log/" + rel + ".log" }
 
-// Log is the note's log, oldest first; none when the history never saw it.
-func (s *Store) Log(rel string) ([]Entry, error) {
-	b, err := s.readFile(logName(rel))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return parseLog(b), nil
-}
-
-// parseLog reads a log's lines in place, into a slice made once for them:
-// every note seen changed on disk parses its whole log (Seen), and growing
-// the slice entry by entry, after copying the lines through a scanner, was
-// most of what a watcher's refresh allocated. A line over maxLogLine ends
-// the log, as the scanner it replaced did.
+// parseLog reads a whole log's lines in place, into a slice made once for
+// them (Prune; Log parses what was appended since its last read, logread.go).
+// A line over maxLogLine ends the log, as the scanner it replaced did.
 func parseLog(b []byte) []Entry {
 	if len(b) == 0 {
 		return nil
 	}
-	out := make([]Entry, 0, bytes.Count(b, []byte{'\n'})+1)
+	out, _ := parseLines(make([]Entry, 0, bytes.Count(b, []byte{'\n'})+1), b)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// parseLines appends the entries of b's lines to out; ended reports a line
+// over maxLogLine, which ends the log (what follows it is not read).
+func parseLines(out []Entry, b []byte) (_ []Entry, ended bool) {
 	for line := range bytes.Lines(b) {
 		line = bytes.TrimSuffix(line, []byte{'\n'})
 		if len(line) >= maxLogLine {
-			break
+			return out, true
 		}
 		line = bytes.TrimSuffix(line, []byte{'\r'})
 		var e Entry
@@ -374,10 +370,7 @@ func parseLog(b []byte) []Entry {
 			out = append(out, e) // a torn last line (a crash) is skipped
 		}
 	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
+	return out, false
 }
 
 // maxLogLine bounds one line of a log.
