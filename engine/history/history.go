@@ -551,6 +551,11 @@ func (s *Store) RecordDeleted(rel string, last []byte, now time.Time) error {
 	return s.setOverwrite(rel, nil)
 }
 
+// EmptySettle is how long Seen waits before reading again a note it saw
+// empty when it had content, to tell a writer between its truncate and its
+// write from a note emptied for good.
+const EmptySettle = 50 * time.Millisecond
+
 // Seen keeps what a process saw of a note that changed on disk outside it:
 // before (the version it had loaded; nil when none) and now (the disk's
 // content; nil when the note is gone). When now's revision is below the
@@ -564,7 +569,24 @@ func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, a
 	if err != nil {
 		return nil, err
 	}
-	if before != nil {
+	if len(now) == 0 && now != nil {
+		if h, ok := highest(log); len(before) > 0 || (ok && h.Blob != BlobID(nil)) {
+			// An empty read of a note that had content is most often a
+			// writer between its truncate and its write: it is a version
+			// only when the disk still holds it after EmptySettle.
+			time.Sleep(EmptySettle)
+			if again := stillThere(); again == nil || len(again) > 0 {
+				if before != nil {
+					_, err := s.record(rel, log, before, Observed, notOnDisk, at)
+					return nil, err
+				}
+				return nil, nil // the next event judges what is there
+			}
+		}
+	}
+	if len(before) > 0 {
+		// An empty version the tree had is no version to keep: one that
+		// lasted was logged when seen on disk (above).
 		e, err := s.record(rel, log, before, Observed, notOnDisk, at)
 		if err != nil {
 			return nil, err
