@@ -248,3 +248,51 @@ func TestHistoryKeepsWhatANonNoteReplaced(t *testing.T) {
 		})
 	}
 }
+
+// Another program writes a note as os.WriteFile does: truncate, then write.
+// A refresh whose read falls in between sees an empty note; the write's own
+// event then brings the new version. The empty read is no version: no
+// overwrite of the note is opened and the history holds no empty version,
+// while both versions with content are kept.
+func TestHistoryEmptyReadOfAWriteInProgress(t *testing.T) {
+	m, dir := newTree(t, map[string]string{"data/machine-id": "m-here\n"})
+	p := filepath.Join(dir, "data", "memory", "user", "n.md")
+	if _, err := m.Write(WriteRequest{Dimension: User, Key: "n.md", Body: []byte("engine 1\n")}); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.ReadFile(p)
+	edited := bytes.Replace(first, []byte("engine 1\n"), []byte("edited in place, same revision\n"), 1)
+	if err := os.Truncate(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	wrote := make(chan error, 1)
+	m.seenHook = func(string) { // the refresh has read the empty file
+		m.seenHook = nil
+		go func() {
+			time.Sleep(5 * time.Millisecond)
+			wrote <- os.WriteFile(p, edited, 0o644)
+		}()
+	}
+	m.Refresh(p) // the watcher, between the truncate and the write
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	m.Refresh(p) // the write's own event
+	if o, open := m.OverwriteAt(p); open {
+		t.Errorf("an overwrite is open after a write in progress was read empty: %+v", o)
+	}
+	vs, err := m.LocalHistory(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, v := range vs {
+		got[v.Blob] = true
+	}
+	if got[history.BlobID(nil)] {
+		t.Errorf("the history holds the empty read as a version: %+v", vs)
+	}
+	if !got[history.BlobID(first)] || !got[history.BlobID(edited)] {
+		t.Errorf("a version with content is missing: %+v", vs)
+	}
+}

@@ -97,6 +97,7 @@ type Store struct {
 	made   bool // the repository is there (storage)
 	policy Policy
 	ow     cachedOverwrites
+	logs   logCache
 }
 
 type cachedOverwrites struct {
@@ -311,32 +312,27 @@ func (s *Store) Get(id string) ([]byte, error) {
 
 func logName(rel string) string { return "log/" + rel + ".log" }
 
-// Log is the note's log, oldest first; none when the history never saw it.
-func (s *Store) Log(rel string) ([]Entry, error) {
-	b, err := s.readFile(logName(rel))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return parseLog(b), nil
-}
-
-// parseLog reads a log's lines in place, into a slice made once for them:
-// every note seen changed on disk parses its whole log (Seen), and growing
-// the slice entry by entry, after copying the lines through a scanner, was
-// most of what a watcher's refresh allocated. A line over maxLogLine ends
-// the log, as the scanner it replaced did.
+// parseLog reads a whole log's lines in place, into a slice made once for
+// them (Prune; Log parses what was appended since its last read, logread.go).
+// A line over maxLogLine ends the log, as the scanner it replaced did.
 func parseLog(b []byte) []Entry {
 	if len(b) == 0 {
 		return nil
 	}
-	out := make([]Entry, 0, bytes.Count(b, []byte{'\n'})+1)
+	out, _ := parseLines(make([]Entry, 0, bytes.Count(b, []byte{'\n'})+1), b)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// parseLines appends the entries of b's lines to out; ended reports a line
+// over maxLogLine, which ends the log (what follows it is not read).
+func parseLines(out []Entry, b []byte) (_ []Entry, ended bool) {
 	for line := range bytes.Lines(b) {
 		line = bytes.TrimSuffix(line, []byte{'\n'})
 		if len(line) >= maxLogLine {
-			break
+			return out, true
 		}
 		line = bytes.TrimSuffix(line, []byte{'\r'})
 		var e Entry
@@ -344,10 +340,7 @@ func parseLog(b []byte) []Entry {
 			out = append(out, e) // a torn last line (a crash) is skipped
 		}
 	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
+	return out, false
 }
 
 // maxLogLine bounds one line of a log.
@@ -528,6 +521,11 @@ func (s *Store) RecordDeleted(rel string, last []byte, now time.Time) error {
 	return s.setOverwrite(rel, nil)
 }
 
+// EmptySettle is how long Seen waits before reading again a note it saw
+// empty when it had content, to tell a writer between its truncate and its
+// write from a note emptied for good.
+const EmptySettle = 50 * time.Millisecond
+
 // Seen keeps what a process saw of a note that changed on disk outside it:
 // before (the version it had loaded; nil when none) and now (the disk's
 // content; nil when the note is gone). When now's revision is below the
@@ -541,7 +539,24 @@ func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, a
 	if err != nil {
 		return nil, err
 	}
-	if before != nil {
+	if len(now) == 0 && now != nil {
+		if h, ok := highest(log); len(before) > 0 || (ok && h.Blob != BlobID(nil)) {
+			// An empty read of a note that had content is most often a
+			// writer between its truncate and its write: it is a version
+			// only when the disk still holds it after EmptySettle.
+			time.Sleep(EmptySettle)
+			if again := stillThere(); again == nil || len(again) > 0 {
+				if before != nil {
+					_, err := s.record(rel, log, before, Observed, notOnDisk, at)
+					return nil, err
+				}
+				return nil, nil // the next event judges what is there
+			}
+		}
+	}
+	if len(before) > 0 {
+		// An empty version the tree had is no version to keep: one that
+		// lasted was logged when seen on disk (above).
 		e, err := s.record(rel, log, before, Observed, notOnDisk, at)
 		if err != nil {
 			return nil, err
