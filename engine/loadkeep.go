@@ -63,7 +63,10 @@ func (m *Memory) KeepLoaded(ctx context.Context) (KeptLoaded, error) {
 	}
 	byStore := map[*history.Store][]cand{}
 	var stores []*history.Store
-	for _, n := range m.Notes() {
+	// Unordered: the pass sorts what it reads by modification time, and a
+	// sort of every note (100 ms of CPU at 100,000 notes, beside the
+	// requests) buys nothing on a tree whose notes are all resident.
+	for _, n := range m.NotesUnordered() {
 		if n.Resident() || !m.keepsNote(n) {
 			continue
 		}

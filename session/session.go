@@ -105,6 +105,7 @@ type tree struct {
 	err     error
 	watcher *watch.Watcher
 	keep    keepPass // keepload.go
+	warm    warmer   // warm.go
 
 	index      symbolIndexCache
 	links      linkIndexCache // links.go
@@ -167,6 +168,7 @@ func (s *Session) Load() (*engine.Memory, error) {
 	if m := s.main.memory; m != nil && root != project {
 		s.inferParticipant(m, root)
 	}
+	s.warmNavigation(s.main) // for the participant inferred
 	return s.main.memory, s.main.err
 }
 
@@ -237,6 +239,7 @@ func (s *Session) load(t *tree, opts engine.Options) {
 	m, w, err := watch.Open(opts, func(m *engine.Memory, _ []string, changed bool) {
 		if changed {
 			s.changed(m)
+			s.warmNavigation(t)
 		}
 	}, s.opts.Logf)
 	t.memory, t.watcher, t.err = m, w, err
@@ -324,7 +327,10 @@ func (s *Session) treeFor(path string) (*tree, error) {
 		t = newTree(key)
 		s.lone[key] = t
 		st := s.settings
-		go s.load(t, engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.Named(), TokenCache: s.opts.TokenCache, BodiesOnDemand: true})
+		go func() {
+			s.load(t, engine.Options{DataDir: data, ProjectDir: project, Machine: st.Machine, Named: st.Named(), TokenCache: s.opts.TokenCache, BodiesOnDemand: true})
+			s.warmNavigation(t)
+		}()
 	}
 	s.mu.Unlock()
 	if t == nil {

@@ -56,10 +56,7 @@ func (s *Session) Snapshot(path string) (*Snapshot, error) {
 	m := t.memory
 	st := s.Settings()
 	scope := st.Scope(m)
-	who, refused := participant.Resolve(m, st.Given(), os.Getenv)
-	if refused != nil {
-		who.Agents = nil
-	}
+	who, refused := resolveParticipant(m, st)
 	snap := &Snapshot{Memory: m, Settings: st, Scope: scope, Participant: who, Refused: refused, Today: s.today(st), session: s, tree: t}
 	if path == "" {
 		return snap, nil
@@ -92,6 +89,16 @@ func (s *Session) Snapshot(path string) (*Snapshot, error) {
 		return nil, ErrNotNote
 	}
 	return snap, nil
+}
+
+// resolveParticipant is the participant the settings name in m
+// (participant.Resolve), with no agent when it refused, and why.
+func resolveParticipant(m *engine.Memory, st Settings) (engine.Scope, error) {
+	who, refused := participant.Resolve(m, st.Given(), os.Getenv)
+	if refused != nil {
+		who.Agents = nil
+	}
+	return who, refused
 }
 
 // AwaitSnapshot is Snapshot for work beside a read loop (a command): it
