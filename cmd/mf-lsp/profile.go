@@ -23,7 +23,9 @@ func startProfile(cpuPath, memPath string) (stop func()) {
 		stopCPU = startCPUProfile(cpuPath)
 	}
 	heapProfileAtShutdown = memPath
+	stopTrace := startExecTrace(os.Getenv("MF_LSP_EXECTRACE"))
 	return func() {
+		stopTrace()
 		stopCPU()
 		if memPath != "" && !heapProfileWritten {
 			writeHeapProfile(memPath)
