@@ -655,6 +655,10 @@ func main() {
 		fmt.Println(synth.ScopeFloor(os.Args[2]))
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == generateArg {
+		generateMain(os.Args[2:])
+		return
+	}
 	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "coldbench:", err)
 		os.Exit(1)
@@ -664,6 +668,47 @@ func main() {
 // floorArg makes this binary the floor process; scopeFloorArg the floor of
 // what render's scope reads (synth.ScopeFloor).
 const floorArg, scopeFloorArg = "__floor", "__scopefloor"
+
+// generateArg makes this binary the tree's generator: generateMain(dir, n,
+// min, max). The generator holds the whole tree's text before it writes it;
+// in a process of its own, that peak never reaches this one, whose peak
+// resident set every child started by os/exec inherits as its own ru_maxrss
+// on Linux (a vfork shares this process's memory until the child's exec),
+// so that each row's peak RSS would read the generator's.
+const generateArg = "__generate"
+
+func generateMain(args []string) {
+	var n, lo, hi int
+	if len(args) == 4 {
+		n, _ = strconv.Atoi(args[1])
+		lo, _ = strconv.Atoi(args[2])
+		hi, _ = strconv.Atoi(args[3])
+	}
+	if n <= 0 {
+		fmt.Fprintln(os.Stderr, "coldbench: "+generateArg+" DIR NOTES MIN MAX")
+		os.Exit(2)
+	}
+	if _, err := synth.GenerateSized(args[0], n, lo, hi); err != nil {
+		fmt.Fprintln(os.Stderr, "coldbench:", err)
+		os.Exit(1)
+	}
+}
+
+// generate writes the tree of n notes of sizes r below dir by the generator
+// process (generateArg) and describes it.
+func generate(dir string, n int, r [2]int) (*synth.Tree, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, generateArg, dir, strconv.Itoa(n), strconv.Itoa(r[0]), strconv.Itoa(r[1]))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("generating %d notes: %v: %s", n, err, strings.TrimSpace(stderr.String()))
+	}
+	return synth.Describe(dir, n)
+}
 
 type config struct {
 	sizes    []int
@@ -897,7 +942,7 @@ func tree(c config, tmp string, n int, r [2]int) (*synth.Tree, error) {
 		}
 	}
 	start := time.Now()
-	t, err := synth.GenerateSized(dir, n, r[0], r[1])
+	t, err := generate(dir, n, r)
 	if err != nil {
 		return nil, err
 	}
