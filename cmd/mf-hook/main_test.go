@@ -218,3 +218,41 @@ func TestInitNamesTheHookBinary(t *testing.T) {
 		}
 	}
 }
+
+// ownInitMax is the most a package of this module may allocate while it
+// initializes: a few small values. A table (a checksum's, a regexp, a word
+// list) is built where it is first used, so a hook that does not use it does
+// not pay for it at every call.
+const ownInitMax = 1024
+
+// TestOwnInitsAreSmall: no package of this module that mf-hook links builds
+// a table at start-up (GODEBUG=inittrace=1 prints each initializer's
+// allocations; the count is the same run to run, unlike its time).
+func TestOwnInitsAreSmall(t *testing.T) {
+	_, mfHook := build(t)
+	cmd := exec.Command(mfHook, "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mf-hook version: %v\n%s", err, out)
+	}
+	seen := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		// init PKG @T ms, C ms clock, B bytes, N allocs
+		f := strings.Fields(line)
+		if len(f) < 10 || f[0] != "init" || !strings.HasPrefix(f[1], "github.com/magicfrog/mf-lsp/") {
+			continue
+		}
+		seen++
+		bytes, err := strconv.Atoi(f[7])
+		if err != nil || f[8] != "bytes," {
+			t.Fatalf("unexpected inittrace line %q", line)
+		}
+		if bytes > ownInitMax {
+			t.Errorf("%s allocates %d bytes at init (at most %d): build its tables on first use", f[1], bytes, ownInitMax)
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("no initializer of this module in mf-hook's inittrace:\n%s", out)
+	}
+}
