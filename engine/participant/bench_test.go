@@ -127,13 +127,17 @@ func BenchmarkSearch100k(b *testing.B) {
 // first memory_search do.
 //
 // What the profile says (-cpuprofile, go tool pprof -top -cum): the build
-// from the notes is the tokenizing, about 70% of it (splitting the text into
-// words and finding each word's term in the worker's table, a map lookup per
-// word, a third of that), then listing the notes under their terms (about
-// 20%) and the collector; no single cut brings it near 1.5× the floor, so
-// the stored copy skips it (laid out as the lists are, it reads back in
-// about 1.3-1.5× the floor). At 100,000 notes a warm query's CPU is scoring
-// the best passage of every note holding a common word (bestPassage, half
+// from the notes is the tokenizing, most of it (reading the words and finding
+// each in the worker's lexicon, lexicon.go: an open-addressing table hashed
+// as the word is read, which replaced a string map and a copy of each body),
+// then each worker listing its notes in shares of the terms' lists, merged in
+// order of ids (this was a fifth of the build on one goroutine), then the
+// collector. Against the same tree before that change (both binaries run in
+// turn, 3 runs each, -benchmem): 303-337 ms of CPU -> 271-332 ms, the floor
+// 98-111 ms: about 3.1x -> 2.9x (medians), still short of 1.5x, so the stored
+// copy skips it (laid out as the lists are, it reads back in about 0.9-1.1x
+// the floor). At 100,000 notes a warm query's CPU is scoring the best passage
+// of every note holding a common word (bestPassage, half
 // of it) and collecting the garbage of a 460 MB heap, not reading the lists.
 func BenchmarkSearchCold(b *testing.B) {
 	p, vocab, files := searchTreeAt(b, 10_000)

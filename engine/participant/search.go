@@ -1,6 +1,7 @@
 package participant
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"runtime"
@@ -214,51 +215,26 @@ func runs(text string, f func(raw string)) {
 }
 
 // analysisScratch is one worker's reusable space for analyze: what each
-// word it has seen is (as tokens would say, without asking the shared stem
-// table again), and per term, where it is in the note at hand.
+// word it has seen is (lexicon.go), and per term, where it is in the note at
+// hand.
 type analysisScratch struct {
-	words map[string]*lexeme // by the word as it is in the text
-	ids   map[string]int32   // a term's id in this scratch
-	note  int32              // the note at hand, counted
-	seen  []int32            // per term id, the last note that held it
-	slot  []int32            // per term id, its index in that note's vocab
-	last  []int32            // per vocab slot, the last line that holds it
-	n     []int32            // per vocab slot, its occurrences
-	lines []int32            // per vocab slot, the lines holding it
+	lex   lexicon
+	ids   map[string]int32 // a term's id in this scratch
+	note  int32            // the note at hand, counted
+	seen  []int32          // per term id, the last note that held it
+	slot  []int32          // per term id, its index in that note's vocab
+	last  []int32          // per vocab slot, the last line that holds it
+	n     []int32          // per vocab slot, its occurrences
+	lines []int32          // per vocab slot, the lines holding it
 	occ   []occurrence
 	vocab []string // the note at hand's
 	vids  []int32  // its terms' ids
-}
 
-// lexeme is a word as search indexes it: its term (a stop word as it is,
-// any other word stemmed), and the term's id in the scratch.
-type lexeme struct {
-	term string
-	stop bool
-	id   int32
-}
-
-// maxLexemes bounds the words a scratch remembers.
-const maxLexemes = 1 << 20
-
-func (sc *analysisScratch) lexeme(raw string) *lexeme {
-	if l := sc.words[raw]; l != nil {
-		return l
-	}
-	raw = strings.Clone(raw) // the note's text is not kept
-	l := &lexeme{term: strings.ToLower(raw)}
-	if l.stop = stopWords()[l.term]; !l.stop {
-		l.term = stem(l.term)
-	}
-	id, ok := sc.ids[l.term]
-	if !ok {
-		id = int32(len(sc.ids))
-		sc.ids[l.term] = id
-		sc.seen, sc.slot = append(sc.seen, -1), append(sc.slot, 0)
-	}
-	l.id = id
-	sc.words[raw] = l
-	return l
+	terms []string    // by term id
+	parts []partList  // by term id, the worker's share of its list (searchindex.go)
+	used  []int32     // the term ids with a share, in order of first use
+	cnt   []shareSize // by term id, the size of its share
+	lists []*termList // per used, the index's list, while the shares are merged
 }
 
 type occurrence struct {
@@ -267,32 +243,34 @@ type occurrence struct {
 }
 
 func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
-	if sc.words == nil {
-		sc.words, sc.ids = map[string]*lexeme{}, map[string]int32{}
-	}
-	if len(sc.words) > maxLexemes {
-		clear(sc.words) // the terms keep their ids
+	if sc.ids == nil {
+		sc.ids = map[string]int32{}
 	}
 	sc.note++
 	sc.last, sc.n, sc.lines, sc.occ, sc.vocab, sc.vids = sc.last[:0], sc.n[:0], sc.lines[:0], sc.occ[:0], sc.vocab[:0], sc.vids[:0]
-	body, ok := bodyText(e)
-	a := &analyzed{hash: e.Sum(), day: dayOf(e), unread: !ok}
+	body, err := e.Body() // read in place: nothing analyze keeps points into it
+	a := &analyzed{hash: e.Sum(), day: dayOf(e), unread: err != nil}
 	key := e.Key
 	if !a.day.IsZero() {
 		key = strings.Replace(key, a.day.String(), " ", 1) // the date is matched as a date
 	}
-	runs(strings.TrimSuffix(key, ".md"), func(raw string) { // words(), through the scratch
-		if lx := sc.lexeme(raw); !lx.stop && !slices.Contains(a.keyTerms, lx.term) {
+	key = strings.TrimSuffix(key, ".md")
+	for i := 0; ; { // words(), through the scratch
+		lx, next := nextLexeme(sc, key, i)
+		if lx == nil {
+			break
+		}
+		if i = next; !lx.stop && !slices.Contains(a.keyTerms, lx.term) {
 			a.keyTerms = append(a.keyTerms, lx.term)
 		}
-	})
-	nl := strings.Count(body, "\n") + 1
+	}
+	nl := bytes.Count(body, []byte{'\n'}) + 1
 	lines := make([]int32, 3*nl+1) // one allocation for the three
 	a.lineAt, a.lineLen, a.heading = lines[:0:nl+1], lines[nl+1:nl+1:2*nl+1], lines[2*nl+1:2*nl+1]
 	pos, head := 0, int32(-1)
 	// Lines as ReadLines counts them: a last line end starts no line.
 	for at := 0; at < len(body) || at == 0; {
-		end := strings.IndexByte(body[at:], '\n')
+		end := bytes.IndexByte(body[at:], '\n')
 		if end < 0 {
 			end = len(body)
 		} else {
@@ -305,8 +283,12 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 		}
 		n := int32(0)
 		afterStop := false
-		runs(text, func(raw string) {
-			lx := sc.lexeme(raw)
+		for i := 0; ; {
+			lx, next := nextLexeme(sc, text, i)
+			if lx == nil {
+				break
+			}
+			i = next
 			if t := lx.term; lx.stop {
 				afterStop = true
 				if ls := a.minor[t]; len(ls) == 0 || ls[len(ls)-1] != line {
@@ -315,7 +297,7 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 					}
 					a.minor[t] = append(ls, line)
 				}
-				return
+				continue
 			}
 			if sc.seen[lx.id] != sc.note {
 				sc.seen[lx.id], sc.slot[lx.id] = sc.note, int32(len(sc.vocab))
@@ -331,7 +313,7 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 			afterStop = false
 			pos++
 			n++
-		})
+		}
 		a.terms += int(n)
 		a.lineAt = append(a.lineAt, int32(at))
 		a.lineLen = append(a.lineLen, n)

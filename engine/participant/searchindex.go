@@ -97,7 +97,77 @@ type termList struct {
 	refs []noteRef
 	at   []uint64 // packAt's, per note in order
 
-	grow, growRefs int // what a batch of new notes adds, while it is added
+	// What a batch of new notes adds, while it is added, and from how many
+	// workers' shares.
+	grow, growRefs, shares int32
+}
+
+// adopts says whether the list, while a batch is added, takes a worker's
+// share as it is: a new term, held by the notes of one worker only.
+func (l *termList) adopts() bool { return len(l.refs) == 0 && l.shares == 1 }
+
+// partList is a worker's share of a term's list while a batch of notes is
+// added: the notes it analyzed holding the term, with the ids the index gives
+// them, and positions from 0 in its own array.
+type partList struct {
+	refs []noteRef
+	at   []uint64
+}
+
+// list adds the note a, to be id, to the worker's lists, under its terms and
+// its key's; the lists then hold its positions.
+func (sc *analysisScratch) list(a *analyzed, id int32) {
+	for slot, tid := range a.termIDs {
+		p := sc.share(tid)
+		ps := &a.posts[slot]
+		p.refs = append(p.refs, noteRef{id: id, lines: ps.lines, lo: int32(len(p.at)), n: int32(len(ps.at))})
+		p.at = append(p.at, ps.at...)
+	}
+	a.termIDs, a.posts = nil, nil
+	for _, t := range a.keyTerms {
+		p := sc.share(sc.ids[t])
+		if n := len(p.refs); n > 0 && p.refs[n-1].id == id {
+			p.refs[n-1].key = true
+		} else {
+			p.refs = append(p.refs, noteRef{id: id, lo: int32(len(p.at)), key: true})
+		}
+	}
+}
+
+// count counts a's terms and key terms into the worker's shares, before
+// they are made (makeShares) and filled (list).
+func (sc *analysisScratch) count(a *analyzed) {
+	if len(sc.cnt) < len(sc.ids) {
+		sc.cnt = append(sc.cnt, make([]shareSize, len(sc.ids)-len(sc.cnt))...)
+	}
+	for slot, tid := range a.termIDs {
+		sc.cnt[tid].refs++
+		sc.cnt[tid].at += int32(len(a.posts[slot].at))
+	}
+	for _, t := range a.keyTerms {
+		sc.cnt[sc.ids[t]].refs++ // at most: one the body holds too shares its ref
+	}
+}
+
+type shareSize struct{ refs, at int32 }
+
+// makeShares makes each share as large as count counted.
+func (sc *analysisScratch) makeShares() {
+	for tid, n := range sc.cnt {
+		if n.refs > 0 {
+			sc.parts[tid] = partList{refs: make([]noteRef, 0, n.refs), at: make([]uint64, 0, n.at)}
+		}
+	}
+	sc.cnt = nil
+}
+
+// share is the worker's share of term tid's list.
+func (sc *analysisScratch) share(tid int32) *partList {
+	p := &sc.parts[tid]
+	if len(p.refs) == 0 {
+		sc.used = append(sc.used, tid)
+	}
+	return p
 }
 
 // noteRef is one note holding a term: its id, the lines of its body holding
@@ -153,41 +223,75 @@ func (p *Participant) syncIndex() {
 			delete(ix.ids, path)
 		}
 	}
-	// Each worker analyzes a run of the notes with a scratch of its own,
-	// whose term ids then find the terms' lists without a lookup per note.
+	// Each worker analyzes a run of the notes with a scratch of its own and
+	// lists them under its terms in lists of its own (by its term ids, no
+	// lookup per note, no lock); the runs are in order of the notes, so each
+	// term's lists from the workers follow one another in order of ids.
+	base := int32(len(ix.docs))
 	as := make([]*analyzed, len(missing))
 	scratchOf := make([]*analysisScratch, len(missing))
 	parallelRange(len(missing), func(lo, hi int) {
 		sc := &analysisScratch{}
 		for j := lo; j < hi; j++ {
 			as[j], scratchOf[j] = analyze(scope[missing[j]].e, sc), sc
+			sc.count(as[j])
+		}
+		sc.makeShares()
+		for j := lo; j < hi; j++ {
+			sc.list(as[j], base+int32(j))
 		}
 	})
-	tables := map[*analysisScratch][]*termList{} // the lists by the scratches' term ids
-	for _, sc := range scratchOf {
-		if tables[sc] == nil {
-			tables[sc] = make([]*termList, len(sc.ids))
+	var scratches []*analysisScratch // in order of their notes
+	for j, sc := range scratchOf {
+		if j == 0 || sc != scratchOf[j-1] {
+			scratches = append(scratches, sc)
 		}
 	}
 	// Each list grows once: first what the new notes add to it.
 	var grown []*termList
-	for j, a := range as {
-		lists := tables[scratchOf[j]]
-		for slot := range a.vocab {
-			l := ix.listOf(a, slot, lists)
-			if l.grow == 0 {
+	for _, sc := range scratches {
+		sc.lists = make([]*termList, len(sc.used))
+		for k, tid := range sc.used {
+			t := sc.terms[tid]
+			l := ix.terms[t]
+			if l == nil {
+				l = &termList{}
+				ix.terms[t] = l
+			}
+			if l.shares == 0 {
 				grown = append(grown, l)
 			}
-			l.grow += len(a.posts[slot].at)
-			l.growRefs++
+			l.shares++
+			l.grow += int32(len(sc.parts[tid].at))
+			l.growRefs += int32(len(sc.parts[tid].refs))
+			sc.lists[k] = l
 		}
 	}
 	for _, l := range grown {
-		l.at, l.refs = slices.Grow(l.at, l.grow), slices.Grow(l.refs, l.growRefs)
-		l.grow, l.growRefs = 0, 0
+		if !l.adopts() {
+			l.at, l.refs = slices.Grow(l.at, int(l.grow)), slices.Grow(l.refs, int(l.growRefs))
+		}
+	}
+	for _, sc := range scratches {
+		for k, tid := range sc.used {
+			l, part := sc.lists[k], &sc.parts[tid]
+			if l.adopts() {
+				l.refs, l.at = part.refs, part.at
+				continue
+			}
+			off := int32(len(l.at))
+			for _, r := range part.refs {
+				r.lo += off
+				l.refs = append(l.refs, r)
+			}
+			l.at = append(l.at, part.at...)
+		}
+	}
+	for _, l := range grown {
+		l.grow, l.growRefs, l.shares = 0, 0, 0
 	}
 	for j, i := range missing {
-		ix.add(scope[i], as[j], tables[scratchOf[j]])
+		ix.addDoc(scope[i], as[j])
 	}
 	if ix.dead > 0 && (ix.eager || ix.dead > maxDeadFree && ix.dead > len(ix.ids)) {
 		ix.compact()
@@ -220,31 +324,6 @@ type scopedNote struct {
 	effective bool
 }
 
-// add gives a note the next id and lists it under its terms; lists is the
-// terms' lists by the ids of the scratch that analyzed it, filled as found.
-func (ix *searchIndex) add(sn scopedNote, a *analyzed, lists []*termList) {
-	id := ix.addDoc(sn, a)
-	for slot := range a.vocab {
-		l := ix.listOf(a, slot, lists)
-		p := &a.posts[slot]
-		l.refs = append(l.refs, noteRef{id: id, lines: p.lines, lo: int32(len(l.at)), n: int32(len(p.at))})
-		l.at = append(l.at, p.at...)
-	}
-	a.termIDs, a.posts = nil, nil // the lists hold the positions
-	for _, t := range a.keyTerms {
-		l := ix.terms[t]
-		if l == nil {
-			l = &termList{}
-			ix.terms[t] = l
-		}
-		if n := len(l.refs); n > 0 && l.refs[n-1].id == id {
-			l.refs[n-1].key = true
-		} else {
-			l.refs = append(l.refs, noteRef{id: id, key: true})
-		}
-	}
-}
-
 // addDoc gives a note the next id and counts it in the totals; its terms
 // are listed by the caller.
 func (ix *searchIndex) addDoc(sn scopedNote, a *analyzed) int32 {
@@ -260,22 +339,6 @@ func (ix *searchIndex) addDoc(sn scopedNote, a *analyzed) int32 {
 		ix.days = append(ix.days, id)
 	}
 	return id
-}
-
-// listOf is the list of term slot of a, made if new; lists is the lists by
-// the ids of the scratch that analyzed a, filled as found.
-func (ix *searchIndex) listOf(a *analyzed, slot int, lists []*termList) *termList {
-	id := a.termIDs[slot]
-	l := lists[id]
-	if l == nil {
-		t := a.vocab[slot]
-		if l = ix.terms[t]; l == nil {
-			l = &termList{}
-			ix.terms[t] = l
-		}
-		lists[id] = l
-	}
-	return l
 }
 
 // remove takes a note's counts out of the totals and leaves its id dead.

@@ -1,0 +1,196 @@
+package participant
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// An index build spends most of its time turning the words of the notes into
+// terms, and prose repeats its words: each worker remembers what every word
+// it has seen is (lexicon), so a word is lower-cased, looked up as a stop word
+// and stemmed once per worker, not once per occurrence. The lexicon is keyed
+// by the word lower-cased (a word's term depends on nothing else), and an
+// ASCII word, which is most words, is hashed and compared lower-cased as it
+// is read, without making its lower-cased copy. nextLexeme reads the same
+// words as runs and gives the terms tokens gives (TestLexiconAgrees).
+
+// lexeme is a word as search indexes it: its term (a stop word as it is,
+// any other word stemmed), and the term's id in the scratch.
+type lexeme struct {
+	word string // lower-cased, the lexicon's key
+	hash uint32
+	term string
+	stop bool
+	id   int32
+}
+
+// lexicon is an open-addressing table of lexemes by their lower-cased word.
+type lexicon struct {
+	slots []int32 // an index into lex + 1, 0 for a free slot; a power of two long
+	lex   []lexeme
+}
+
+// maxLexemes bounds the words a lexicon remembers.
+const maxLexemes = 1 << 20
+
+const (
+	fnvOffset = 2166136261
+	fnvPrime  = 16777619
+)
+
+// find is the lexeme of the word run, hashed to h: lower-cased already
+// (folded false) or an ASCII run of letters and digits whose lower-cased
+// form is each byte |0x20 (folded true); nil if it is not in the lexicon.
+func find[T string | []byte](lx *lexicon, run T, h uint32, folded bool) *lexeme {
+	if len(lx.slots) == 0 {
+		return nil
+	}
+	mask := uint32(len(lx.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := lx.slots[i]
+		if s == 0 {
+			return nil
+		}
+		l := &lx.lex[s-1]
+		if l.hash != h || len(l.word) != len(run) {
+			continue
+		}
+		if sameWord(l.word, run, folded) {
+			return l
+		}
+	}
+}
+
+func sameWord[T string | []byte](word string, run T, folded bool) bool {
+	if !folded {
+		return word == string(run)
+	}
+	for k := 0; k < len(run); k++ {
+		if word[k] != run[k]|0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+// insert adds l, whose word is not in the lexicon.
+func (lx *lexicon) insert(l lexeme) *lexeme {
+	if len(lx.lex) >= maxLexemes {
+		lx.lex, lx.slots = nil, nil // a bound on memory (the terms keep their ids); a new array, as callers hold lexemes of the old
+	}
+	if 2*(len(lx.lex)+1) > len(lx.slots) {
+		lx.grow()
+	}
+	lx.lex = append(lx.lex, l)
+	lx.place(int32(len(lx.lex)))
+	return &lx.lex[len(lx.lex)-1]
+}
+
+func (lx *lexicon) grow() {
+	lx.slots = make([]int32, max(1024, 2*len(lx.slots)))
+	for i := range lx.lex {
+		lx.place(int32(i + 1))
+	}
+}
+
+func (lx *lexicon) place(s int32) {
+	mask := uint32(len(lx.slots) - 1)
+	i := lx.lex[s-1].hash & mask
+	for lx.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	lx.slots[i] = s
+}
+
+func hashString(s string) uint32 {
+	h := uint32(fnvOffset)
+	for k := 0; k < len(s); k++ {
+		h = (h ^ uint32(s[k])) * fnvPrime
+	}
+	return h
+}
+
+// nextLexeme reads the next word of text from byte i on (a run of letters
+// and digits, as runs reads them) and returns its lexeme and the byte after
+// it; nil at the end of text.
+func nextLexeme[T string | []byte](sc *analysisScratch, text T, i int) (*lexeme, int) {
+	// Up to the word's first byte.
+	for ; i < len(text); i++ {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if c|0x20-'a' < 26 || c-'0' < 10 {
+				break
+			}
+			continue
+		}
+		r, size := decodeRune(text[i:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			break
+		}
+		i += size - 1
+	}
+	if i >= len(text) {
+		return nil, i
+	}
+	start, h, ascii := i, uint32(fnvOffset), true
+	for i < len(text) {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if c|0x20-'a' >= 26 && c-'0' >= 10 {
+				break
+			}
+			h = (h ^ uint32(c|0x20)) * fnvPrime
+			i++
+			continue
+		}
+		r, size := decodeRune(text[i:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			break
+		}
+		ascii = false
+		i += size
+	}
+	run := text[start:i]
+	if ascii {
+		if l := find(&sc.lex, run, h, true); l != nil {
+			return l, i
+		}
+		w := strings.ToLower(string(run))
+		return sc.newLexeme(w, h), i
+	}
+	w := strings.ToLower(string(run))
+	h = hashString(w)
+	if l := find(&sc.lex, w, h, false); l != nil {
+		return l, i
+	}
+	return sc.newLexeme(w, h), i
+}
+
+func decodeRune[T string | []byte](s T) (rune, int) {
+	switch s := any(s).(type) {
+	case string:
+		return utf8.DecodeRuneInString(s)
+	case []byte:
+		return utf8.DecodeRune(s)
+	}
+	panic("unreachable")
+}
+
+// newLexeme adds the lower-cased word w, hashed to h, to the scratch's
+// lexicon, with its term and the term's id.
+func (sc *analysisScratch) newLexeme(w string, h uint32) *lexeme {
+	l := lexeme{word: w, hash: h, term: w}
+	if l.stop = stopWords()[w]; !l.stop {
+		l.term = stem(w)
+	}
+	id, ok := sc.ids[l.term]
+	if !ok {
+		id = int32(len(sc.ids))
+		sc.ids[l.term] = id
+		sc.seen, sc.slot = append(sc.seen, -1), append(sc.slot, 0)
+		sc.terms, sc.parts = append(sc.terms, l.term), append(sc.parts, partList{})
+	}
+	l.id = id
+	return sc.lex.insert(l)
+}
