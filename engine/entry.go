@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // Note is one note: a .md file in a dimension root (SPEC §2).
@@ -34,9 +35,9 @@ type Note struct {
 	// (the text up to BodyStart): Text reads the whole again from the disk.
 	src  []byte
 	size int32 // the whole text's length
-	// mem is the tree a text kept in part is read again through; nil when
-	// src is the whole text.
-	mem *Memory
+	// od is how a text kept in part is read again; nil when src is the
+	// whole text (a resident note pays no more than the pointer).
+	od *onDemand
 	// sum is the SHA-256 of the text; Hash spells it in hex only when asked
 	// (the hex string took 80 bytes a note, kept for every note of the tree).
 	// It is taken at the first Sum (sumOnce): a note kept whole has its text
@@ -164,31 +165,35 @@ func frontOfDoc(src []byte, d *frontmatter.Document) front {
 
 // setSrc makes src the note's source: its frontmatter's values and its hash.
 func (e *Note) setSrc(src []byte) {
-	e.src, e.size, e.mem = src, int32(len(src)), nil
+	e.src, e.size, e.od = src, int32(len(src)), nil
 	e.front = frontOf(src)
 }
 
 // ResidentMax is the largest note whose whole text a tree loaded with
 // Options.BodiesOnDemand keeps: below it, reading the file again costs more
 // than the bytes kept (a read through the memory root is an open per folder
-// of the path, a read and a SHA-256), and most notes an agent writes are
-// that small. A larger note keeps its frontmatter (Doc, Updated, Machine and
-// Revision need no read) and its hash.
+// of the path, a read, and a SHA-256 unless its stamp is trusted), and most
+// notes an agent writes are that small. A larger note keeps its frontmatter
+// (Doc, Updated, Machine and Revision need no read) and its hash.
 const ResidentMax = 4096
 
-// dropBody keeps of e, read from its file in m, only the frontmatter when
-// the whole is larger than ResidentMax. A note whose frontmatter Parse could
-// not read alone keeps its text: one that opens a block it does not close
-// (the whole note is then body, and the opening line the error).
-func (e *Note) dropBody(m *Memory) {
+// dropBody keeps of e, read from its file in m with the stamp st, only the
+// frontmatter when the whole is larger than ResidentMax. A note whose
+// frontmatter Parse could not read alone keeps its text: one that opens a
+// block it does not close (the whole note is then body, and the opening
+// line the error).
+func (e *Note) dropBody(m *Memory, st safefs.Stamp) {
 	body := int(e.front.body)
 	if len(e.src) <= ResidentMax || body <= len(frontmatterBOM) && bytes.HasPrefix(bytes.TrimPrefix(e.src, frontmatterBOM), []byte("---")) {
 		return
 	}
-	e.Sum() // the hash the text read again is checked against
+	// The hash a text read again is checked against when its stamp is not
+	// trusted, and the one the history's keep pass looks the version up by
+	// (KeepLoaded): it is taken now, while the text is at hand.
+	e.Sum()
 	b := e.src[body:]
 	e.noLinks = !bytes.Contains(b, []byte("](")) && !bytes.Contains(b, []byte("]:")) && !bytes.Contains(b, []byte("[["))
-	e.src, e.mem = bytes.Clone(e.src[:body]), m
+	e.src, e.od = bytes.Clone(e.src[:body]), &onDemand{mem: m, stamp: m.trustedStamp(st, int(e.size))}
 }
 
 // MayLink reports whether the note's body may hold a link (mdlinks: an
@@ -201,22 +206,23 @@ var frontmatterBOM = []byte("\xef\xbb\xbf")
 
 // Resident reports whether the note's whole text is kept in memory (Text
 // then never reads the disk).
-func (e *Note) Resident() bool { return e.mem == nil }
+func (e *Note) Resident() bool { return e.od == nil }
 
 // Size is the length of the note's text in bytes.
 func (e *Note) Size() int { return int(e.size) }
 
 // Text is the note's text. A resident note's is at hand; any other's is
 // read from its file through the memory root (no link followed, as the
-// load reads) and must hash to what the load took (Sum): when it does not,
-// or cannot be read, the note changed behind the tree's back, and Text
+// load reads) and must be what the load read: the same file stamp, old
+// enough when the load read it, or else the same hash (Sum). When it is
+// not, or cannot be read, the note changed behind the tree's back, and Text
 // answers a *ChangedError (errcode.Stale) and has the tree refresh the note
 // as its watcher would (Memory.SetOnStale), never the text that was.
 func (e *Note) Text() ([]byte, error) {
-	if e.mem == nil {
+	if e.od == nil {
 		return e.src, nil
 	}
-	return e.mem.readText(e)
+	return e.od.mem.readText(e)
 }
 
 // TextOrNil is Text's text, nil when Text fails (the note changed on disk
@@ -242,10 +248,10 @@ func (e *Note) BodyOrNil() []byte {
 // quietText is Text telling no one of a change: for the tree's own reads
 // while it refreshes.
 func (e *Note) quietText() ([]byte, error) {
-	if e.mem == nil {
+	if e.od == nil {
 		return e.src, nil
 	}
-	return e.mem.readTextQuiet(e)
+	return e.od.mem.readTextQuiet(e)
 }
 
 // LooseNote is the Markdown file at path read outside every memory tree: its

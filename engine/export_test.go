@@ -1,5 +1,7 @@
 package engine
 
+import "time"
+
 // TokenizerRuns is how many texts the tokenizer has counted in this process.
 func TokenizerRuns() int64 { return tokenizerRuns.Load() }
 
@@ -9,3 +11,16 @@ func WalkByPath(t interface{ Cleanup(func()) }) {
 	walkByPath = true
 	t.Cleanup(func() { walkByPath = false })
 }
+
+// SetLoadClock makes now the clock a load reads its start from (the time
+// an on-demand note's stamp must be 2 s older than to be trusted), until
+// the test ends.
+func SetLoadClock(t interface{ Cleanup(func()) }, now func() time.Time) {
+	was := loadClock
+	loadClock = now
+	t.Cleanup(func() { loadClock = was })
+}
+
+// OnDemandHashes is how many texts read on demand were hashed in this
+// process to be checked against the load's hash.
+func OnDemandHashes() int64 { return onDemandHashes.Load() }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/magicfrog/mf-lsp/engine/history"
 	"github.com/magicfrog/mf-lsp/engine/safefs"
@@ -90,6 +91,10 @@ type Memory struct {
 	onDir     func(dir string)             // Options.OnDir
 	// historyPolicy bounds the local history (magicfrog.json "history").
 	historyPolicy history.Policy
+	// loadStart is when the latest loadRoot (a load's, a refresh's) began,
+	// by loadClock: what a note's stamp must be older than to be trusted
+	// (trustedStamp). Set under mu, before the reads it judges.
+	loadStart time.Time
 	// onStale is told of a note whose text, read on demand, no longer
 	// hashes to what the load took (SetOnStale); nil: Refresh it.
 	onStale  atomic.Pointer[func(path string)]
@@ -255,6 +260,7 @@ func (m *Memory) readConfig() {
 // at all, the walk goes by path (filepath.WalkDir) and every note is read
 // through the memory root.
 func (m *Memory) loadRoot(r Root, dir string) {
+	m.loadStart = loadClock()
 	var notes []foundNote
 	visit := func(p string, d fs.DirEntry, err error) error {
 		if _, ok := r.rel(p); !ok || m.skips(r, p, d) {
@@ -454,17 +460,18 @@ func (m *Memory) walkAndRead(r Root, root *os.Root, memRoot string, d *safefs.Di
 				for i, n := range j.notes {
 					res, dir := &j.results[i], j.dirs[i]
 					src, err := []byte(nil), error(safefs.ErrLink)
+					var st safefs.Stamp
 					switch {
 					case n.link:
 					case m.onDemand:
-						if src, err = dir.ReadFileInto(n.name, MaxNoteSize, scratch); err == nil {
+						if src, st, err = dir.ReadFileInto(n.name, MaxNoteSize, scratch); err == nil {
 							scratch = src
 						}
 					default:
 						src, err = dir.ReadFile(n.name, MaxNoteSize)
 					}
 					if err == nil {
-						res.note, res.problem = m.makeLoaded(r, n.path, src, m.onDemand)
+						res.note, res.problem = m.makeLoaded(r, n.path, src, st, m.onDemand)
 					} else {
 						res.note, res.problem = m.readNote(r, root, memRoot, n.path, n.from())
 					}
@@ -549,14 +556,14 @@ func (m *Memory) readNote(r Root, root *os.Root, rootDir, p, from string) (*Note
 	if err != nil {
 		return nil, &Problem{Path: p, Kind: ProblemUnreadable, Message: err.Error()}
 	}
-	src, err := readNote(root, rel)
+	src, st, err := readNote(root, rel)
 	if err != nil {
 		return nil, noteProblem(p, err)
 	}
 	if from != p {
 		return m.makeNote(r, p, src) // a link's note keeps its text: p itself would be refused
 	}
-	return m.makeLoaded(r, p, src, false)
+	return m.makeLoaded(r, p, src, st, false)
 }
 
 // readNote reads a note inside root through no symbolic link at all, folder
@@ -566,7 +573,7 @@ func (m *Memory) readNote(r Root, root *os.Root, rootDir, p, from string) (*Note
 // it, so a folder swapped for a link since cannot lead into another owner's
 // notes. No Lstat first: each extra call costs the path's whole depth again
 // (engine/internal/coldbench).
-func readNote(root *os.Root, rel string) ([]byte, error) {
+func readNote(root *os.Root, rel string) ([]byte, safefs.Stamp, error) {
 	return safefs.ReadInNoLinks(root, rel, MaxNoteSize)
 }
 
@@ -613,13 +620,14 @@ func (m *Memory) makeNote(r Root, p string, src []byte) (*Note, *Problem) {
 }
 
 // makeLoaded is makeNote for a note read from the disk at p (not through a
-// link): with BodiesOnDemand a large one keeps only its frontmatter
-// resident (Note.dropBody). When reused, src is the caller's buffer, read
-// into again for the next note: the note keeps a copy of what it keeps.
-func (m *Memory) makeLoaded(r Root, p string, src []byte, reused bool) (*Note, *Problem) {
+// link), its file's stamp st as read: with BodiesOnDemand a large one keeps
+// only its frontmatter resident (Note.dropBody). When reused, src is the
+// caller's buffer, read into again for the next note: the note keeps a copy
+// of what it keeps.
+func (m *Memory) makeLoaded(r Root, p string, src []byte, st safefs.Stamp, reused bool) (*Note, *Problem) {
 	e, prob := m.makeNote(r, p, src)
 	if e != nil && m.onDemand {
-		e.dropBody(m)
+		e.dropBody(m, st)
 	}
 	if e != nil && reused && e.Resident() {
 		e.src = bytes.Clone(e.src)

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"sync/atomic"
+	"time"
 
 	"github.com/magicfrog/mf-lsp/engine/errcode"
 	"github.com/magicfrog/mf-lsp/engine/safefs"
@@ -60,6 +62,42 @@ func (m *Memory) stale(path string) {
 	m.Refresh(path)
 }
 
+// onDemand is how a note whose text the load dropped (dropBody) is read
+// again: through its tree's memory root, and checked against what the load
+// read.
+type onDemand struct {
+	mem *Memory
+	// stamp is the file's as the load read it, when a read that finds the
+	// same one may answer its bytes without hashing them (trustedStamp);
+	// zero when every read is hashed against the load's Sum.
+	stamp safefs.Stamp
+}
+
+// stampMargin is how much older than a load's start a file's modification
+// and change times must be for its stamp to be trusted: a write within the
+// same tick of the file system's clock as the load's read (a few
+// milliseconds on Linux's file systems, 2 s on FAT's modification time)
+// would leave every field of the stamp as it was.
+const stampMargin = 2 * time.Second
+
+// loadClock is the clock a load reads its start from; tests set it.
+var loadClock = time.Now
+
+// onDemandHashes counts the texts read on demand that were hashed.
+var onDemandHashes atomic.Int64
+
+// trustedStamp is st, the stamp of size bytes the load read, when a later
+// read finding it again may trust its bytes: both its times more than
+// stampMargin older than the start of the load (m.loadStart), so any later
+// write moves the change time. Zero otherwise.
+func (m *Memory) trustedStamp(st safefs.Stamp, size int) safefs.Stamp {
+	before := m.loadStart.Add(-stampMargin).UnixNano()
+	if !st.Known() || st.Size != int64(size) || st.Mtime >= before || st.Ctime >= before {
+		return safefs.Stamp{}
+	}
+	return st
+}
+
 // readText reads e's text again through its memory root, as the load read
 // it (Note.Text), and tells of a change (stale).
 func (m *Memory) readText(e *Note) ([]byte, error) {
@@ -75,14 +113,19 @@ func (m *Memory) readTextQuiet(e *Note) ([]byte, error) {
 	memRoot := m.Paths.LockRoot(e.Root)
 	rel, err := filepath.Rel(memRoot, e.Path)
 	var src []byte
+	var st safefs.Stamp
 	if err == nil {
 		var root *os.Root
 		if root, err = safefs.OpenRoot(memRoot); err == nil {
-			src, err = readNote(root, rel)
+			src, st, err = readNote(root, rel)
 			root.Close()
 		}
 	}
+	if err == nil && st.Known() && st == e.od.stamp {
+		return src, nil // the bytes the load read and hashed
+	}
 	if err == nil {
+		onDemandHashes.Add(1)
 		sum := sha256.Sum256(src)
 		if sum == e.Sum() {
 			return src, nil

@@ -55,18 +55,38 @@ func (d *Dir) ReadFile(name string, max int64) ([]byte, error) {
 	if err := oneElement(name); err != nil {
 		return nil, err
 	}
-	return d.readFile(name, max, nil)
+	b, _, err := d.readFile(name, max, nil, false)
+	return b, err
 }
 
 // ReadFileInto is ReadFile reading into buf's space when the file fits in
 // it (else into a new buffer): a caller that keeps nothing of what it read
-// reuses one buffer for many files instead of making garbage of each.
-func (d *Dir) ReadFileInto(name string, max int64, buf []byte) ([]byte, error) {
+// reuses one buffer for many files instead of making garbage of each. It
+// also answers the file's Stamp as it was read, at the price of a second
+// fstat after the read.
+func (d *Dir) ReadFileInto(name string, max int64, buf []byte) ([]byte, Stamp, error) {
 	if err := oneElement(name); err != nil {
-		return nil, err
+		return nil, Stamp{}, err
 	}
-	return d.readFile(name, max, buf)
+	return d.readFile(name, max, buf, true)
 }
+
+// Stamp is what the opened file's own fstat said of it as it was read whole:
+// which file (device and inode), its size, its modification and change
+// times (nanoseconds since 1970). Any write to the file or its inode moves
+// its change time, which no program can set back, so an equal stamp names
+// the same bytes unless the write fell within the same tick of the file
+// system's clock as the stamp was taken; a caller judges that by the times
+// (engine: Note.Text). The zero Stamp is unknown: the file changed while read,
+// or the platform gives no descriptor's fstat here.
+type Stamp struct {
+	Dev, Ino     uint64
+	Size         int64
+	Mtime, Ctime int64
+}
+
+// Known reports whether s was taken (not the zero Stamp).
+func (s Stamp) Known() bool { return s != Stamp{} }
 
 // readFileSlow is ReadFile through an *os.File: the one way where openat is
 // not at hand, and the way a refused file's error is worded everywhere.
@@ -96,21 +116,21 @@ func oneElement(name string) error {
 // symbolic link: each folder on the way is opened relative to the one before
 // it without following a link (OpenDir), so a folder swapped for a link
 // after the caller looked fails with ErrLink instead of leading elsewhere in
-// the root.
-func ReadInNoLinks(root *os.Root, name string, max int64) ([]byte, error) {
+// the root. It also answers the file's Stamp (ReadFileInto).
+func ReadInNoLinks(root *os.Root, name string, max int64) ([]byte, Stamp, error) {
 	parts := strings.Split(filepath.ToSlash(filepath.Clean(name)), "/")
 	d, err := OpenDirIn(root, ".")
 	if err != nil {
-		return nil, err
+		return nil, Stamp{}, err
 	}
 	for _, p := range parts[:len(parts)-1] {
 		c, err := d.OpenDir(p)
 		d.Close()
 		if err != nil {
-			return nil, err
+			return nil, Stamp{}, err
 		}
 		d = c
 	}
 	defer d.Close()
-	return d.ReadFile(parts[len(parts)-1], max)
+	return d.ReadFileInto(parts[len(parts)-1], max, nil)
 }

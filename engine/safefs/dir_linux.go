@@ -68,36 +68,35 @@ func (d dir) close() error { return d.f.Close() }
 // it garbage, which is what let the heap (and the server's peak RSS) run
 // ahead of the notes kept. A file that is refused (not regular, too large)
 // is read again the slow way, for the same error everywhere.
-func (d dir) readFile(name string, max int64, into []byte) ([]byte, error) {
+func (d dir) readFile(name string, max int64, into []byte, stamped bool) ([]byte, Stamp, error) {
 	fd, err := d.openat(name, syscall.O_NONBLOCK)
 	if err != nil {
-		return nil, err
+		return nil, Stamp{}, err
 	}
-	buf, ok, err := readFd(fd, max, into)
+	buf, st, ok, err := readFd(fd, max, into, stamped)
 	syscall.Close(fd) // read-only: nothing to lose, as the slow path's deferred Close
 	switch {
 	case !ok:
-		return d.readFileSlow(name, max)
+		b, err := d.readFileSlow(name, max)
+		return b, Stamp{}, err
 	case err != nil:
-		return nil, &fs.PathError{Op: "read", Path: filepath.Join(d.f.Name(), name), Err: err}
+		return nil, Stamp{}, &fs.PathError{Op: "read", Path: filepath.Join(d.f.Name(), name), Err: err}
 	}
-	return buf, nil
+	return buf, st, nil
 }
 
 // readFd reads fd whole when fstat shows a regular file of at most max bytes
 // (max < 0: no limit) and it does not grow past max while read; ok false
 // otherwise, for the caller's slow path to say why. It reads into into's
-// space when the file fits there.
-func readFd(fd int, max int64, into []byte) (buf []byte, ok bool, err error) {
-	var st syscall.Stat_t
-	for {
-		err = syscall.Fstat(fd, &st)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+// space when the file fits there. When stamped, its stamp is that fstat's
+// if a second one after the read says the same and the bytes read are as
+// many as it said; zero when the file changed while read (a stamp taken
+// before the read alone could name bytes a write tore during it, one taken
+// after alone bytes that were not yet the write's), and when not stamped.
+func readFd(fd int, max int64, into []byte, stamped bool) (buf []byte, stamp Stamp, ok bool, err error) {
+	st, err := fstat(fd)
 	if err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || (max >= 0 && st.Size > max) {
-		return nil, false, nil
+		return nil, Stamp{}, false, nil
 	}
 	limit := max
 	if limit < 0 {
@@ -117,13 +116,32 @@ func readFd(fd int, max int64, into []byte) (buf []byte, ok bool, err error) {
 		case err == syscall.EINTR:
 			continue
 		case err != nil:
-			return nil, true, err
+			return nil, Stamp{}, true, err
 		case n == 0:
-			return buf, true, nil
+			if !stamped || int64(len(buf)) != st.Size {
+				return buf, Stamp{}, true, nil
+			}
+			if after, err := fstat(fd); err == nil && stampOf(after) == stampOf(st) {
+				stamp = stampOf(st)
+			}
+			return buf, stamp, true, nil
 		}
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > limit {
-			return nil, false, nil // grew past max: the slow path says so
+			return nil, Stamp{}, false, nil // grew past max: the slow path says so
 		}
 	}
+}
+
+// fstat is syscall.Fstat retried on EINTR.
+func fstat(fd int) (st syscall.Stat_t, err error) {
+	for {
+		if err = syscall.Fstat(fd, &st); err != syscall.EINTR {
+			return st, err
+		}
+	}
+}
+
+func stampOf(st syscall.Stat_t) Stamp {
+	return Stamp{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}
 }

@@ -109,20 +109,20 @@ func TestReadFileInto(t *testing.T) {
 	}
 	defer d.Close()
 	buf := make([]byte, 0, 20)
-	got, err := d.ReadFileInto("mid.md", 100, buf)
+	got, _, err := d.ReadFileInto("mid.md", 100, buf)
 	if err != nil || string(got) != "a longer text" || &got[:1][0] != &buf[:1][0] {
 		t.Fatalf("mid.md into a 20-byte buffer: %q %v (its own space: %v)", got, err, err == nil && &got[:1][0] == &buf[:1][0])
 	}
-	if got, err = d.ReadFileInto("small.md", 100, got); err != nil || string(got) != "hi" || &got[:1][0] != &buf[:1][0] {
+	if got, _, err = d.ReadFileInto("small.md", 100, got); err != nil || string(got) != "hi" || &got[:1][0] != &buf[:1][0] {
 		t.Fatalf("small.md read again into the buffer: %q %v", got, err)
 	}
-	if got, err = d.ReadFileInto("big.md", 100, got); err != nil || string(got) != "a text longer than the buffer is" {
+	if got, _, err = d.ReadFileInto("big.md", 100, got); err != nil || string(got) != "a text longer than the buffer is" {
 		t.Fatalf("big.md: %q %v", got, err)
 	}
-	if _, err := d.ReadFileInto("big.md", 10, buf); !errors.Is(err, ErrTooLarge) {
+	if _, _, err := d.ReadFileInto("big.md", 10, buf); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("over the limit: %v", err)
 	}
-	if b, err := d.ReadFileInto("link.md", 100, buf); err == nil {
+	if b, _, err := d.ReadFileInto("link.md", 100, buf); err == nil {
 		t.Errorf("link.md: followed the link: %q", b)
 	}
 }
