@@ -76,7 +76,7 @@ func servedAsMCP(t *testing.T, root string) (*engine.Memory, *mcp.ClientSession)
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Close)
-	p, err := participant.New(m, participant.Options{Scope: m.DefaultScope(), NoEmbeddings: true})
+	p, err := participant.New(m, participant.Options{Scope: m.DefaultScope()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func servedResident(t *testing.T, root string) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := participant.New(m, participant.Options{Scope: m.DefaultScope(), NoEmbeddings: true})
+	p, err := participant.New(m, participant.Options{Scope: m.DefaultScope()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,14 @@ package session
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/participant"
+	"github.com/magicfrog/mf-lsp/engine/participant/embedenv"
 )
 
 // magicfrog.search: the participant's search (engine/participant's Search,
@@ -147,9 +149,17 @@ func (snap *Snapshot) searcher() (*participant.Participant, error) {
 		today = snap.Today.String()
 	}
 	if snap.tree == nil {
-		return participant.New(snap.Memory, participant.Options{Scope: snap.Participant, Today: today})
+		return participant.New(snap.Memory, searchOptions(snap.Participant, today))
 	}
 	return snap.tree.searchers.get(snap.Memory, snap.Participant, today)
+}
+
+// searchOptions make the participant that searches for scope s: with the
+// embedding provider the environment configures, if any.
+func searchOptions(s engine.Scope, today string) participant.Options {
+	o := participant.Options{Scope: s, Today: today}
+	embedenv.Set(&o, os.Getenv)
+	return o
 }
 
 // searcherCache is a tree's last search participant.
@@ -167,7 +177,7 @@ func (c *searcherCache) get(m *engine.Memory, s engine.Scope, today string) (*pa
 	if c.p != nil && c.m == m && c.key == key {
 		return c.p, nil
 	}
-	p, err := participant.New(m, participant.Options{Scope: s, Today: today})
+	p, err := participant.New(m, searchOptions(s, today))
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func BenchmarkSearchCommand(b *testing.B) {
 		}
 	})
 	b.Run("participant-kept", func(b *testing.B) {
-		p, err := participant.New(snap.Memory, participant.Options{Scope: snap.Participant, Today: snap.Today.String(), NoEmbeddings: true})
+		p, err := participant.New(snap.Memory, participant.Options{Scope: snap.Participant, Today: snap.Today.String()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func BenchmarkSearchCommand(b *testing.B) {
 	})
 	b.Run("fresh", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			p, err := participant.New(snap.Memory, participant.Options{Scope: snap.Participant, Today: snap.Today.String(), NoEmbeddings: true})
+			p, err := participant.New(snap.Memory, participant.Options{Scope: snap.Participant, Today: snap.Today.String()})
 			if err != nil {
 				b.Fatal(err)
 			}

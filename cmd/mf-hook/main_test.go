@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
@@ -254,5 +255,42 @@ func TestOwnInitsAreSmall(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatalf("no initializer of this module in mf-hook's inittrace:\n%s", out)
+	}
+}
+
+// unlinked are packages mf-hook must not link: net and the HTTP client
+// (engine/embed's, for search's embeddings, which no hook command runs)
+// bring crypto/tls's and net's initializers, and cgo makes the binary
+// dynamic, so the loader's relocations and cgo's start run at every call.
+var unlinked = []string{"net", "net/http", "crypto/tls", "runtime/cgo", "github.com/magicfrog/mf-lsp/engine/embed"}
+
+// TestLeanDeps: mf-hook links none of unlinked, and the binary is static.
+func TestLeanDeps(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	deps := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		deps[p] = true
+	}
+	for _, p := range unlinked {
+		if deps[p] {
+			t.Errorf("mf-hook links %s: what imports it must not be reachable from the hook commands (go list -deps; embeddings come in through engine/participant/embedenv)", p)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	_, mfHook := build(t)
+	f, err := elf.Open(mfHook)
+	if err != nil {
+		t.Skipf("not an ELF binary: %v", err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Errorf("mf-hook is dynamically linked (it has an interpreter): it links cgo")
+		}
 	}
 }

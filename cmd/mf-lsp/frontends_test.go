@@ -24,9 +24,10 @@ var frontEnds = []string{"cmd/mf-lsp", "cmd/mf-hook", "cmd/internal/shell", "lsp
 
 // behaviourPackages are the packages whose functions and methods a front end
 // must not call: the engine below the operations layer, and the pure checks.
-// engine/participant is the layer's lower half, so it is not here.
+// engine/participant is the layer's lower half, so it is not here, nor its
+// embedenv (the front ends that search set the embeddings with it).
 func isBehaviourPackage(rel string) bool {
-	if rel == "engine/participant" {
+	if rel == "engine/participant" || strings.HasPrefix(rel, "engine/participant/") {
 		return false
 	}
 	return rel == "engine" || strings.HasPrefix(rel, "engine/") || rel == "diagnostics"

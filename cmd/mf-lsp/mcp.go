@@ -72,7 +72,7 @@ budget is given); its JSON is the structured content. See docs/cli.md#mcp.`, std
 		watcher = w
 		return m, err
 	}
-	p, err := pf.Participant(c, "")
+	p, err := pf.Participant(c, "", withEmbeddings)
 	if err != nil {
 		watcher.Close()
 		return shell.RefusedScope(c, err, "")

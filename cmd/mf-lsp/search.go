@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/cmd/internal/shell"
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/participant"
+	"github.com/magicfrog/mf-lsp/engine/participant/embedenv"
 )
 
 func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -32,7 +34,7 @@ argument make one query.`, stdout, stderr)
 	if _, err := engine.Today(*today); err != nil {
 		return c.UsageError("--today %q: want YYYY-MM-DD", *today)
 	}
-	p, err := pf.Participant(c, *today)
+	p, err := pf.Participant(c, *today, withEmbeddings)
 	if err != nil {
 		return c.Fail("%v", err)
 	}
@@ -73,3 +75,7 @@ argument make one query.`, stdout, stderr)
 	fmt.Fprintf(stderr, "%d of %d matching notes\n", len(res.Hits), res.Total)
 	return exitOK
 }
+
+// withEmbeddings gives a participant that searches (search, mcp) the
+// embedding provider the environment configures.
+func withEmbeddings(o *participant.Options) { embedenv.Set(o, os.Getenv) }

@@ -184,18 +184,6 @@ func (p *Provider) fetch(ctx context.Context, texts []string) ([][]float32, erro
 	return vecs, nil
 }
 
-// Cosine is the cosine of two normalized vectors (0 when their lengths differ).
-func Cosine(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return 0
-	}
-	s := 0.0
-	for i := range a {
-		s += float64(a[i]) * float64(b[i])
-	}
-	return s
-}
-
 func normalize(v []float32) {
 	n := 0.0
 	for _, x := range v {

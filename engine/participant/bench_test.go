@@ -81,7 +81,7 @@ func searchTreeAt(b *testing.B, n int) (*participant.Participant, []string, []st
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, NoEmbeddings: true})
+	p, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func BenchmarkSearchCold(b *testing.B) {
 		}
 	})
 	first := func(b *testing.B, cache string) {
-		fresh, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, NoEmbeddings: true, SearchCacheDir: cache})
+		fresh, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, SearchCacheDir: cache})
 		if err != nil {
 			b.Fatal(err)
 		}

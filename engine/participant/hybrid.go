@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/magicfrog/mf-lsp/engine/embed"
 )
 
 // Hybrid search (issue 26): with an embedding provider configured, every
@@ -117,7 +115,7 @@ func (p *Participant) semantic(text string, cands []*cand, every bool) ([]semHit
 	for _, c := range cands {
 		best := semHit{c: c, cos: math.Inf(-1)}
 		for _, ch := range ix.notes[c.e.Path].chunks {
-			if cos := embed.Cosine(qv, ch.vec); cos > best.cos {
+			if cos := cosine(qv, ch.vec); cos > best.cos {
 				best.cos, best.lo, best.hi = cos, ch.lo, ch.hi
 			}
 		}
@@ -169,4 +167,16 @@ func fuse(all []scored, sem []semHit, limit int) ([]*scored, int) {
 	}
 	sort.SliceStable(order, func(i, j int) bool { return better(order[i], order[j]) })
 	return order[:min(len(order), limit)], total
+}
+
+// cosine is the cosine of two normalized vectors (0 when their lengths differ).
+func cosine(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return 0
+	}
+	s := 0.0
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
 }

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine/embed"
 	"github.com/magicfrog/mf-lsp/engine/participant"
+	"github.com/magicfrog/mf-lsp/engine/participant/embedenv"
 )
 
 // fakeConcepts is the stand-in model's meaning: words of one concept embed
@@ -121,7 +123,7 @@ func TestHybridSearch(t *testing.T) {
 	c := hybridCorpus()
 	m := recallMemory(t, c)
 	const query = "Who collected donations for a fundraiser?"
-	keyword := recallParticipant(t, c, m, participant.Options{NoEmbeddings: true})
+	keyword := recallParticipant(t, c, m, participant.Options{})
 	if _, err := keyword.Search(query, 5); err == nil {
 		// "who", "for", "a" are stop words: the query's words are none of the notes'.
 		if r, _ := keyword.Search(query, 5); len(r.Hits) != 0 {
@@ -185,7 +187,8 @@ func TestHybridSearch(t *testing.T) {
 
 // TestNoProviderNoFetch: without MAGICFROG_EMBEDDINGS_URL there is no
 // provider and a search sends nothing; set, the same search asks the
-// endpoint (so the counter would see a request).
+// endpoint (so the counter would see a request). The participant reads no
+// environment itself: embedenv.Set, what the searching front ends call, does.
 func TestNoProviderNoFetch(t *testing.T) {
 	c := hybridCorpus()
 	m := recallMemory(t, c)
@@ -193,7 +196,12 @@ func TestNoProviderNoFetch(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	t.Setenv(embed.EnvURL, "")
 	t.Setenv(embed.EnvModel, "stand-in")
-	p := recallParticipant(t, c, m, participant.Options{})
+	fromEnv := func() participant.Options {
+		var o participant.Options
+		embedenv.Set(&o, os.Getenv)
+		return o
+	}
+	p := recallParticipant(t, c, m, fromEnv())
 	if _, err := p.Search("charity race", 5); err != nil {
 		t.Fatal(err)
 	}
@@ -201,16 +209,25 @@ func TestNoProviderNoFetch(t *testing.T) {
 		t.Fatalf("no provider configured, and %d requests were sent", n)
 	}
 	t.Setenv(embed.EnvURL, f.URL+"/v1/embeddings")
-	p = recallParticipant(t, c, m, participant.Options{})
+	p = recallParticipant(t, c, m, fromEnv())
 	if _, err := p.Search("charity race", 5); err != nil {
 		t.Fatal(err)
 	}
 	if f.requests.Load() == 0 {
 		t.Fatal("a configured provider was not asked")
 	}
+	// Without embedenv, the environment is not read: nothing is asked.
+	before := f.requests.Load()
+	p = recallParticipant(t, c, m, participant.Options{})
+	if _, err := p.Search("charity race", 5); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.requests.Load() - before; n != 0 {
+		t.Fatalf("a participant without a provider sent %d requests", n)
+	}
 	// A bad configuration is a warning, and search answers by keywords.
 	t.Setenv(embed.EnvURL, "ftp://nowhere")
-	p = recallParticipant(t, c, m, participant.Options{})
+	p = recallParticipant(t, c, m, fromEnv())
 	if w := strings.Join(p.Warnings(), "\n"); !strings.Contains(w, "embeddings") {
 		t.Errorf("warnings %q", w)
 	}

@@ -18,6 +18,7 @@
 package participant
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -26,7 +27,6 @@ import (
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
-	"github.com/magicfrog/mf-lsp/engine/embed"
 	"github.com/magicfrog/mf-lsp/engine/errcode"
 )
 
@@ -38,11 +38,17 @@ type Participant struct {
 	index searchIndex
 	// embedIx is the embedded chunks of the notes in scope.
 	embedIx embedIndex
-	embed   *embed.Provider // search's optional embeddings; nil: keywords only
+	embed   Embedder // search's optional embeddings; nil: keywords only
 	// embedErr is why the environment's embedding provider is not used.
 	embedErr error
 	// cacheDir holds the index's copy across processes; "" none.
 	cacheDir string
+}
+
+// Embedder embeds texts for hybrid search (issue 26): one vector per text,
+// normalized to length 1. engine/embed's Provider is the HTTP one.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
 // Options make a Participant.
@@ -53,11 +59,16 @@ type Options struct {
 	// Today overrides the journal's today (YYYY-MM-DD) for the boot set and
 	// for appends; "" is the local date, read at every call.
 	Today string
-	// Embeddings is search's embedding provider; nil is the one the
-	// environment configures (embed.FromEnv), if any.
-	Embeddings *embed.Provider
-	// NoEmbeddings leaves embeddings out whatever the environment says.
-	NoEmbeddings bool
+	// Embeddings is search's optional embedding provider; nil: search ranks
+	// by keywords only. The participant reads no environment for it: the
+	// front ends that search set it (package embedenv reads
+	// MAGICFROG_EMBEDDINGS_URL), so a binary that only appends or renders
+	// links no HTTP client.
+	Embeddings Embedder
+	// EmbeddingsErr is why the configured provider could not be made (a bad
+	// MAGICFROG_EMBEDDINGS_URL): a warning (Warnings), search answers by
+	// keywords.
+	EmbeddingsErr error
 	// SearchCacheDir is where search keeps a copy of its index between
 	// processes (searchcache.go), read at the first search and written after
 	// it when it changed; "" is none (the library's default: tests and
@@ -81,13 +92,8 @@ func New(m *engine.Memory, opts Options) (*Participant, error) {
 			return nil, fmt.Errorf("today %q: %w", opts.Today, err)
 		}
 	}
-	p := &Participant{m: m, scope: s, today: opts.Today, embed: opts.Embeddings, cacheDir: opts.SearchCacheDir}
-	if p.embed == nil && !opts.NoEmbeddings {
-		// A bad configuration of an optional feature is a warning: search
-		// answers by keywords.
-		p.embed, p.embedErr = embed.FromEnv(os.Getenv)
-	}
-	return p, nil
+	return &Participant{m: m, scope: s, today: opts.Today, embed: opts.Embeddings,
+		embedErr: opts.EmbeddingsErr, cacheDir: opts.SearchCacheDir}, nil
 }
 
 // Given is what a front end was told about the scope (flags, editor settings,

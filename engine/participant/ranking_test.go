@@ -54,7 +54,7 @@ func TestRanking(t *testing.T) {
 			if len(wants) == 0 {
 				t.Fatal("no queries")
 			}
-			p := recallParticipant(t, c, recallMemory(t, c), participant.Options{NoEmbeddings: true})
+			p := recallParticipant(t, c, recallMemory(t, c), participant.Options{})
 			for _, w := range wants {
 				r, err := p.Search(w.q, 5)
 				if err != nil {

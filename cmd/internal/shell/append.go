@@ -39,9 +39,11 @@ func (f *ParticipantFlags) Within(getenv func(string) string) engine.Scope {
 	return s
 }
 
-// participant opens memory and makes the participant the flags, the
-// environment and the binding say.
-func (f *ParticipantFlags) Participant(c *Cmd, today string) (*participant.Participant, error) {
+// Participant opens memory and makes the participant the flags, the
+// environment and the binding say; with, when given, completes its options
+// (the commands that search set the embedding provider there: embedenv,
+// which this package does not link, so mf-hook links no HTTP client).
+func (f *ParticipantFlags) Participant(c *Cmd, today string, with func(*participant.Options)) (*participant.Participant, error) {
 	m, err := c.Open(true)
 	if err != nil {
 		return nil, err
@@ -54,7 +56,11 @@ func (f *ParticipantFlags) Participant(c *Cmd, today string) (*participant.Parti
 	}
 	// The first search of the process reads the index's stored copy
 	// (search and mcp are the commands that search).
-	return participant.New(m, participant.Options{Scope: s, Today: today, SearchCacheDir: c.caches.Search})
+	o := participant.Options{Scope: s, Today: today, SearchCacheDir: c.caches.Search}
+	if with != nil {
+		with(&o)
+	}
+	return participant.New(m, o)
 }
 
 func (e *Env) Append(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -81,7 +87,7 @@ made.`, stdout, stderr)
 	if err != nil {
 		return c.Fail("reading the text from stdin: %v", err)
 	}
-	p, err := pf.Participant(c, *today)
+	p, err := pf.Participant(c, *today, nil) // an append embeds nothing
 	if err != nil {
 		return RefusedScope(c, err, "")
 	}
