@@ -45,7 +45,7 @@ func OpenTokenCache(dir string) *TokenCache {
 	if dir == "" {
 		return nil
 	}
-	return &TokenCache{f: hashcache.Open(filepath.Join(dir, TokenCacheFile), tokenCacheHeader(), tokenCacheMaxRecords)}
+	return &TokenCache{f: hashcache.Open(filepath.Join(dir, TokenCacheFile), tokenCacheHeader, tokenCacheMaxRecords)}
 }
 
 // Flush writes the counts made since the last write, if any. Errors are

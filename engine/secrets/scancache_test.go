@@ -43,7 +43,7 @@ func TestScanCacheSameFindings(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	records := hashcache.Open(filepath.Join(dir, scancache.File), scancache.Header(), scancache.MaxRecords).Records()
+	records := hashcache.Open(filepath.Join(dir, scancache.File), scancache.Header, scancache.MaxRecords).Records()
 	if len(records) != hashcache.RecordSize {
 		t.Fatalf("%d bytes of records, want one record (the clean text)", len(records))
 	}
@@ -58,7 +58,7 @@ func TestScanCacheSameFindings(t *testing.T) {
 func TestScanTrustsNoCache(t *testing.T) {
 	dir := t.TempDir()
 	secret := []byte("aws_access_key_id = " + awsKey + "\n")
-	forged := hashcache.Open(filepath.Join(dir, scancache.File), scancache.Header(), scancache.MaxRecords)
+	forged := hashcache.Open(filepath.Join(dir, scancache.File), scancache.Header, scancache.MaxRecords)
 	forged.Add(hashcache.KeyOf(secret), 0)
 	if err := forged.Flush(); err != nil {
 		t.Fatal(err)

@@ -55,8 +55,11 @@ func KeyOfSum(sum [32]byte) Key { return Key(sum[:16]) }
 // File is one cache file, read on first use. Safe for concurrent use.
 type File struct {
 	path       string
-	header     []byte
+	headerOf   func() []byte // the header, asked for at first use
 	maxRecords int
+
+	headerOnce sync.Once
+	header     []byte
 
 	load    sync.Once
 	records []byte // sorted records of the file as read (nil: none or unusable)
@@ -66,11 +69,19 @@ type File struct {
 	used  map[Key]bool   // found in records: kept first when the file is full
 }
 
-// Open returns the cache at path, whose file must start with header (which
+// Open returns the cache at path, whose file must start with header() (which
 // names the format and whatever the values depend on), holding at most
-// maxRecords records. Nothing is read or written until it is used.
-func Open(path string, header []byte, maxRecords int) *File {
-	return &File{path: path, header: header, maxRecords: maxRecords, added: map[Key]uint32{}, used: map[Key]bool{}}
+// maxRecords records. Nothing is read or written until it is used, and
+// header is not called before: a command that opens the caches and uses
+// none reads no build information.
+func Open(path string, header func() []byte, maxRecords int) *File {
+	return &File{path: path, headerOf: header, maxRecords: maxRecords, added: map[Key]uint32{}, used: map[Key]bool{}}
+}
+
+// head is the file's header, asked for once.
+func (c *File) head() []byte {
+	c.headerOnce.Do(func() { c.header = c.headerOf() })
+	return c.header
 }
 
 // Records returns the records of the file, or nil when it is missing or not
@@ -80,10 +91,11 @@ func (c *File) Records() []byte {
 	if err != nil {
 		return nil
 	}
-	if !bytes.HasPrefix(data, c.header) || (len(data)-len(c.header))%RecordSize != 0 {
+	header := c.head()
+	if !bytes.HasPrefix(data, header) || (len(data)-len(header))%RecordSize != 0 {
 		return nil
 	}
-	return data[len(c.header):]
+	return data[len(header):]
 }
 
 // Lookup returns k's value, from this process's additions or the file.
@@ -194,8 +206,9 @@ func (c *File) Flush() error {
 		all = all[:c.maxRecords]
 	}
 	slices.SortFunc(all, func(a, b rec) int { return bytes.Compare(a.k[:], b.k[:]) })
-	buf := make([]byte, 0, len(c.header)+len(all)*RecordSize)
-	buf = append(buf, c.header...)
+	header := c.head()
+	buf := make([]byte, 0, len(header)+len(all)*RecordSize)
+	buf = append(buf, header...)
 	for _, r := range all {
 		buf = appendRecord(buf, r.k, r.n)
 	}
@@ -203,7 +216,7 @@ func (c *File) Flush() error {
 		return err
 	}
 	c.mu.Lock()
-	c.records = buf[len(c.header):]
+	c.records = buf[len(header):]
 	c.mu.Unlock()
 	return nil
 }
@@ -245,8 +258,9 @@ func WriteFileFunc(path string, write func(w io.Writer) error) error {
 // ModuleVersion is the version of the dependency at path in this binary
 // ("unknown" in a test binary without build information): what a header
 // names when the values depend on that module (a tokenizer, a rule set).
+// The build information is read and parsed once per process.
 func ModuleVersion(path string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	if bi, ok := buildInfo(); ok {
 		for _, d := range bi.Deps {
 			if d.Path == path {
 				if d.Replace != nil {
@@ -258,3 +272,7 @@ func ModuleVersion(path string) string {
 	}
 	return "unknown"
 }
+
+// buildInfo is debug.ReadBuildInfo, once: it parses the binary's whole module
+// list at every call.
+var buildInfo = sync.OnceValues(debug.ReadBuildInfo)

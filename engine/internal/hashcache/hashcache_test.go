@@ -10,6 +10,8 @@ import (
 
 var testHeader = []byte("hashcache test 1\n")
 
+func header() []byte { return testHeader }
+
 func keyOf(s string) Key { return KeyOf([]byte(s)) }
 
 // TestConcurrentWriters: processes writing at once never leave a damaged
@@ -22,7 +24,7 @@ func TestConcurrentWriters(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for round := range 20 {
-				c := Open(path, testHeader, 1<<16)
+				c := Open(path, header, 1<<16)
 				for i := range 50 {
 					text := fmt.Sprintf("w%d r%d t%d", w, round, i)
 					c.Add(keyOf(text), uint32(len(text)))
@@ -34,7 +36,7 @@ func TestConcurrentWriters(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	records := Open(path, testHeader, 1<<16).Records()
+	records := Open(path, header, 1<<16).Records()
 	if records == nil {
 		t.Fatal("the cache file is unusable after concurrent writes")
 	}
@@ -61,14 +63,14 @@ func TestConcurrentWriters(t *testing.T) {
 // kept and older ones dropped.
 func TestBounded(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "values")
-	old := Open(path, testHeader, 100)
+	old := Open(path, header, 100)
 	for i := range 100 {
 		old.Add(keyOf(fmt.Sprintf("old %d", i)), uint32(i))
 	}
 	if err := old.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	c := Open(path, testHeader, 100)
+	c := Open(path, header, 100)
 	if n, ok := c.Lookup(keyOf("old 7")); !ok || n != 7 {
 		t.Fatalf("old 7: %d, %v", n, ok)
 	}
@@ -85,7 +87,7 @@ func TestBounded(t *testing.T) {
 	if got := (info.Size() - int64(len(testHeader))) / RecordSize; got != 100 {
 		t.Errorf("%d records, want the bound (100)", got)
 	}
-	records := Open(path, testHeader, 100).Records()
+	records := Open(path, header, 100).Records()
 	if _, ok := Find(records, keyOf("old 7")); !ok {
 		t.Error("a value this process used was dropped")
 	}
@@ -100,12 +102,12 @@ func TestBounded(t *testing.T) {
 // version of what made the values) is empty to this one, and replaced.
 func TestOtherHeader(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "values")
-	c := Open(path, []byte("hashcache test 0\n"), 100)
+	c := Open(path, func() []byte { return []byte("hashcache test 0\n") }, 100)
 	c.Add(keyOf("a"), 1)
 	if err := c.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	now := Open(path, testHeader, 100)
+	now := Open(path, header, 100)
 	if _, ok := now.Lookup(keyOf("a")); ok {
 		t.Fatal("a value written under another header was found")
 	}
@@ -113,7 +115,7 @@ func TestOtherHeader(t *testing.T) {
 	if err := now.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if n, ok := Open(path, testHeader, 100).Lookup(keyOf("b")); !ok || n != 2 {
+	if n, ok := Open(path, header, 100).Lookup(keyOf("b")); !ok || n != 2 {
 		t.Errorf("b: %d, %v after replacing the other header's file", n, ok)
 	}
 }

@@ -41,7 +41,7 @@ func Open(dir string) *Cache {
 	if dir == "" {
 		return nil
 	}
-	return &Cache{f: hashcache.Open(filepath.Join(dir, File), header(), maxRecords)}
+	return &Cache{f: hashcache.Open(filepath.Join(dir, File), header, maxRecords)}
 }
 
 // Clean reports whether the text whose SHA-256 is sum was found clean by
