@@ -241,6 +241,9 @@ type Roster struct {
 	History *HistoryConfig `json:"history,omitempty"`
 }
 
+// readJSON decodes the file at path into v, which is zero; a file that is
+// missing is no problem. A roster or binding takes its fast path first
+// (flatjson.go).
 func readJSON(path string, v any) *Problem {
 	if path == "" {
 		return nil
@@ -248,6 +251,9 @@ func readJSON(path string, v any) *Problem {
 	data, err := safefs.ReadFile(path, MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
+	}
+	if f, ok := v.(interface{ decodeFlat([]byte) bool }); ok && err == nil && f.decodeFlat(data) {
+		return nil // v was zero: what the fast path leaves on false
 	}
 	if err == nil {
 		err = json.Unmarshal(data, v)

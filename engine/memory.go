@@ -1044,7 +1044,7 @@ func set(xs []string) map[string]bool {
 }
 
 func unique(xs []string) []string {
-	seen := set(nil)
+	seen := make(map[string]bool, len(xs))
 	out := xs[:0]
 	for _, x := range xs {
 		if x != "" && !seen[x] {
