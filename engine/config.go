@@ -86,7 +86,9 @@ func parseLayers(path string, data []byte, err error) (Layers, *Problem) {
 	var f struct {
 		Layers []Layer `json:"layers"`
 	}
-	if err := json.Unmarshal(data, &f); err != nil {
+	if fl, ok := decodeLayersFlat(data); ok {
+		f.Layers = fl
+	} else if err := json.Unmarshal(data, &f); err != nil {
 		ls.sort()
 		return ls, &Problem{Path: path, Kind: ProblemConfig, Message: "layers.json does not parse, using the default layers: " + err.Error()}
 	}

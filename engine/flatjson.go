@@ -1,69 +1,55 @@
 package engine
 
-import (
-	"bytes"
-	"unicode/utf8"
-)
+import "github.com/magicfrog/mf-lsp/engine/internal/flatjson"
 
 // decodeFlat decodes data, a JSON object whose members are strings, arrays
-// of strings or null, into the fields named: str[key] or list[key], the key
-// spelled exactly. It is encoding/json's answer for the configurations that
-// are nothing more (a roster of 1,000 agents decodes at about a tenth of
-// json.Unmarshal's instructions: no validation pass, no reflection) and
-// reports false for anything else: another key or spelling, an escape, a
-// control character or invalid UTF-8 in a string, a number, a nested
-// object, trailing data. The caller then decodes with json.Unmarshal into a
-// fresh value, so every other file, and every error, reads as it did.
-// Decoding into a slice replaces it (json's: "[]" is an empty, non-nil
-// slice, null is nil); a repeated key's last value wins, as json's does.
+// of strings or null, into the fields named (flatjson.Decoder.Fields): the
+// fast path of the roster and the binding. False: json's (readJSON).
 func decodeFlat(data []byte, str map[string]*string, list map[string]*[]string) bool {
-	if !utf8.Valid(data) {
-		return false
+	d, ok := flatjson.New(data)
+	return ok && d.Fields(str, list) && d.End()
+}
+
+// decodeLayersFlat is layers.json's fast path: {"layers": [{"name",
+// "prefix", "kind"}, …]}; false: json's.
+func decodeLayersFlat(data []byte) ([]Layer, bool) {
+	d, ok := flatjson.New(data)
+	if !ok {
+		return nil, false
 	}
-	// The strings are substrings of one copy: one allocation for the file.
-	d := flatDecoder{data: data, text: string(data)}
-	if !d.skip('{') {
-		return false
-	}
-	if d.skip('}') {
-		return d.end()
-	}
-	for {
-		key, ok := d.string()
-		if !ok || !d.skip(':') {
+	var out []Layer
+	seen := false
+	layers := func(key string) bool {
+		// A second "layers" is json's: it decodes into the first's elements.
+		if key != "layers" || seen {
 			return false
 		}
-		d.space()
-		switch {
-		case d.null(): // json leaves a string alone on null
-			if l, ok := list[key]; ok {
-				*l = nil
-			} else if _, ok := str[key]; !ok {
-				return false
-			}
-		case str[key] != nil:
-			v, ok := d.string()
-			if !ok {
-				return false
-			}
-			*str[key] = v
-		case list[key] != nil:
-			v, ok := d.strings()
-			if !ok {
-				return false
-			}
-			*list[key] = v
-		default:
+		seen = true
+		if d.Null() {
+			return true
+		}
+		if !d.Skip('[') {
 			return false
 		}
-		if d.skip(',') {
-			continue
+		out = []Layer{}
+		if d.Skip(']') {
+			return true
 		}
-		if d.skip('}') {
-			return d.end()
+		for {
+			var l Layer
+			if !d.Fields(map[string]*string{"name": &l.Name, "prefix": &l.Prefix, "kind": &l.Kind}, nil) {
+				return false
+			}
+			out = append(out, l)
+			if !d.Skip(',') {
+				return d.Skip(']')
+			}
 		}
-		return false
 	}
+	if !d.Object(layers) || !d.End() {
+		return nil, false
+	}
+	return out, true
 }
 
 // decodeFlat is the roster's fast path (decodeFlat): agents and shared.
@@ -86,88 +72,4 @@ func (b *Binding) decodeFlat(data []byte) bool {
 	}
 	*b = Binding{}
 	return false
-}
-
-type flatDecoder struct {
-	data []byte
-	text string // data's copy
-	i    int
-}
-
-func (d *flatDecoder) space() {
-	for d.i < len(d.data) {
-		switch d.data[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
-// skip passes white space and c, reporting whether c came.
-func (d *flatDecoder) skip(c byte) bool {
-	d.space()
-	if d.i < len(d.data) && d.data[d.i] == c {
-		d.i++
-		return true
-	}
-	return false
-}
-
-func (d *flatDecoder) end() bool {
-	d.space()
-	return d.i == len(d.data)
-}
-
-func (d *flatDecoder) null() bool {
-	if len(d.data)-d.i >= 4 && string(d.data[d.i:d.i+4]) == "null" {
-		d.i += 4
-		return true
-	}
-	return false
-}
-
-// string reads a string without escapes (after white space).
-func (d *flatDecoder) string() (string, bool) {
-	if !d.skip('"') {
-		return "", false
-	}
-	n := bytes.IndexByte(d.data[d.i:], '"')
-	if n < 0 {
-		return "", false
-	}
-	for _, c := range d.data[d.i : d.i+n] {
-		if c == '\\' || c < 0x20 {
-			return "", false
-		}
-	}
-	v := d.text[d.i : d.i+n]
-	d.i += n + 1
-	return v, true
-}
-
-// strings reads an array of strings.
-func (d *flatDecoder) strings() ([]string, bool) {
-	if !d.skip('[') {
-		return nil, false
-	}
-	out := []string{}
-	if d.skip(']') {
-		return out, true
-	}
-	for {
-		s, ok := d.string()
-		if !ok {
-			return nil, false
-		}
-		out = append(out, s)
-		if d.skip(',') {
-			continue
-		}
-		if d.skip(']') {
-			return out, true
-		}
-		return nil, false
-	}
 }

@@ -336,7 +336,7 @@ func parseLines(out []Entry, b []byte) (_ []Entry, ended bool) {
 		}
 		line = bytes.TrimSuffix(line, []byte{'\r'})
 		var e Entry
-		if json.Unmarshal(line, &e) == nil && e.How != "" {
+		if unmarshalEntry(line, &e) && e.How != "" {
 			out = append(out, e) // a torn last line (a crash) is skipped
 		}
 	}
@@ -376,7 +376,7 @@ func (s *Store) appendLine(rel string, e Entry) error {
 	if err := r.MkdirAll(path.Dir(logName(rel)), 0o755); err != nil {
 		return err
 	}
-	line, _ := json.Marshal(e)
+	line := marshalEntry(e)
 	fh, err := r.OpenFile(logName(rel), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
@@ -955,7 +955,7 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 		var buf bytes.Buffer
 		for i, e := range logs[rel] {
 			if !d[i] {
-				line, _ := json.Marshal(e)
+				line := marshalEntry(e)
 				buf.Write(append(line, '\n'))
 			}
 		}
