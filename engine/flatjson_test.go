@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -60,5 +61,47 @@ func TestDecodeFlatIsJSONs(t *testing.T) {
 	}
 	if fast < 8 {
 		t.Errorf("the fast path answered %d cases", fast)
+	}
+}
+
+// TestDecodeLayersFlatIsJSONs: layers.json's fast path answers as
+// json.Unmarshal does, or not at all.
+func TestDecodeLayersFlatIsJSONs(t *testing.T) {
+	cases := []string{
+		`{"layers": [{"name": "core", "prefix": ""}, {"name": "skills", "prefix": "skills/"}, {"name": "journal", "prefix": "journal/", "kind": "fractal"}]}`,
+		`{}`, `{"layers":null}`, `{"layers":[]}`, `{"layers":[{}]}`, ` {"layers" : [ { "name" : "a" } ] } `,
+		`{"layers":[{"name":"a","name":"b"}]}`, `{"layers":[{"name":null,"prefix":"p/"}]}`,
+		// json's:
+		`{"layers":[{"name":"a","kind":"fractal"}],"layers":[{"name":"b"}]}`, `{"layers":[{"Name":"a"}]}`,
+		`{"layers":[{"name":"a","x":1}]}`, `{"other":[]}`, `{"layers":[{"name":"a"},]}`, `{"layers":{}}`, `null`,
+		`{"layers":[{"name":"a\u0041"}]}`, `{"layers":[]} x`, `{"layers":[{"name":1}]}`, `{"layers":["a"]}`,
+	}
+	for _, c := range cases {
+		var f struct {
+			Layers []Layer `json:"layers"`
+		}
+		err := json.Unmarshal([]byte(c), &f)
+		got, ok := decodeLayersFlat([]byte(c))
+		if ok && (err != nil || !reflect.DeepEqual(got, f.Layers)) {
+			t.Errorf("%q: fast %#v, json %#v (%v)", c, got, f.Layers, err)
+		}
+	}
+	if _, ok := decodeLayersFlat([]byte(cases[0])); !ok {
+		t.Errorf("the fast path refused %s", cases[0])
+	}
+}
+
+// TestCleanAbs: cleanAbs is filepath.Clean(p) == p for absolute paths.
+func TestCleanAbs(t *testing.T) {
+	parts := []string{"/", "a", "b", ".", "..", "...", ".x", "x.", "//"}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 5000 {
+		p := "/"
+		for range r.IntN(6) {
+			p += parts[r.IntN(len(parts))]
+		}
+		if got, want := cleanAbs(p), filepath.Clean(p) == p; got != want {
+			t.Errorf("cleanAbs(%q) = %v, Clean gives %q", p, got, filepath.Clean(p))
+		}
 	}
 }

@@ -352,7 +352,7 @@ func within(dir, path string) bool {
 // on each root until one holds the path. sure is false for any other pair,
 // and on Windows (whose Rel folds case): ask filepath.Rel.
 func cleanRel(dir, path string) (rel string, in, sure bool) {
-	if runtime.GOOS == "windows" || !filepath.IsAbs(dir) || !filepath.IsAbs(path) || filepath.Clean(dir) != dir || filepath.Clean(path) != path {
+	if runtime.GOOS == "windows" || !filepath.IsAbs(dir) || !filepath.IsAbs(path) || !cleanAbs(dir) || !cleanAbs(path) {
 		return "", false, false
 	}
 	switch {
@@ -366,6 +366,26 @@ func cleanRel(dir, path string) (rel string, in, sure bool) {
 		return path[len(dir)+1:], true, true
 	}
 	return "", false, true
+}
+
+// cleanAbs reports whether filepath.Clean(p) == p for an absolute path p
+// outside Windows, without Clean's rewriting pass: no empty, "." or ".."
+// element and no trailing separator ("/" itself is clean).
+func cleanAbs(p string) bool {
+	if p == "/" {
+		return true
+	}
+	start := 1 // the element after the leading separator
+	for i := 1; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		if e := p[start:i]; e == "" || e == "." || e == ".." {
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
 
 func startsWithDotDot(rel string) bool {

@@ -218,11 +218,15 @@ func (m *Memory) readConfig() {
 	}
 	// The roster is magicfrog.json's agents plus the agents the project names: an
 	// agent a project is bound to is an agent, registered or not.
-	m.roster = unique(append(append([]string(nil), roster.Agents...), m.binding.Agents...))
+	var agents map[string]bool // the roster's, then the named ones: one set built once
+	m.roster, agents = uniqueSet(append(append([]string(nil), roster.Agents...), m.binding.Agents...))
+	for _, a := range m.named.Agents {
+		agents[a] = true
+	}
 	m.shared = unique(append([]string(nil), roster.Shared...))
 	m.historyPolicy = roster.History.Policy()
 	m.ids = ownerIDs{
-		agents: set(append(append([]string(nil), m.roster...), m.named.Agents...)),
+		agents: agents,
 		tasks:  set(append([]string{m.binding.Task, m.named.Task}, m.binding.Tasks...)),
 		shared: set(m.shared),
 		layers: layerFolders(m.layers),
@@ -1044,6 +1048,12 @@ func set(xs []string) map[string]bool {
 }
 
 func unique(xs []string) []string {
+	out, _ := uniqueSet(xs)
+	return out
+}
+
+// uniqueSet is unique(xs) and the set of its elements.
+func uniqueSet(xs []string) ([]string, map[string]bool) {
 	seen := make(map[string]bool, len(xs))
 	out := xs[:0]
 	for _, x := range xs {
@@ -1052,5 +1062,5 @@ func unique(xs []string) []string {
 			out = append(out, x)
 		}
 	}
-	return out
+	return out, seen
 }
