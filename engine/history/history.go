@@ -252,7 +252,46 @@ func (s *Store) lock(exclusive bool) (func(), error) {
 
 // BlobID is the id content has (and would have) in the history.
 func BlobID(content []byte) string {
-	return plumbing.ComputeHash(plumbing.BlobObject, content).String()
+	return blobHash(content).String()
+}
+
+// blobHash is content's blob id. The last few are kept: one write asks for
+// the same contents' ids many times (17 for an append: seen on disk,
+// recorded, kept, stored), and SHA-1 with collision detection costs about
+// 150 instructions a byte.
+func blobHash(content []byte) plumbing.Hash {
+	if len(content) > blobMemoMax {
+		return plumbing.ComputeHash(plumbing.BlobObject, content)
+	}
+	blobMemo.mu.Lock()
+	for _, e := range blobMemo.ent {
+		if e.content != nil && bytes.Equal(e.content, content) {
+			blobMemo.mu.Unlock()
+			return e.h
+		}
+	}
+	blobMemo.mu.Unlock()
+	h := plumbing.ComputeHash(plumbing.BlobObject, content)
+	blobMemo.mu.Lock()
+	blobMemo.ent[blobMemo.next] = blobMemoEntry{bytes.Clone(content), h}
+	blobMemo.next = (blobMemo.next + 1) % len(blobMemo.ent)
+	blobMemo.mu.Unlock()
+	return h
+}
+
+// blobMemoMax bounds the contents blobHash keeps (a long-lived server keeps
+// at most four of them).
+const blobMemoMax = 64 << 10
+
+type blobMemoEntry struct {
+	content []byte // nil: empty slot (an empty content's id is computed)
+	h       plumbing.Hash
+}
+
+var blobMemo struct {
+	mu   sync.Mutex
+	next int
+	ent  [4]blobMemoEntry
 }
 
 // put stores content as a blob; its id.
@@ -260,7 +299,7 @@ func (s *Store) put(content []byte) (string, error) {
 	if err := s.storage(true); err != nil {
 		return "", err
 	}
-	h := plumbing.ComputeHash(plumbing.BlobObject, content)
+	h := blobHash(content)
 	s.objMu.Lock()
 	defer s.objMu.Unlock()
 	r, err := s.openRoot()
