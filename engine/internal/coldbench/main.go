@@ -1108,6 +1108,9 @@ func measure(c config, self string, t *synth.Tree, cache, sizes string) ([]resul
 	if c.only != nil {
 		paths = slices.DeleteFunc(paths, func(p path) bool { return !c.only.MatchString(p.name) })
 	}
+	if len(paths) == 0 {
+		return nil, nil // -paths NONE: the start-up rows only (a tree of one note has no project root for the floor)
+	}
 	once := func(p path, profile string) (sample, error) {
 		e := env
 		if profile != "" {

@@ -5,6 +5,7 @@ package synth
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -198,6 +199,9 @@ func Describe(root string, n int) (*Tree, error) {
 	t := names(root)
 	for _, r := range t.Roots() {
 		err := filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if p == r && errors.Is(err, fs.ErrNotExist) {
+				return nil // a small tree has no note in every root
+			}
 			if err != nil {
 				return err
 			}
