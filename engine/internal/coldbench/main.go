@@ -683,6 +683,62 @@
 //   - Left: the collector's cycle still costs its overlapping requests 5-25
 //     ms on 2 shared CPUs; what would shorten it is fewer pointers per note
 //     (the Notes, the indexes' maps, the watcher's folders).
+//
+// Sixteenth pass, mf-hook's start-up again (issue 27; -n 1 -runs 21
+// -latency=false -paths NONE -mcp=false, 2 CPUs shared with another
+// session's tests, load average 2.2-6.3: read the instructions, CPU is only
+// indicative; callgrind's count itself moves about 5% run to run on the
+// same binary; exclusive counts, since callgrind's inclusive ones mix up
+// goroutines):
+//
+//   - Before: mf-hook version 1.72 M instructions (4.0× the floor's 0.43 M),
+//     append 11.05 M, render 7.49 M; CPU 5.56 / 12 / 8.06 ms against the
+//     floor's 2.32 ms; 107 initializers, 21.7 MB, a dynamic binary.
+//   - engine/participant took search's embeddings from engine/embed's HTTP
+//     client, so net, net/http, crypto/tls and cgo came with every hook
+//     command. It takes an Embedder now (Options.Embeddings), which
+//     engine/participant/embedenv builds from the environment for the front
+//     ends that search only (search, mcp, session's search); mf-hook is
+//     static and links no net (cmd/mf-hook's TestLeanDeps;
+//     TestSearchingFrontEndsAskTheEndpoint): version 1.01 M, append 10.45
+//     M, render 6.69 M; 68 initializers, 19.6 MB.
+//   - The two caches read the build information (debug.ReadBuildInfo, 26 K
+//     each) at OpenCaches for every command: their headers are asked for at
+//     first use now, and the build information parsed once.
+//   - render's and append's rest was configuration, as the ninth pass found:
+//     the synthetic tree's roster names 1,000 agents and its binding 1,000
+//     tasks, and encoding/json took 3.9 M for those 22 KB (a validation pass,
+//     then reflection per string). engine/internal/flatjson reads the
+//     roster, the binding, layers.json and the history's log lines (and
+//     writes the lines) when they are plain strings, lists, integers and
+//     null, spelled exactly; anything else, and every error, is
+//     encoding/json's (TestDecodeFlatIsJSONs, TestDecodeLayersFlatIsJSONs,
+//     TestEntryJSONIsJSONs compare the two). The agents' set is the
+//     roster's own map (one of 1,000, not two), cleanRel checks for clean
+//     paths without filepath.Clean's pass, and the history keeps its last
+//     four blob ids: an append asked for the same two contents' ids 17
+//     times, SHA-1 with collision detection each (0.6 M on a note of 45
+//     lines).
+//   - After: version 0.95-1.04 M (2.2-2.3×), append 4.63 M (10.4×), render
+//     2.40 M (5.4×); CPU 3.50-3.77 ms (1.65-1.75×), 8.71 ms (4.0×), 4.27-5.30
+//     ms (2.0-2.5×) against a floor of 2.13-2.16 ms; mf-lsp version 11.59 M,
+//     append 15.05 M, render 13.06 M; 68 initializers (the build info's
+//     once is zero values, no initializer), 19.7 MB. -paths NONE now ends
+//     after these rows
+//     (synth.Describe skips a root with no note).
+//   - Left, version: the o200k tokenizer's regexp2 builds its Unicode class
+//     tables at init (0.26 M, and unicode's category maps it reaches 55 K),
+//     go-git's plumbing compiles a regexp at init (77 K), the runtime's
+//     module verification grows with the binary (60 K against the floor's
+//     40 K). Go runs every linked package's initializer and render's budget
+//     needs the tokenizer in mf-hook, so only a tokenizer of our own without
+//     regexp2 (its o200k pre-split written out by hand, the vocabulary
+//     embedded) would take the 0.33 M out: version would be about 0.65 M,
+//     1.5×. append: hashing the note (SHA-256 six times, 0.24 M), the
+//     history's pack and loose object (zlib), the roster's maps (0.3 M) and
+//     strings (0.4 M); render: the same configuration. On a tree whose
+//     configuration names a handful of agents these are small; on this one
+//     the 22 KB of JSON alone cost more than the floor.
 package main
 
 import (

@@ -260,7 +260,8 @@ func WriteFileFunc(path string, write func(w io.Writer) error) error {
 // names when the values depend on that module (a tokenizer, a rule set).
 // The build information is read and parsed once per process.
 func ModuleVersion(path string) string {
-	if bi, ok := buildInfo(); ok {
+	buildInfoOnce.Do(func() { buildInfo, buildInfoOK = debug.ReadBuildInfo() })
+	if bi, ok := buildInfo, buildInfoOK; ok {
 		for _, d := range bi.Deps {
 			if d.Path == path {
 				if d.Replace != nil {
@@ -274,5 +275,9 @@ func ModuleVersion(path string) string {
 }
 
 // buildInfo is debug.ReadBuildInfo, once: it parses the binary's whole module
-// list at every call.
-var buildInfo = sync.OnceValues(debug.ReadBuildInfo)
+// list at every call. Zero values, so that no initializer runs for it.
+var (
+	buildInfoOnce sync.Once
+	buildInfo     *debug.BuildInfo
+	buildInfoOK   bool
+)
