@@ -704,7 +704,7 @@
 //     M, render 6.69 M; 68 initializers, 19.6 MB.
 //   - The two caches read the build information (debug.ReadBuildInfo, 26 K
 //     each) at OpenCaches for every command: their headers are asked for at
-//     first use now, and the build information parsed once.
+//     first use now: a command that uses neither reads none.
 //   - render's and append's rest was configuration, as the ninth pass found:
 //     the synthetic tree's roster names 1,000 agents and its binding 1,000
 //     tasks, and encoding/json took 3.9 M for those 22 KB (a validation pass,
@@ -722,10 +722,9 @@
 //   - After: version 0.95-1.04 M (2.2-2.3×), append 4.63 M (10.4×), render
 //     2.40 M (5.4×); CPU 3.50-3.77 ms (1.65-1.75×), 8.71 ms (4.0×), 4.27-5.30
 //     ms (2.0-2.5×) against a floor of 2.13-2.16 ms; mf-lsp version 11.59 M,
-//     append 15.05 M, render 13.06 M; 68 initializers (the build info's
-//     once is zero values, no initializer), 19.7 MB. -paths NONE now ends
-//     after these rows
-//     (synth.Describe skips a root with no note).
+//     append 15.05 M, render 13.06 M; 68 initializers, 19.7 MB. -paths
+//     NONE now ends after these rows (synth.Describe skips a root with no
+//     note).
 //   - Left, version: the o200k tokenizer's regexp2 builds its Unicode class
 //     tables at init (0.26 M, and unicode's category maps it reaches 55 K),
 //     go-git's plumbing compiles a regexp at init (77 K), the runtime's

@@ -258,10 +258,9 @@ func WriteFileFunc(path string, write func(w io.Writer) error) error {
 // ModuleVersion is the version of the dependency at path in this binary
 // ("unknown" in a test binary without build information): what a header
 // names when the values depend on that module (a tokenizer, a rule set).
-// The build information is read and parsed once per process.
+// A cache asks for its header (and so this) at its first use only.
 func ModuleVersion(path string) string {
-	buildInfoOnce.Do(func() { buildInfo, buildInfoOK = debug.ReadBuildInfo() })
-	if bi, ok := buildInfo, buildInfoOK; ok {
+	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
 			if d.Path == path {
 				if d.Replace != nil {
@@ -273,11 +272,3 @@ func ModuleVersion(path string) string {
 	}
 	return "unknown"
 }
-
-// buildInfo is debug.ReadBuildInfo, once: it parses the binary's whole module
-// list at every call. Zero values, so that no initializer runs for it.
-var (
-	buildInfoOnce sync.Once
-	buildInfo     *debug.BuildInfo
-	buildInfoOK   bool
-)
