@@ -719,10 +719,11 @@
 //     four blob ids: an append asked for the same two contents' ids 17
 //     times, SHA-1 with collision detection each (0.6 M on a note of 45
 //     lines).
-//   - After: version 0.95-1.04 M (2.2-2.3×), append 4.63 M (10.4×), render
-//     2.40 M (5.4×); CPU 3.50-3.77 ms (1.65-1.75×), 8.71 ms (4.0×), 4.27-5.30
-//     ms (2.0-2.5×) against a floor of 2.13-2.16 ms; mf-lsp version 11.59 M,
-//     append 15.05 M, render 13.06 M; 68 initializers, 19.7 MB. -paths
+//   - After (three runs): version 0.95-1.04 M (2.2-2.3×), append 4.63-4.93
+//     M (10.4-11.5×), render 2.40-2.56 M (5.4-5.9×); CPU 3.17-3.77 ms
+//     (1.65-1.75×), 8.0-9.1 ms (4.0-4.4×), 4.27-5.30 ms (2.0-2.5×) against
+//     a floor of 1.83-2.16 ms; mf-lsp version 11.5-11.6 M, append 15-16 M,
+//     render 12.9-13.1 M; 68 initializers, 19.7 MB. -paths
 //     NONE now ends after these rows (synth.Describe skips a root with no
 //     note).
 //   - Left, version: the o200k tokenizer's regexp2 builds its Unicode class
