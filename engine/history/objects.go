@@ -3,11 +3,14 @@ package history
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/adler32"
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -270,14 +273,7 @@ func putLoose(r *os.Root, h plumbing.Hash, content []byte) error {
 	if err != nil {
 		return err
 	}
-	w := objfile.NewWriter(f)
-	err = w.WriteHeader(plumbing.BlobObject, int64(len(content)))
-	if err == nil {
-		_, err = w.Write(content)
-	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
+	_, err = f.Write(storedZlib(looseHeader(len(content)), content))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -288,6 +284,41 @@ func putLoose(r *os.Root, h plumbing.Hash, content []byte) error {
 		r.Remove(tmp)
 	}
 	return err
+}
+
+// looseHeader is a loose blob's header: "blob SIZE" and a NUL.
+func looseHeader(size int) []byte {
+	return append(strconv.AppendInt([]byte("blob "), int64(size), 10), 0)
+}
+
+// storedZlib is a zlib stream of head and body in stored (uncompressed)
+// deflate blocks, which every zlib reader reads (RFC 1950, 1951): what a
+// loose object is, git's own with core.looseCompression 0. objfile's writer
+// compressed at zlib's default level, whose compressor alone is 600 KB of
+// tables a process clears before its first byte, and hashed the content
+// again; a loose version is short-lived anyway, since a prune packs the loose
+// versions it keeps, compressed together (pack).
+func storedZlib(head, body []byte) []byte {
+	const maxBlock = 65535
+	n := len(head) + len(body)
+	out := make([]byte, 0, 2+n+5*(n/maxBlock+1)+4)
+	out = append(out, 0x78, 0x01) // deflate, 32 KB window, no dictionary, fastest
+	sum := adler32.New()
+	sum.Write(head)
+	sum.Write(body)
+	for first := true; first || len(head)+len(body) > 0; first = false {
+		size := min(len(head)+len(body), maxBlock)
+		final := byte(0)
+		if size == len(head)+len(body) {
+			final = 1
+		}
+		out = append(out, final, byte(size), byte(size>>8), ^byte(size), ^byte(size>>8))
+		h := min(size, len(head))
+		out = append(out, head[:h]...)
+		out = append(out, body[:size-h]...)
+		head, body = head[h:], body[size-h:]
+	}
+	return binary.BigEndian.AppendUint32(out, sum.Sum32())
 }
 
 // looseHashes lists the loose objects.
