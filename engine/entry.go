@@ -353,8 +353,8 @@ type Location struct {
 // ownerIDs are what a first folder under agent/ or the task root can be: an
 // ID, a shared folder, or neither (unregistered; SPEC §2).
 type ownerIDs struct {
-	agents map[string]bool // the roster, and agents the session's scope names
-	tasks  map[string]bool // the project's task, its tasks list, and the scope's task
+	agents idSet           // the roster, and agents the session's scope names
+	tasks  idSet           // the project's task, its tasks list, and the scope's task
 	shared map[string]bool // magicfrog.json "shared": first folders under agent/ for every agent
 	// taskShared: the project's config.json "shared": first folders of the task
 	// root shaped like a task ID that hold notes every task shares.
@@ -378,7 +378,7 @@ func (ids ownerIDs) classify(d Dimension, rel string) (scope, key string, unregi
 	switch d {
 	case Agent:
 		switch {
-		case ids.agents[first]:
+		case ids.agents.has(first):
 			return first, rest, false
 		case ids.shared[first] || ids.layers[first]:
 			return "", rel, false
@@ -386,7 +386,7 @@ func (ids ownerIDs) classify(d Dimension, rel string) (scope, key string, unregi
 		return first, rest, true
 	case Task:
 		switch {
-		case ids.tasks[first]:
+		case ids.tasks.has(first):
 			return first, rest, false
 		case looksLikeTaskID(first) && !ids.layers[first] && !ids.taskShared[first]:
 			return first, rest, true

@@ -72,9 +72,9 @@ func (m *Memory) skips(r Root, p string, d fs.DirEntry) bool {
 		return false
 	}
 	if r.Dimension == Agent {
-		return m.ids.agents[first] && !l.agents[first]
+		return m.ids.agents.has(first) && !l.agents[first]
 	}
-	return m.ids.tasks[first] && !l.tasks[first]
+	return m.ids.tasks.has(first) && !l.tasks[first]
 }
 
 // ScopeOnly reports whether m was loaded for its scope only
@@ -145,11 +145,11 @@ func (m *Memory) checkLoadedFor(s Scope) error {
 		return nil
 	}
 	for _, a := range s.Agents {
-		if m.ids.agents[a] && !l.agents[a] {
+		if m.ids.agents.has(a) && !l.agents[a] {
 			return &NotLoadedError{Dimension: Agent, ID: a}
 		}
 	}
-	if m.ids.tasks[s.Task] && !l.tasks[s.Task] {
+	if m.ids.tasks.has(s.Task) && !l.tasks[s.Task] {
 		return &NotLoadedError{Dimension: Task, ID: s.Task}
 	}
 	return nil

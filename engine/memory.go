@@ -218,23 +218,20 @@ func (m *Memory) readConfig() {
 	}
 	// The roster is magicfrog.json's agents plus the agents the project names: an
 	// agent a project is bound to is an agent, registered or not.
-	var agents map[string]bool // the roster's, then the named ones: one set built once
-	m.roster, agents = uniqueSet(append(append([]string(nil), roster.Agents...), m.binding.Agents...))
-	for _, a := range m.named.Agents {
-		agents[a] = true
-	}
+	var agents idSet // the roster's, then the named ones: one set built once
+	m.roster, agents = newIDSet(roster.Agents, m.binding.Agents)
+	agents.add(m.named.Agents...)
+	_, tasks := newIDSet(m.binding.Tasks, []string{m.binding.Task, m.named.Task})
 	m.shared = unique(append([]string(nil), roster.Shared...))
 	m.historyPolicy = roster.History.Policy()
 	m.ids = ownerIDs{
 		agents: agents,
-		tasks:  set(append([]string{m.binding.Task, m.named.Task}, m.binding.Tasks...)),
+		tasks:  tasks,
 		shared: set(m.shared),
 		layers: layerFolders(m.layers),
 		// A task the project names stays a task even if also listed as shared.
 		taskShared: set(m.binding.Shared),
 	}
-	delete(m.ids.agents, "")
-	delete(m.ids.tasks, "")
 	m.limit = nil
 	if m.scopeOnly {
 		m.limit = m.newScopeLimit() // the binding is read: the limit can be decided
@@ -977,7 +974,7 @@ func (m *Memory) Binding() Binding {
 func (m *Memory) IsTaskID(id string) bool {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.ids.tasks[id]
+	return m.ids.tasks.has(id)
 }
 
 // SharedTaskFolder reports whether a first folder of the task root holds
@@ -987,7 +984,7 @@ func (m *Memory) IsTaskID(id string) bool {
 func (m *Memory) SharedTaskFolder(name string) bool {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return !m.ids.tasks[name] && (!looksLikeTaskID(name) || m.ids.layers[name] || m.ids.taskShared[name])
+	return !m.ids.tasks.has(name) && (!looksLikeTaskID(name) || m.ids.layers[name] || m.ids.taskShared[name])
 }
 
 // IsAgentID reports whether id is an agent ID: on the roster, in the project's
@@ -995,7 +992,7 @@ func (m *Memory) SharedTaskFolder(name string) bool {
 func (m *Memory) IsAgentID(id string) bool {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.ids.agents[id]
+	return m.ids.agents.has(id)
 }
 
 // IsRegistered reports whether id is a registered ID of d (agent or task), the

@@ -47,11 +47,10 @@ func (m *Memory) Widening(c ConfigChange) []string {
 		if c.Roster.Content != nil {
 			json.Unmarshal(c.Roster.Content, &r) // one that does not parse reads as empty, as the engine reads it
 		}
-		ids.agents = set(append(append(append([]string(nil), r.Agents...), m.binding.Agents...), m.named.Agents...))
-		delete(ids.agents, "")
+		_, ids.agents = newIDSet(r.Agents, m.binding.Agents, m.named.Agents)
 		ids.shared = set(r.Shared)
 		for _, s := range unique(r.Shared) {
-			if !m.ids.shared[s] && (m.ids.agents[s] || ids.agents[s]) {
+			if !m.ids.shared[s] && (m.ids.agents.has(s) || ids.agents.has(s)) {
 				out = append(out, fmt.Sprintf("shared folder %q names the agent %s: its notes would be every agent's", s, s))
 			}
 		}
