@@ -444,51 +444,70 @@ const readBatch = 32
 // *notes on a worker per CPU as the walk finds them. It returns the results
 // by note index.
 func (m *Memory) walkAndRead(r Root, root *os.Root, memRoot string, d *safefs.Dir, dir string, de fs.DirEntry, visit fs.WalkDirFunc, notes *[]foundNote) []readResult {
+	// read reads a batch's notes. With BodiesOnDemand one reader reads
+	// every note into one buffer (makeLoaded copies what a note keeps): a
+	// note's whole text made garbage once hashed had the collector run all
+	// through a load of large notes (engine/internal/coldbench).
+	read := func(j *readJob, scratch *[]byte) {
+		for i, n := range j.notes {
+			res, dir := &j.results[i], j.dirs[i]
+			src, err := []byte(nil), error(safefs.ErrLink)
+			var st safefs.Stamp
+			switch {
+			case n.link:
+			case m.onDemand:
+				if src, st, err = dir.ReadFileInto(n.name, MaxNoteSize, *scratch); err == nil {
+					*scratch = src
+				}
+			default:
+				src, err = dir.ReadFile(n.name, MaxNoteSize)
+			}
+			if err == nil {
+				res.note, res.problem = m.makeLoaded(r, n.path, src, st, m.onDemand)
+			} else {
+				res.note, res.problem = m.readNote(r, root, memRoot, n.path, n.from())
+			}
+			dir.release()
+		}
+	}
+	// The workers start with the first full batch: a walk that finds fewer
+	// notes than a batch (a hook's tree of a note or two) reads them on this
+	// goroutine once it is done, and starts none (their start and their
+	// handing over cost a one-note call more than its reading).
 	workers := runtime.GOMAXPROCS(0)
-	jobs := make(chan *readJob, 2*workers)
+	var jobs chan *readJob
 	var all []*readJob
 	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// With BodiesOnDemand a worker reads every note into one buffer
-			// (makeLoaded copies what a note keeps): a note's whole text made
-			// garbage once hashed had the collector run all through a load of
-			// large notes (engine/internal/coldbench).
-			var scratch []byte
-			for j := range jobs {
-				for i, n := range j.notes {
-					res, dir := &j.results[i], j.dirs[i]
-					src, err := []byte(nil), error(safefs.ErrLink)
-					var st safefs.Stamp
-					switch {
-					case n.link:
-					case m.onDemand:
-						if src, st, err = dir.ReadFileInto(n.name, MaxNoteSize, scratch); err == nil {
-							scratch = src
-						}
-					default:
-						src, err = dir.ReadFile(n.name, MaxNoteSize)
-					}
-					if err == nil {
-						res.note, res.problem = m.makeLoaded(r, n.path, src, st, m.onDemand)
-					} else {
-						res.note, res.problem = m.readNote(r, root, memRoot, n.path, n.from())
-					}
-					dir.release()
+	start := func() {
+		jobs = make(chan *readJob, 2*workers)
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var scratch []byte
+				for j := range jobs {
+					read(j, &scratch)
 				}
-			}
-		}()
+			}()
+		}
 	}
 	var pending *readJob
-	flush := func() {
-		if pending != nil {
-			pending.results = make([]readResult, len(pending.notes))
-			all = append(all, pending)
-			jobs <- pending
-			pending = nil
+	flush := func(last bool) {
+		if pending == nil {
+			return
 		}
+		pending.results = make([]readResult, len(pending.notes))
+		all = append(all, pending)
+		if last && jobs == nil {
+			var scratch []byte
+			read(pending, &scratch)
+		} else {
+			if jobs == nil {
+				start()
+			}
+			jobs <- pending
+		}
+		pending = nil
 	}
 	// submit hands the notes visit added since from (all in folder sd) to
 	// the workers, a batch at a time.
@@ -506,7 +525,7 @@ func (m *Memory) walkAndRead(r Root, root *os.Root, memRoot string, d *safefs.Di
 			pending.dirs = append(pending.dirs, sd)
 		}
 		if len(pending.notes) >= readBatch {
-			flush()
+			flush(false)
 		}
 	}
 	var walk func(sd *sharedDir, path string, de fs.DirEntry)
@@ -538,9 +557,11 @@ func (m *Memory) walkAndRead(r Root, root *os.Root, memRoot string, d *safefs.Di
 	} else {
 		d.Close()
 	}
-	flush()
-	close(jobs)
-	wg.Wait()
+	flush(true)
+	if jobs != nil {
+		close(jobs)
+		wg.Wait()
+	}
 	results := make([]readResult, len(*notes))
 	for _, j := range all {
 		copy(results[j.first:], j.results)
