@@ -176,19 +176,28 @@ func (s *Store) storage(create bool) error {
 // .gitignore of "*" when the store's lock has not made it yet: the history
 // is never committed by a repository the root is in.
 func (s *Store) makeDir() error {
+	// A folder Lstat finds is one MkdirAll would find and leave (its Stat):
+	// only a missing one is made (an append asks about five times).
 	lockDir := filepath.Join(s.root, store.LockDir)
-	if fi, err := os.Lstat(lockDir); err == nil && !fi.IsDir() {
+	fi, err := os.Lstat(lockDir)
+	if err == nil && !fi.IsDir() {
 		return fmt.Errorf("history: %s is not a folder", lockDir)
 	}
-	if err := os.MkdirAll(lockDir, 0o755); err != nil {
-		return err
+	if err != nil {
+		if err := os.MkdirAll(lockDir, 0o755); err != nil {
+			return err
+		}
 	}
 	if f, err := os.OpenFile(filepath.Join(lockDir, ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
 		_, _ = f.WriteString("# mf-lsp's write lock and local history: never committed.\n*\n")
 		f.Close()
 	}
-	if fi, err := os.Lstat(s.dir); err == nil && !fi.IsDir() {
+	fi, err = os.Lstat(s.dir)
+	if err == nil && !fi.IsDir() {
 		return fmt.Errorf("history: %s is not a folder", s.dir)
+	}
+	if err == nil {
+		return nil
 	}
 	return os.MkdirAll(s.dir, 0o755)
 }
