@@ -248,7 +248,12 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 	}
 	m.recordWrite(p, replaced, existed, req.ExpectHash != "", written, now)
 	m.Refresh(p)
-	out.Revision, out.Hash = rev, store.Hash(written)
+	out.Revision = rev
+	if n := m.Note(p); n != nil && n.Resident() && bytes.Equal(n.src, written) {
+		out.Hash = n.Hash() // the refresh hashed the same bytes (Note.Sum)
+	} else {
+		out.Hash = store.Hash(written)
+	}
 	if plain {
 		out.Revision = 0
 	}
