@@ -96,8 +96,13 @@ type Store struct {
 	obj    objects
 	made   bool // the repository is there (storage)
 	policy Policy
-	ow     cachedOverwrites
-	logs   logCache
+	// held is the root an underShared opened for the calls it makes
+	// (holdRoot), heldRefs its users; heldMu guards both.
+	heldMu   sync.Mutex
+	held     *os.Root
+	heldRefs int
+	ow       cachedOverwrites
+	logs     logCache
 }
 
 type cachedOverwrites struct {
@@ -159,11 +164,11 @@ func (s *Store) storage(create bool) error {
 		if err := s.makeDir(); err != nil {
 			return err
 		}
-		r, err := s.openRoot()
+		r, done, err := s.openRoot()
 		if err != nil {
 			return err
 		}
-		defer r.Close()
+		defer done()
 		if err := initBare(r); err != nil {
 			return fmt.Errorf("history: %w", err)
 		}
@@ -206,7 +211,28 @@ func (s *Store) makeDir() error {
 // neither it nor <root>/.mf-lsp is a link: every file of the history is
 // reached through it, so a tree that plants links there (a cloned project)
 // never has a file written or read outside the folder.
-func (s *Store) openRoot() (*os.Root, error) {
+//
+// While an underShared holds the history's lock, the root it opened serves
+// every openRoot (holdRoot): an append opened the folder, each time after
+// its two checks, 27 times. done ends the caller's use (Close for a root of
+// its own).
+func (s *Store) openRoot() (r *os.Root, done func(), err error) {
+	s.heldMu.Lock()
+	if s.held != nil {
+		s.heldRefs++
+		r = s.held
+		s.heldMu.Unlock()
+		return r, s.releaseRoot, nil
+	}
+	s.heldMu.Unlock()
+	if r, err = s.openRootNow(); err != nil {
+		return nil, nil, err
+	}
+	return r, func() { r.Close() }, nil
+}
+
+// openRootNow is openRoot's own open, checks first.
+func (s *Store) openRootNow() (*os.Root, error) {
 	for _, d := range []string{filepath.Join(s.root, store.LockDir), s.dir} {
 		fi, err := os.Lstat(d)
 		if err != nil {
@@ -219,23 +245,50 @@ func (s *Store) openRoot() (*os.Root, error) {
 	return os.OpenRoot(s.dir)
 }
 
+// holdRoot opens the root (unless one is held already) and keeps it for
+// every openRoot until its release; false when it could not be opened (each
+// openRoot then tries, and fails, on its own).
+func (s *Store) holdRoot() (release func(), ok bool) {
+	s.heldMu.Lock()
+	defer s.heldMu.Unlock()
+	if s.held == nil {
+		r, err := s.openRootNow()
+		if err != nil {
+			return nil, false
+		}
+		s.held = r
+	}
+	s.heldRefs++
+	return s.releaseRoot, true
+}
+
+// releaseRoot ends one use of the held root, closing it after the last.
+func (s *Store) releaseRoot() {
+	s.heldMu.Lock()
+	defer s.heldMu.Unlock()
+	if s.heldRefs--; s.heldRefs == 0 {
+		s.held.Close()
+		s.held = nil
+	}
+}
+
 // stat is the Lstat of a file of the history, by its slash-separated name.
 func (s *Store) stat(name string) (fs.FileInfo, error) {
-	r, err := s.openRoot()
+	r, done, err := s.openRoot()
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	defer done()
 	return r.Lstat(name)
 }
 
 // readFile reads a file of the history by its slash-separated name.
 func (s *Store) readFile(name string) ([]byte, error) {
-	r, err := s.openRoot()
+	r, done, err := s.openRoot()
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	defer done()
 	return r.ReadFile(name)
 }
 
@@ -311,11 +364,11 @@ func (s *Store) put(content []byte) (string, error) {
 	h := blobHash(content)
 	s.objMu.Lock()
 	defer s.objMu.Unlock()
-	r, err := s.openRoot()
+	r, done, err := s.openRoot()
 	if err != nil {
 		return "", err
 	}
-	defer r.Close()
+	defer done()
 	// Kept loose unless a loose copy is there: a pack another process is
 	// about to replace (a prune drops the versions no entry names) is not
 	// trusted to hold it; the next pack takes the duplicate in.
@@ -335,11 +388,11 @@ func (s *Store) Get(id string) ([]byte, error) {
 	}
 	s.objMu.Lock()
 	defer s.objMu.Unlock()
-	r, err := s.openRoot()
+	r, done, err := s.openRoot()
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	defer done()
 	obj, err := s.obj.object(r, plumbing.NewHash(id))
 	if err != nil {
 		// Another process may have packed it (or replaced the pack this
@@ -411,16 +464,19 @@ func (s *Store) underShared(fn func() error) error {
 		return err
 	}
 	defer unlock()
+	if release, ok := s.holdRoot(); ok {
+		defer release()
+	}
 	return fn()
 }
 
 // appendLine is appendEntry under the lock.
 func (s *Store) appendLine(rel string, e Entry) error {
-	r, err := s.openRoot()
+	r, done, err := s.openRoot()
 	if err != nil {
 		return err
 	}
-	defer r.Close()
+	defer done()
 	if err := r.MkdirAll(path.Dir(logName(rel)), 0o755); err != nil {
 		return err
 	}
@@ -490,6 +546,9 @@ func (s *Store) Record(rel string, content []byte, how string, now time.Time) er
 // again) still holds it. A watcher may have seen a foreign version over it,
 // and opened the overwrite that version is, before the writer got here.
 func (s *Store) Wrote(rel string, content []byte, stillThere func() []byte, now time.Time) error {
+	if release, ok := s.holdRoot(); ok {
+		defer release() // one open of the folder for the whole judgement
+	}
 	log, err := s.Log(rel)
 	if err != nil {
 		return err
@@ -583,6 +642,9 @@ const EmptySettle = 50 * time.Millisecond
 // on meanwhile (a writer that logged a newer version has already written
 // it). The overwrite is returned when one was opened.
 func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, at time.Time) (*Overwrite, error) {
+	if release, ok := s.holdRoot(); ok {
+		defer release() // one open of the folder for the whole judgement
+	}
 	log, err := s.Log(rel)
 	if err != nil {
 		return nil, err
@@ -662,6 +724,9 @@ func (s *Store) Seen(rel string, before, now []byte, stillThere func() []byte, a
 // it between the store's write and this call, and an overwrite of it by
 // old, the version it replaced, would name the writer's own version lost.
 func (s *Store) Replaced(rel string, old []byte, hashChecked bool, id string, rev int, at time.Time) (*Overwrite, error) {
+	if release, ok := s.holdRoot(); ok {
+		defer release() // one open of the folder for the whole judgement
+	}
 	log, err := s.Log(rel)
 	if err != nil {
 		return nil, err
@@ -794,11 +859,11 @@ func (s *Store) setOverwrite(rel string, o *Overwrite) error {
 // writeFile replaces a file of the history atomically (temporary file,
 // rename), by its slash-separated name.
 func (s *Store) writeFile(name string, b []byte) error {
-	r, err := s.openRoot()
+	r, done, err := s.openRoot()
 	if err != nil {
 		return err
 	}
-	defer r.Close()
+	defer done()
 	tmp := path.Join(path.Dir(name), fmt.Sprintf(".tmp-%d-%d", os.Getpid(), time.Now().UnixNano()))
 	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -853,11 +918,11 @@ func (s *Store) PruneDue(now time.Time) error {
 	if err := s.writeFile("pruned", nil); err != nil {
 		return err
 	}
-	r, err := s.openRoot()
+	r, done, err := s.openRoot()
 	if err != nil {
 		return err
 	}
-	defer r.Close()
+	defer done()
 	return r.Chtimes("pruned", now, now)
 }
 
@@ -869,11 +934,11 @@ const PackLoose = 1024
 // manyLoose reports whether about PackLoose loose objects or more wait to be
 // packed (one folder read).
 func (s *Store) manyLoose() bool {
-	r, err := s.openRoot()
+	r, done, err := s.openRoot()
 	if err != nil {
 		return false
 	}
-	defer r.Close()
+	defer done()
 	f, err := r.Open("objects/17")
 	if err != nil {
 		return false
@@ -904,11 +969,11 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 		return out, err
 	}
 	defer unlock()
-	r, err := s.openRoot()
+	r, done, err := s.openRoot()
 	if err != nil {
 		return out, err
 	}
-	defer r.Close()
+	defer done()
 	logs := map[string][]Entry{}
 	err = fs.WalkDir(r.FS(), "log", func(f string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() || !strings.HasSuffix(f, ".log") {

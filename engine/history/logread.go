@@ -81,11 +81,11 @@ func (s *Store) Log(rel string) ([]Entry, error) {
 
 // openLog opens the note's log (through the history's folder: openRoot).
 func (s *Store) openLog(rel string) (*os.File, error) {
-	r, err := s.openRoot()
+	r, done, err := s.openRoot()
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	defer done()
 	return r.Open(logName(rel))
 }
 

@@ -238,11 +238,11 @@ func BenchmarkGetAmongPacks(b *testing.B) {
 				}
 				ids = append(ids, plumbing.NewHash(BlobID(c)))
 			}
-			r, err := s.openRoot()
+			r, done, err := s.openRoot()
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer r.Close()
+			defer done()
 			per := len(ids) / packs
 			for i := 0; i < len(ids); i += per {
 				if _, err := s.packBatch(r, ids[i:i+per]); err != nil {

@@ -46,11 +46,11 @@ func sumLine(k sumKey, blob string) []byte {
 // appendSum adds rel's version content (blob) to the sums file; the caller
 // holds the history's shared lock.
 func (s *Store) appendSum(rel string, content []byte, blob string) error {
-	r, err := s.openRoot()
+	r, done, err := s.openRoot()
 	if err != nil {
 		return err
 	}
-	defer r.Close()
+	defer done()
 	f, err := r.OpenFile(sumsFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
@@ -119,11 +119,11 @@ func (x *Sums) Known(rel string, sum [32]byte) bool {
 	}
 	x.s.objMu.Lock()
 	defer x.s.objMu.Unlock()
-	r, err := x.s.openRoot()
+	r, done, err := x.s.openRoot()
 	if err != nil {
 		return false
 	}
-	defer r.Close()
+	defer done()
 	return x.s.obj.has(r, blob)
 }
 
@@ -172,11 +172,11 @@ func (s *Store) Observe(rel string, content []byte, at time.Time, still func() (
 // a walk of the objects folder: what a caller adding many versions at once
 // weighs against the policy's MaxBytes.
 func (s *Store) ObjectBytes() int64 {
-	r, err := s.openRoot()
+	r, done, err := s.openRoot()
 	if err != nil {
 		return 0
 	}
-	defer r.Close()
+	defer done()
 	var n int64
 	_ = fs.WalkDir(r.FS(), "objects", func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
