@@ -69,21 +69,26 @@ func (d *Decoder) Null() bool {
 
 // String reads a string without escapes or control characters.
 func (d *Decoder) String() (string, bool) {
-	if !d.Skip('"') {
-		return "", false
+	if d.i >= len(d.data) || d.data[d.i] != '"' { // white space first
+		if !d.Skip('"') {
+			return "", false
+		}
+		d.i--
 	}
-	// One pass to the closing quote: a roster's thousand names were each
-	// scanned twice (IndexByte, then the check), a call apiece.
-	for j, c := range d.data[d.i:] {
-		switch {
+	// One pass to the closing quote, in locals: a roster's thousand names
+	// were each scanned twice (IndexByte, then the check), a call apiece.
+	data, start := d.data, d.i+1
+	for j := start; j < len(data); j++ {
+		switch c := data[j]; {
 		case c == '"':
-			v := d.text[d.i : d.i+j]
-			d.i += j + 1
-			return v, true
+			d.i = j + 1
+			return d.text[start:j], true
 		case c == '\\' || c < 0x20:
+			d.i = start
 			return "", false
 		}
 	}
+	d.i = start
 	return "", false
 }
 
@@ -113,6 +118,10 @@ func (d *Decoder) Strings() ([]string, bool) {
 			return nil, false
 		}
 		out = append(out, s)
+		if d.i < len(d.data) && d.data[d.i] == ',' { // compact JSON: no white space to pass
+			d.i++
+			continue
+		}
 		if d.Skip(',') {
 			continue
 		}
