@@ -739,6 +739,57 @@
 //     strings (0.4 M); render: the same configuration. On a tree whose
 //     configuration names a handful of agents these are small; on this one
 //     the 22 KB of JSON alone cost more than the floor.
+//
+// Seventeenth pass, mf-hook's append and render (issue 27; the same command
+// and machine, 2 CPUs shared with another session, load average 2.2-8.1;
+// perf showed system calls and page faults were most of append's CPU, so
+// strace counts guided as much as callgrind's):
+//
+//   - Before (three runs): mf-hook version 0.95-0.97 M instructions, append
+//     4.72-4.89 M, render 2.40-2.52 M against a floor of 0.43-0.51 M; CPU
+//     1.43-1.60×, 4.06-4.29× (7.7-10 ms), 2.15-2.18× against a floor of
+//     1.87-2.58 ms. An append made about 1,060 system calls (the floor 200).
+//   - The roster's and the binding's 1,000 names each went into a map (and
+//     aeshash) on every load: the agents and the tasks are an idSet now
+//     (engine/idset.go), a list that came sorted and without repeats
+//     searched by halves and a map of the rest (TestIDSetIsUniqueSet checks
+//     it against uniqueSet); flatjson reads a string in one pass, in
+//     locals, and a compact array's comma without the white-space pass
+//     (TestStringsIsJSONs): about 0.6 M off both.
+//   - A load started a read worker per CPU for each root it walked, for the
+//     one or two notes of this tree: they start with the first full batch
+//     now, a smaller walk reads on its own goroutine (futex and nanosleep
+//     calls about halved).
+//   - The history: a loose version is written as stored zlib blocks in one
+//     write (objfile's writer cleared zlib's 600 KB compressor, page faults
+//     included, and hashed the content with SHA-1 again; a prune still packs
+//     the versions compressed); while an underShared, a Wrote, a Seen or a
+//     Replaced runs, the root it opened serves every openRoot (the folder
+//     was opened, after two Lstats each time, 27 times an append, now 6);
+//     makeDir calls MkdirAll only for a folder Lstat did not find. A
+//     write's hash is the refreshed note's when it holds the bytes written
+//     (SHA-256 of the note four times, not five). About 570 system calls an
+//     append now.
+//   - After (three runs): version 0.96-1.05 M (2.1-2.4×), append 3.85-3.89
+//     M (8.6-8.7×), render 1.88-1.93 M (4.2-4.3×) against 0.44-0.45 M; CPU
+//     1.36-1.44×, 3.18-3.29× (6.8-7.4 ms), 1.73-1.82× (3.7-4.0 ms) against
+//     2.12-2.24 ms: render is under 2× by CPU, not by instructions (the
+//     column that decides).
+//   - Left, append: the note write itself (store.Update: its lock, a Lstat
+//     of every folder from / for links, fsync of the file and its folder),
+//     then the history judging the same write twice, Wrote (recordWrite)
+//     and the Seen of the refresh after it, each reading the log, taking
+//     the history's lock and stat-ing the object (the Seen is what keeps a
+//     version another writer put down in between, so it stays); reading
+//     the log's lines grows with the journal's day; the Castagnoli tables
+//     of the log's checksum built at first use (58 K); the load's
+//     configuration as for render. render: version's 0.95 M (the
+//     tokenizer's tables, as the sixteenth pass says), then the
+//     configuration: 2,000 strings decoded (0.25 M), utf8.Valid and the
+//     copy of its 22 KB, the sorted check (0.1 M), filepath.Join and Rel's
+//     Clean on long paths (0.2 M). Reading only the names a command asks
+//     about (the roster's set lazily, say) is what would take the rest of
+//     the configuration out.
 package main
 
 import (
