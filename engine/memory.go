@@ -262,6 +262,14 @@ func (m *Memory) readConfig() {
 // through the memory root.
 func (m *Memory) loadRoot(r Root, dir string) {
 	m.loadStart = loadClock()
+	if dir == r.Dir {
+		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+			// A root with no folder yet (most of a machine's dimensions):
+			// the walk would find nothing and say nothing (visit skips it),
+			// after opening the memory root and asking twice.
+			return
+		}
+	}
 	var notes []foundNote
 	visit := func(p string, d fs.DirEntry, err error) error {
 		if _, ok := r.rel(p); !ok || m.skips(r, p, d) {
