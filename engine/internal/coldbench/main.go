@@ -768,13 +768,17 @@
 //     was opened, after two Lstats each time, 27 times an append, now 6);
 //     makeDir calls MkdirAll only for a folder Lstat did not find. A
 //     write's hash is the refreshed note's when it holds the bytes written
-//     (SHA-256 of the note four times, not five). About 570 system calls an
+//     (SHA-256 of the note four times, not five). A load returns at once
+//     for a root with no folder (five of this tree's seven: it opened the
+//     memory root and asked twice for each). About 530 system calls an
 //     append now.
-//   - After (three runs): version 0.96-1.05 M (2.1-2.4×), append 3.85-3.89
-//     M (8.6-8.7×), render 1.88-1.93 M (4.2-4.3×) against 0.44-0.45 M; CPU
-//     1.36-1.44×, 3.18-3.29× (6.8-7.4 ms), 1.73-1.82× (3.7-4.0 ms) against
-//     2.12-2.24 ms: render is under 2× by CPU, not by instructions (the
-//     column that decides).
+//   - After (three runs): version 0.96-1.05 M (2.2-2.4×), append 3.73-3.78
+//     M (8.4-8.5×), render 1.80-1.90 M (4.0-4.3×) against 0.44-0.45 M; CPU
+//     1.42-1.59×, 3.33-3.51× (6.5-7.5 ms), 1.76-1.84× (3.6-4.0 ms) against
+//     1.94-2.17 ms (three runs before the last change, the roots: append
+//     3.85-3.89 M, CPU 3.18-3.29×; CPU moves that much run to run here):
+//     render is under 2× by CPU, not by instructions (the column that
+//     decides).
 //   - Left, append: the note write itself (store.Update: its lock, a Lstat
 //     of every folder from / for links, fsync of the file and its folder),
 //     then the history judging the same write twice, Wrote (recordWrite)
