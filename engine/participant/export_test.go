@@ -41,6 +41,8 @@ func IndexCheck(p *Participant) string {
 	lines, length, dead, live := 0, 0, 0, 0
 	minor := map[string]int{}
 	want := map[string]int{} // refs to live notes each term should have
+	again := map[int32]*analyzed{} // each live note analyzed again from its body
+	sc := &analysisScratch{}
 	for id, d := range ix.docs {
 		if d.a == nil {
 			dead++
@@ -52,12 +54,18 @@ func IndexCheck(p *Participant) string {
 		}
 		lines += d.a.lines()
 		length += d.a.terms
-		for w, ls := range d.a.minor {
-			minor[w] += len(ls)
+		d.a.minor.each(func(w, n int, _ []byte) { minor[stopList()[w]] += n })
+		a := analyze(d.e, sc)
+		if a.unread || a.hash != d.a.hash {
+			continue // changed on disk since: the next search analyzes it again
 		}
+		if a.lines() != d.a.lines() || a.terms != d.a.terms || !slices.Equal(a.lineLen, d.a.lineLen) || !slices.Equal(a.heading, d.a.heading) || !slices.Equal(a.minor, d.a.minor) {
+			return fmt.Sprintf("%s: lines, headings or stop words differ from the note's", d.e.Path)
+		}
+		again[int32(id)] = a
 		seen := map[string]bool{}
-		for _, t := range append(slices.Clone(d.a.vocab), d.a.keyTerms...) {
-			if !seen[t] && !d.a.stored { // a stored note's terms are in the lists only
+		for _, t := range append(slices.Clone(a.vocab), a.keyTerms...) {
+			if !seen[t] {
 				seen[t] = true
 				want[t]++
 			}
@@ -77,34 +85,34 @@ func IndexCheck(p *Participant) string {
 		return fmt.Sprintf("stop-word lines %v, the totals say %v", minor, ix.minor)
 	}
 	for t, l := range ix.terms {
-		n := 0
-		for i, r := range l.refs {
-			if i > 0 && r.id <= l.refs[i-1].id {
-				return fmt.Sprintf("%q: ids out of order (%d after %d)", t, r.id, l.refs[i-1].id)
+		n, count, last := 0, int32(0), int32(-1)
+		for rr := newRefReader(l.b); ; {
+			r, ok := rr.next()
+			if !ok {
+				break
 			}
-			a := ix.docs[r.id].a
+			if count++; r.id <= last {
+				return fmt.Sprintf("%q: ids out of order (%d after %d)", t, r.id, last)
+			}
+			last = r.id
+			a := again[r.id]
 			if a == nil {
 				continue
 			}
-			if a.stored {
-				if int(r.lo+r.n) > len(l.at) || r.lines > r.n {
-					return fmt.Sprintf("%q: stored note %d's posting %+v is wrong", t, r.id, r)
-				}
-				continue
-			}
 			n++
-			if (r.n > 0) != slices.Contains(a.vocab, t) || int(r.lo+r.n) > len(l.at) || r.lines > r.n {
+			slot := slices.Index(a.vocab, t)
+			if (r.n > 0) != (slot >= 0) {
 				return fmt.Sprintf("%q: note %d's posting %+v is wrong", t, r.id, r)
 			}
-			p := l.posting(r)
-			for k, x := range p.at {
-				if int(x>>32) >= a.lines() || k > 0 && x <= p.at[k-1] {
-					return fmt.Sprintf("%q: note %d's positions %v are wrong", t, r.id, p.at)
-				}
+			if slot >= 0 && (r.lines != a.posts[slot].lines || !slices.Equal(decodeOccs(nil, r.occ), a.posts[slot].at)) {
+				return fmt.Sprintf("%q: note %d's positions %v, the note's %v", t, r.id, decodeOccs(nil, r.occ), a.posts[slot].at)
 			}
 			if r.key != slices.Contains(a.keyTerms, t) {
 				return fmt.Sprintf("%q: note %d's key flag is wrong", t, r.id)
 			}
+		}
+		if count != l.refs || last != l.last {
+			return fmt.Sprintf("%q: %d notes ending at %d, the list says %d ending at %d", t, count, last, l.refs, l.last)
 		}
 		if n != want[t] {
 			return fmt.Sprintf("%q: listed in %d live notes, held by %d", t, n, want[t])

@@ -68,7 +68,7 @@ func (ph *phrase) in(c *cand) bool {
 // inBody says whether the phrase is on a line of c's body.
 func (ph *phrase) inBody(c *cand) bool {
 	if len(ph.terms) == 0 { // stop words only: the lines holding the first
-		for _, l := range c.a.minor[ph.toks[0].w] {
+		for _, l := range c.a.minor.lines(nil, ph.toks[0].w) {
 			if ph.onLine(c, int(l)) {
 				return true
 			}
@@ -95,11 +95,12 @@ func (ph *phrase) inBody(c *cand) bool {
 		for k := 1; k < len(posts) && ok; k++ {
 			at := posts[k].at
 			j := next[k]
-			for j < len(at) && atPos(at[j]) < pos+k {
+			want := packAt(int32(line), int32(pos+k), false) // positions are counted in the line
+			for j < len(at) && at[j]&^1 < want {
 				j++
 			}
 			next[k] = j
-			ok = j < len(at) && atPos(at[j]) == pos+k && atLine(at[j]) == line && atAfterStop(at[j]) == ph.gap[k]
+			ok = j < len(at) && at[j]&^1 == want && atAfterStop(at[j]) == ph.gap[k]
 		}
 		if ok && (!ph.stops || ph.onLine(c, line)) {
 			return true

@@ -78,18 +78,20 @@ type analyzed struct {
 	vocab    []string           // the body's terms, each once, in order of first use
 	termIDs  []int32            // their ids in the scratch that made it, until the index lists it
 	posts    []posting          // where each term of vocab is, until the index lists it
-	minor    map[string][]int32 // a stop word's lines, in order
+	minor    minorSet           // the lines holding each stop word (postings.go)
 	day      journal.Day        // a journal day's (daily or refined note), else zero
 }
 
 // posting is where one term is in a note.
 type posting struct {
 	lines int32    // how many lines hold it
-	at    []uint64 // line<<32 | position in the note<<1 | a stop word right before it on its line (packAt), in order
+	at    []uint64 // line<<32 | position in the line<<1 | a stop word right before it on its line (packAt), in order
+	n     int32    // the occurrences, which occ encodes (postings.go) until at decodes them
+	occ   []byte
 }
 
 // packAt is an occurrence of a term as a posting keeps it: its line, its
-// position among the note's terms (stop words are not counted) and whether a
+// position among its line's terms (stop words are not counted) and whether a
 // stop word stands between it and the term before it on its line (what a
 // quoted phrase needs to know, phrase.go). The order of the values is the
 // order of the occurrences.
@@ -230,11 +232,14 @@ type analysisScratch struct {
 	vocab []string // the note at hand's
 	vids  []int32  // its terms' ids
 
-	terms []string    // by term id
-	parts []partList  // by term id, the worker's share of its list (searchindex.go)
-	used  []int32     // the term ids with a share, in order of first use
-	cnt   []shareSize // by term id, the size of its share
-	lists []*termList // per used, the index's list, while the shares are merged
+	terms  []string    // by term id
+	parts  []partList  // by term id, the worker's share of its list (searchindex.go)
+	used   []int32     // the term ids with a share, in order of first use
+	lists  []*termList // per used, the index's list, while the shares are merged
+	keyIDs []int32     // the note at hand's key terms' ids
+	enc    []byte      // a posting's occurrences, encoded
+	minor  [][]int32   // per stop word (stopList), the note at hand's lines holding it
+	minors []int       // the stop words the note at hand holds
 }
 
 type occurrence struct {
@@ -245,6 +250,7 @@ type occurrence struct {
 func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 	if sc.ids == nil {
 		sc.ids = map[string]int32{}
+		sc.minor = make([][]int32, len(stopList()))
 	}
 	sc.note++
 	sc.last, sc.n, sc.lines, sc.occ, sc.vocab, sc.vids = sc.last[:0], sc.n[:0], sc.lines[:0], sc.occ[:0], sc.vocab[:0], sc.vids[:0]
@@ -267,7 +273,7 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 	nl := bytes.Count(body, []byte{'\n'}) + 1
 	lines := make([]int32, 3*nl+1) // one allocation for the three
 	a.lineAt, a.lineLen, a.heading = lines[:0:nl+1], lines[nl+1:nl+1:2*nl+1], lines[2*nl+1:2*nl+1]
-	pos, head := 0, int32(-1)
+	head := int32(-1)
 	// Lines as ReadLines counts them: a last line end starts no line.
 	for at := 0; at < len(body) || at == 0; {
 		end := bytes.IndexByte(body[at:], '\n')
@@ -289,13 +295,13 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 				break
 			}
 			i = next
-			if t := lx.term; lx.stop {
+			if lx.stop {
 				afterStop = true
-				if ls := a.minor[t]; len(ls) == 0 || ls[len(ls)-1] != line {
-					if a.minor == nil {
-						a.minor = map[string][]int32{}
+				if ls := sc.minor[lx.minor]; len(ls) == 0 || ls[len(ls)-1] != line {
+					if len(ls) == 0 {
+						sc.minors = append(sc.minors, lx.minor)
 					}
-					a.minor[t] = append(ls, line)
+					sc.minor[lx.minor] = append(ls, line)
 				}
 				continue
 			}
@@ -309,9 +315,8 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 				sc.last[slot] = line
 				sc.lines[slot]++
 			}
-			sc.occ = append(sc.occ, occurrence{slot, packAt(line, int32(pos), afterStop)})
+			sc.occ = append(sc.occ, occurrence{slot, packAt(line, n, afterStop)})
 			afterStop = false
-			pos++
 			n++
 		}
 		a.terms += int(n)
@@ -324,6 +329,12 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 		at = end + 1
 	}
 	a.lineAt = append(a.lineAt, int32(len(body)))
+	slices.Sort(sc.minors)
+	for _, w := range sc.minors {
+		a.minor = appendMinor(a.minor, w, sc.minor[w])
+		sc.minor[w] = sc.minor[w][:0]
+	}
+	sc.minors = sc.minors[:0]
 	// Every term's positions, in one array, grouped by term.
 	a.vocab, a.termIDs = slices.Clone(sc.vocab), slices.Clone(sc.vids)
 	a.posts = make([]posting, len(a.vocab))
@@ -560,7 +571,7 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 	most := 0 // cands at most
 	for i, t := range q.terms {
 		if lists[i] = ix.terms[t]; lists[i] != nil {
-			most += len(lists[i].refs)
+			most += int(lists[i].refs)
 		}
 	}
 	switch {
@@ -588,7 +599,11 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 	default:
 		for _, l := range lists {
 			if l != nil {
-				for _, r := range l.refs {
+				for rr := newRefReader(l.b); ; {
+					r, ok := rr.next()
+					if !ok {
+						break
+					}
 					put(r.id)
 				}
 			}
@@ -604,7 +619,11 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 			if l == nil {
 				continue
 			}
-			for _, r := range l.refs {
+			for rr := newRefReader(l.b); ; {
+				r, ok := rr.next()
+				if !ok {
+					break
+				}
 				m := int(ix.mark[r.id])
 				if m == 0 || ix.docs[r.id].a == nil {
 					continue
@@ -615,7 +634,7 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 				}
 				if r.n > 0 {
 					k := (m-1)*nt + i
-					sc.posts[k] = l.posting(r)
+					sc.posts[k] = posting{lines: r.lines, n: r.n, occ: r.occ}
 					c.hits[i] = &sc.posts[k]
 				}
 				c.inKey[i] = r.key
@@ -630,6 +649,27 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 	return cands, tot
 }
 
+// decode reads the occurrences of c's terms (postings.go), into one array.
+func (c *cand) decode() {
+	total := 0
+	for _, h := range c.hits {
+		if h != nil && h.at == nil {
+			total += int(h.n)
+		}
+	}
+	if total == 0 {
+		return
+	}
+	all := make([]uint64, 0, total)
+	for _, h := range c.hits {
+		if h != nil && h.at == nil && h.n > 0 {
+			lo := len(all)
+			all = decodeOccs(all, h.occ)
+			h.at = all[lo:len(all):len(all)]
+		}
+	}
+}
+
 // match keeps the candidates that hold every phrase and a term (or, for a
 // query of dates only, are a day it names), marks those a date of the query
 // names, and returns them.
@@ -640,6 +680,7 @@ func (q *query) match(cands []cand, sc *searchScratch) []*cand {
 		if nt > 0 && !c.matched {
 			return
 		}
+		c.decode()
 		for i := range q.phrases {
 			if !q.phrases[i].in(c) {
 				c.hits, c.inKey, c.matched = nil, nil, false
@@ -1066,6 +1107,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 	}
 	base, held = base[:len(centres)], held[:len(centres)]
 	starts := runSpace[:0]
+	var minorLines [][]int32 // per minor word, the lines holding it
 	for j, c := range centres {
 		lo, hi := max(0, c-passageReach), min(last, c+passageReach)
 		in, starts = in[:0], starts[:0]
@@ -1126,9 +1168,12 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 		// (A query whose stop words are on no line in scope has none to
 		// weigh: 0/0 would make every passage NaN.)
 		if len(minor) > 0 && st.minorTotal > 0 {
+			if minorLines == nil {
+				minorLines = a.minorLines(minor)
+			}
 			m := 0.0
-			for i, w := range minor {
-				if _, ok := slices.BinarySearch(a.minor[w], int32(c)); ok {
+			for i := range minor {
+				if _, ok := slices.BinarySearch(minorLines[i], int32(c)); ok {
 					m += st.minorIdf[i]
 				}
 			}
@@ -1170,6 +1215,18 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 		}
 	}
 	return best, bound, blo, bhi
+}
+
+// minorLines is the lines holding each of words, stop words.
+func (a *analyzed) minorLines(words []string) [][]int32 {
+	out := make([][]int32, len(words))
+	var all []int32
+	for i, w := range words {
+		lo := len(all)
+		all = a.minor.lines(all, w)
+		out[i] = all[lo:len(all):len(all)]
+	}
+	return out
 }
 
 // occ is a term of the query at a position of a passage's centre line.

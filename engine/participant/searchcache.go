@@ -73,7 +73,7 @@ func DefaultSearchCacheDir() string {
 // storedHeader names the format and what the analyses depend on: the
 // stemmer's version.
 func storedHeader() []byte {
-	return []byte("mf-lsp search index 2 kljensen/snowball@" + hashcache.ModuleVersion("github.com/kljensen/snowball") + "\n")
+	return []byte("mf-lsp search index 3 kljensen/snowball@" + hashcache.ModuleVersion("github.com/kljensen/snowball") + "\n")
 }
 
 // castagnoli is the stored copy's checksum table, built at the first read or
@@ -141,7 +141,7 @@ func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored 
 	for range nt {
 		t := string(r.bytes(r.count()))
 		nr := r.count()
-		l := &termList{refs: make([]noteRef, 0, nr)}
+		l := &termList{last: -1}
 		prev := -1
 		for range nr {
 			k := prev + 1 + r.small(nd)
@@ -152,49 +152,35 @@ func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored 
 			nk := r.u64()
 			n, key := int(nk>>1), nk&1 != 0
 			lines := r.small(n + 1)
-			if n > len(r.b) {
+			var occ []byte
+			if n > 0 {
+				occ = r.bytes(r.count())
+			}
+			if n > len(occ) || r.err {
 				return false, 0
 			}
 			id := renum[k]
 			if id < 0 {
-				for range n {
-					r.u64()
-				}
 				continue
 			}
 			lm := &lim[id]
-			ref := noteRef{id: id, lines: int32(lines), lo: int32(len(l.at)), n: int32(n), key: key}
-			x, line, held := uint64(0), -1, 0
-			for j := range n {
-				delta := r.u64()
-				if j > 0 && delta == 0 {
-					return false, 0
-				}
-				x += delta
-				if atLine(x) >= int(lm.lines) || atPos(x) >= int(lm.terms) {
-					return false, 0
-				}
-				if atLine(x) != line {
-					line, held = atLine(x), held+1
-				}
-				l.at = append(l.at, x)
-			}
-			if held != lines || n == 0 && !key {
+			a := ix.docs[id].a
+			if held, ok := checkOccs(occ, n, a.lineLen); !ok || held != lines || n == 0 && !key {
 				return false, 0
 			}
 			if lm.held += int32(n); lm.held > lm.terms {
 				return false, 0
 			}
 			if key {
-				a := ix.docs[id].a
 				a.keyTerms = append(a.keyTerms, t)
 			}
-			l.refs = append(l.refs, ref)
+			l.b = appendRef(l.b, l.last, ref{id: id, n: int32(n), lines: int32(lines), key: key, occ: occ})
+			l.refs, l.last = l.refs+1, id
 		}
 		if r.err || ix.terms[t] != nil {
 			return false, 0
 		}
-		if len(l.refs) > 0 {
+		if l.refs > 0 {
 			ix.terms[t] = l
 		}
 	}
@@ -208,6 +194,35 @@ func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored 
 	}
 	ix.fromStore = len(ix.docs)
 	return true, nd
+}
+
+// checkOccs says whether occ is the encoding of n occurrences (postings.go)
+// in order, each at a position its line holds (lineLen: the terms on each
+// line), and how many lines hold them.
+func checkOccs(occ []byte, n int, lineLen []int32) (lines int, ok bool) {
+	r := &reader{b: occ}
+	line, pos, count := -1, 0, 0
+	for len(r.b) > 0 {
+		v := r.u64()
+		d := v >> 2
+		if r.err || d == 0 || d > 1<<31 {
+			return 0, false
+		}
+		if v&1 == 0 {
+			if count == 0 {
+				return 0, false
+			}
+			pos += int(d)
+		} else {
+			line, lines = line+int(d), lines+1
+			pos = int(r.small(len(occ)+1<<20))
+		}
+		if r.err || line >= len(lineLen) || pos >= int(lineLen[line]) {
+			return 0, false
+		}
+		count++
+	}
+	return lines, count == n
 }
 
 // decodeNote is the analysis (without its terms: the lists hold them) that
@@ -248,31 +263,28 @@ func decodeNote(entry []byte, e *engine.Note, words map[string]string) (a *analy
 	if a.terms > bodyLen {
 		return nil, true
 	}
-	if nm := r.count(); nm > 0 {
-		a.minor = make(map[string][]int32, nm)
-		for range nm {
-			raw := r.bytes(r.count())
-			w, ok := words[string(raw)]
-			if !ok {
-				w = string(raw)
-				words[w] = w
-			}
-			ls := make([]int32, r.count())
-			for i := range ls {
-				l := r.small(nl)
-				if i > 0 {
-					if l == 0 || int(ls[i-1])+l >= nl {
-						return nil, true
-					}
-					l += int(ls[i-1])
-				}
-				ls[i] = int32(l)
-			}
-			if len(ls) == 0 || a.minor[w] != nil {
-				return nil, true
-			}
-			a.minor[w] = ls
+	nm, prevWord := r.count(), -1
+	for range nm {
+		w := r.small(len(stopList()))
+		if w <= prevWord || r.err {
+			return nil, true
 		}
+		prevWord = w
+		ls := make([]int32, r.count())
+		for i := range ls {
+			l := r.small(nl)
+			if i > 0 {
+				if l == 0 || int(ls[i-1])+l >= nl {
+					return nil, true
+				}
+				l += int(ls[i-1])
+			}
+			ls[i] = int32(l)
+		}
+		if len(ls) == 0 {
+			return nil, true
+		}
+		a.minor = appendMinor(a.minor, w, ls)
 	}
 	if r.err || len(r.b) > 0 {
 		return nil, true
@@ -373,9 +385,21 @@ func (p *Participant) saveStored() {
 		}
 	}
 	terms := make([]string, 0, len(ix.terms))
+	liveRefs := make(map[string]int, len(ix.terms)) // per term, its live notes
 	for t, l := range ix.terms {
-		if slices.ContainsFunc(l.refs, func(r noteRef) bool { return renum[r.id] >= 0 }) {
+		n := 0
+		for rr := newRefReader(l.b); ; {
+			r, ok := rr.next()
+			if !ok {
+				break
+			}
+			if renum[r.id] >= 0 {
+				n++
+			}
+		}
+		if n > 0 {
 			terms = append(terms, t)
+			liveRefs[t] = n
 		}
 	}
 	slices.Sort(terms)
@@ -396,20 +420,14 @@ func (p *Participant) saveStored() {
 		}
 		w.uvarint(uint64(len(terms)))
 		for _, t := range terms { // in order: the same index makes the same file
-			l := ix.terms[t]
-			n := 0
-			for _, r := range l.refs {
-				if renum[r.id] >= 0 {
-					n++
-				}
-			}
-			if n == 0 {
-				continue
-			}
 			w.bytes([]byte(t))
-			w.uvarint(uint64(n))
+			w.uvarint(uint64(liveRefs[t]))
 			prev := int32(-1)
-			for _, r := range l.refs {
+			for rr := newRefReader(ix.terms[t].b); ; {
+				r, ok := rr.next()
+				if !ok {
+					break
+				}
 				id := renum[r.id]
 				if id < 0 {
 					continue
@@ -422,10 +440,8 @@ func (p *Participant) saveStored() {
 				}
 				w.uvarint(nk)
 				w.uvarint(uint64(r.lines))
-				x := uint64(0)
-				for _, at := range l.posting(r).at {
-					w.uvarint(at - x)
-					x = at
+				if r.n > 0 {
+					w.bytes(r.occ)
 				}
 			}
 			if w.err != nil {
@@ -494,15 +510,12 @@ func encodeNote(b []byte, e *engine.Note, a *analyzed) []byte {
 	for _, h := range a.heading {
 		b = binary.AppendUvarint(b, uint64(h+1))
 	}
-	words := make([]string, 0, len(a.minor))
-	for w := range a.minor {
-		words = append(words, w)
-	}
-	slices.Sort(words) // the same analyses make the same file
+	var words, ls []int32
+	a.minor.each(func(w, _ int, _ []byte) { words = append(words, int32(w)) })
 	b = binary.AppendUvarint(b, uint64(len(words)))
-	for _, w := range words {
-		b = appendBytes(b, []byte(w))
-		ls := a.minor[w]
+	a.minor.each(func(w, _ int, enc []byte) {
+		b = binary.AppendUvarint(b, uint64(w))
+		ls = linesOf(ls[:0], enc)
 		b = binary.AppendUvarint(b, uint64(len(ls)))
 		prev := int32(0)
 		for i, l := range ls {
@@ -513,7 +526,7 @@ func encodeNote(b []byte, e *engine.Note, a *analyzed) []byte {
 			}
 			prev = l
 		}
-	}
+	})
 	return b
 }
 
