@@ -40,7 +40,7 @@ func IndexCheck(p *Participant) string {
 	}
 	lines, length, dead, live := 0, 0, 0, 0
 	minor := map[string]int{}
-	want := map[string]int{} // refs to live notes each term should have
+	want := map[string]int{}       // refs to live notes each term should have
 	again := map[int32]*analyzed{} // each live note analyzed again from its body
 	sc := &analysisScratch{}
 	for id, d := range ix.docs {

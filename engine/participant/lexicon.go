@@ -18,9 +18,9 @@ import (
 // lexeme is a word as search indexes it: its term (a stop word as it is,
 // any other word stemmed), and the term's id in the scratch.
 type lexeme struct {
-	word string // lower-cased, the lexicon's key
-	hash uint32
-	term string
+	word  string // lower-cased, the lexicon's key
+	hash  uint32
+	term  string
 	stop  bool
 	id    int32
 	minor int // a stop word's index in stopList

@@ -68,18 +68,18 @@ type SearchResult struct {
 // analyzed is a note as search reads it.
 type analyzed struct {
 	hash     [32]byte
-	unread   bool               // its body could not be read (changed on disk since the load): analyzed as empty
-	stored   bool               // read from the stored index (searchcache.go): its terms are in the lists only, vocab is nil
-	keyTerms []string           // the key's terms, each once
-	lineAt   []int32            // byte offset of each body line, and the body's length last
-	lineLen  []int32            // terms on each line
-	terms    int                // terms in the body
-	heading  []int32            // the heading line each line is under, -1 for none
-	vocab    []string           // the body's terms, each once, in order of first use
-	termIDs  []int32            // their ids in the scratch that made it, until the index lists it
-	posts    []posting          // where each term of vocab is, until the index lists it
-	minor    minorSet           // the lines holding each stop word (postings.go)
-	day      journal.Day        // a journal day's (daily or refined note), else zero
+	unread   bool        // its body could not be read (changed on disk since the load): analyzed as empty
+	stored   bool        // read from the stored index (searchcache.go): its terms are in the lists only, vocab is nil
+	keyTerms []string    // the key's terms, each once
+	lineAt   []int32     // byte offset of each body line, and the body's length last
+	lineLen  []int32     // terms on each line
+	terms    int         // terms in the body
+	heading  []int32     // the heading line each line is under, -1 for none
+	vocab    []string    // the body's terms, each once, in order of first use
+	termIDs  []int32     // their ids in the scratch that made it, until the index lists it
+	posts    []posting   // where each term of vocab is, until the index lists it
+	minor    minorSet    // the lines holding each stop word (postings.go)
+	day      journal.Day // a journal day's (daily or refined note), else zero
 }
 
 // posting is where one term is in a note.

@@ -215,7 +215,7 @@ func checkOccs(occ []byte, n int, lineLen []int32) (lines int, ok bool) {
 			pos += int(d)
 		} else {
 			line, lines = line+int(d), lines+1
-			pos = int(r.small(len(occ)+1<<20))
+			pos = int(r.small(len(occ) + 1<<20))
 		}
 		if r.err || line >= len(lineLen) || pos >= int(lineLen[line]) {
 			return 0, false
