@@ -67,9 +67,10 @@ func (ph *phrase) in(c *cand) bool {
 
 // inBody says whether the phrase is on a line of c's body.
 func (ph *phrase) inBody(c *cand) bool {
+	var b lineReader
 	if len(ph.terms) == 0 { // stop words only: the lines holding the first
 		for _, l := range c.a.minor.lines(nil, ph.toks[0].w) {
-			if ph.onLine(c, int(l)) {
+			if ph.holds(b.line(c, int(l))) {
 				return true
 			}
 		}
@@ -102,22 +103,33 @@ func (ph *phrase) inBody(c *cand) bool {
 			next[k] = j
 			ok = j < len(at) && at[j]&^1 == want && atAfterStop(at[j]) == ph.gap[k]
 		}
-		if ok && (!ph.stops || ph.onLine(c, line)) {
+		if ok && (!ph.stops || ph.holds(b.line(c, line))) {
 			return true
 		}
 	}
 	return false
 }
 
-// onLine reads line l of c's body and says whether the phrase is on it. A
-// body that cannot be read now changed on disk since the analysis (it is
-// being refreshed): it holds no phrase yet.
-func (ph *phrase) onLine(c *cand, l int) bool {
-	body, err := c.e.Body()
-	if err != nil || len(body) < int(c.a.lineAt[len(c.a.lineAt)-1]) {
-		return false
+// lineReader reads lines of a candidate's body, the body read once. A body
+// that cannot be read now changed on disk since the analysis (it is being
+// refreshed): its lines are empty, and hold no phrase yet.
+type lineReader struct {
+	body []byte
+	read bool
+}
+
+// line is line l of c's body.
+func (b *lineReader) line(c *cand, l int) string {
+	if !b.read {
+		b.read = true
+		if body, err := c.e.Body(); err == nil && len(body) >= int(c.a.lineAt[len(c.a.lineAt)-1]) {
+			b.body = body
+		}
 	}
-	return ph.holds(string(body[c.a.lineAt[l]:c.a.lineAt[l+1]]))
+	if b.body == nil {
+		return ""
+	}
+	return string(b.body[c.a.lineAt[l]:c.a.lineAt[l+1]])
 }
 
 // holds says whether the phrase's words are next to each other in text.
