@@ -3,6 +3,8 @@ package participant
 import (
 	"fmt"
 	"slices"
+
+	"github.com/magicfrog/mf-lsp/engine"
 )
 
 // CompactEagerly makes p's search index drop its dead ids at every change of
@@ -28,6 +30,23 @@ func FromStore(p *Participant) int {
 	return p.index.fromStore
 }
 
+// wholeAnalysis is a note's analysis with its terms and their positions,
+// which the index keeps in its lists only.
+type wholeAnalysis struct {
+	*analyzed
+	vocab []string
+	posts []posting // per term of vocab
+}
+
+func analyzeWhole(e *engine.Note, sc *analysisScratch) wholeAnalysis {
+	a := wholeAnalysis{analyzed: analyze(e, sc), vocab: slices.Clone(sc.vocab)}
+	for slot := range a.vocab {
+		at := sc.all[sc.off[slot] : sc.off[slot]+sc.n[slot]]
+		a.posts = append(a.posts, posting{lines: sc.lines[slot], at: slices.Clone(at)})
+	}
+	return a
+}
+
 // IndexCheck counts again, from the analyses of the live notes, what p's
 // search index keeps (its running totals, ids, term lists and journal days)
 // and says where they differ; "" when they agree or nothing is built yet.
@@ -40,8 +59,8 @@ func IndexCheck(p *Participant) string {
 	}
 	lines, length, dead, live := 0, 0, 0, 0
 	minor := map[string]int{}
-	want := map[string]int{}       // refs to live notes each term should have
-	again := map[int32]*analyzed{} // each live note analyzed again from its body
+	want := map[string]int{}            // refs to live notes each term should have
+	again := map[int32]*wholeAnalysis{} // each live note analyzed again from its body
 	sc := &analysisScratch{}
 	for id, d := range ix.docs {
 		if d.a == nil {
@@ -55,14 +74,14 @@ func IndexCheck(p *Participant) string {
 		lines += d.a.lines()
 		length += d.a.terms
 		d.a.minor.each(func(w, n int, _ []byte) { minor[stopList()[w]] += n })
-		a := analyze(d.e, sc)
+		a := analyzeWhole(d.e, sc)
 		if a.unread || a.hash != d.a.hash {
 			continue // changed on disk since: the next search analyzes it again
 		}
 		if a.lines() != d.a.lines() || a.terms != d.a.terms || !slices.Equal(a.lineLen, d.a.lineLen) || !slices.Equal(a.heading, d.a.heading) || !slices.Equal(a.minor, d.a.minor) {
 			return fmt.Sprintf("%s: lines, headings or stop words differ from the note's", d.e.Path)
 		}
-		again[int32(id)] = a
+		again[int32(id)] = &a
 		seen := map[string]bool{}
 		for _, t := range append(slices.Clone(a.vocab), a.keyTerms...) {
 			if !seen[t] {

@@ -231,6 +231,8 @@ type analysisScratch struct {
 	occ   []occurrence
 	vocab []string // the note at hand's
 	vids  []int32  // its terms' ids
+	all   []uint64 // its positions (packAt's), grouped by vocab slot
+	off   []int32  // per vocab slot, where its positions start in all
 
 	terms  []string    // by term id
 	parts  []partList  // by term id, the worker's share of its list (searchindex.go)
@@ -335,19 +337,21 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 		sc.minor[w] = sc.minor[w][:0]
 	}
 	sc.minors = sc.minors[:0]
-	// Every term's positions, in one array, grouped by term.
-	a.vocab, a.termIDs = slices.Clone(sc.vocab), slices.Clone(sc.vids)
-	a.posts = make([]posting, len(a.vocab))
-	all := make([]uint64, len(sc.occ))
-	off := 0
-	for i := range a.posts {
-		n := int(sc.n[i])
-		a.posts[i] = posting{lines: sc.lines[i], at: all[off : off : off+n]}
+	// Every term's positions, in one array of the scratch, grouped by term,
+	// until the index lists them (searchindex.go).
+	sc.all = slices.Grow(sc.all[:0], len(sc.occ))[:len(sc.occ)]
+	sc.off = sc.off[:0]
+	off := int32(0)
+	for _, n := range sc.n {
+		sc.off = append(sc.off, off)
 		off += n
 	}
 	for _, o := range sc.occ {
-		p := &a.posts[o.slot]
-		p.at = append(p.at, o.at)
+		sc.all[sc.off[o.slot]] = o.at
+		sc.off[o.slot]++
+	}
+	for i, n := range sc.n {
+		sc.off[i] -= n
 	}
 	return a
 }

@@ -138,18 +138,17 @@ func (p *partList) put(r ref) {
 	p.last = r.id
 }
 
-// list adds the note a, to be id, to the worker's lists, under its terms and
-// its key's.
+// list adds the note a, the last the scratch analyzed, to be id, to the
+// worker's lists, under its terms and its key's.
 func (sc *analysisScratch) list(a *analyzed, id int32) {
 	keyIDs := sc.keyIDs[:0]
 	for _, t := range a.keyTerms {
 		keyIDs = append(keyIDs, sc.ids[t])
 	}
-	for slot, tid := range a.termIDs {
-		ps := &a.posts[slot]
-		key := slices.Contains(keyIDs, tid)
-		sc.enc = appendOccs(sc.enc[:0], ps.at)
-		sc.share(tid).put(ref{id: id, n: int32(len(ps.at)), lines: ps.lines, key: key, occ: sc.enc})
+	for slot, tid := range sc.vids {
+		at := sc.all[sc.off[slot] : sc.off[slot]+sc.n[slot]]
+		sc.enc = appendOccs(sc.enc[:0], at)
+		sc.share(tid).put(ref{id: id, n: int32(len(at)), lines: sc.lines[slot], key: slices.Contains(keyIDs, tid), occ: sc.enc})
 	}
 	for _, tid := range keyIDs {
 		if sc.seen[tid] == sc.note {
@@ -158,7 +157,6 @@ func (sc *analysisScratch) list(a *analyzed, id int32) {
 		sc.share(tid).put(ref{id: id, key: true})
 	}
 	sc.keyIDs = keyIDs
-	a.termIDs, a.posts, a.vocab = nil, nil, nil
 }
 
 // share is the worker's share of term tid's list.
