@@ -90,9 +90,16 @@ func (ph *phrase) inBody(c *cand) bool {
 		posts[k] = c.hits[i]
 	}
 	// Every occurrence of the first term, the others looked for at the
-	// positions after it: each list is in order, so each is read once.
+	// positions after it: each list is in order, so each is read once. A
+	// phrase that opens with stop words needs one right before its first
+	// term, and a line read once and found without the phrase is not read
+	// again.
+	lead, checked := ph.toks[0].stop, -1
 	for _, x := range posts[0].at {
 		line, pos, ok := atLine(x), atPos(x), true
+		if lead && !atAfterStop(x) || line == checked {
+			continue
+		}
 		for k := 1; k < len(posts) && ok; k++ {
 			at := posts[k].at
 			j := next[k]
@@ -103,8 +110,11 @@ func (ph *phrase) inBody(c *cand) bool {
 			next[k] = j
 			ok = j < len(at) && at[j]&^1 == want && atAfterStop(at[j]) == ph.gap[k]
 		}
-		if ok && (!ph.stops || ph.holds(b.line(c, line))) {
-			return true
+		if ok {
+			if !ph.stops || ph.holds(b.line(c, line)) {
+				return true
+			}
+			checked = line
 		}
 	}
 	return false
