@@ -2,6 +2,7 @@ package participant
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -78,7 +79,7 @@ func IndexCheck(p *Participant) string {
 		if a.unread || a.hash != d.a.hash {
 			continue // changed on disk since: the next search analyzes it again
 		}
-		if a.lines() != d.a.lines() || a.terms != d.a.terms || !slices.Equal(a.lineLen, d.a.lineLen) || !slices.Equal(a.heading, d.a.heading) || !slices.Equal(a.minor, d.a.minor) {
+		if a.lines() != d.a.lines() || a.terms != d.a.terms || a.bodyLen != d.a.bodyLen || !slices.Equal(a.lineLen.n, d.a.lineLen.n) || !maps.Equal(a.lineLen.big, d.a.lineLen.big) || !slices.Equal(a.heads, d.a.heads) || !slices.Equal(a.minor, d.a.minor) {
 			return fmt.Sprintf("%s: lines, headings or stop words differ from the note's", d.e.Path)
 		}
 		again[int32(id)] = &a

@@ -124,22 +124,21 @@ func (ph *phrase) inBody(c *cand) bool {
 // that cannot be read now changed on disk since the analysis (it is being
 // refreshed): its lines are empty, and hold no phrase yet.
 type lineReader struct {
-	body []byte
-	read bool
+	body   []byte
+	starts []int32
+	read   bool
 }
 
 // line is line l of c's body.
 func (b *lineReader) line(c *cand, l int) string {
 	if !b.read {
 		b.read = true
-		if body, err := c.e.Body(); err == nil && len(body) >= int(c.a.lineAt[len(c.a.lineAt)-1]) {
-			b.body = body
-		}
+		b.body, b.starts, _ = c.readLines()
 	}
 	if b.body == nil {
 		return ""
 	}
-	return string(b.body[c.a.lineAt[l]:c.a.lineAt[l+1]])
+	return string(b.body[b.starts[l]:b.starts[l+1]])
 }
 
 // holds says whether the phrase's words are next to each other in text.

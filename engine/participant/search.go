@@ -71,10 +71,10 @@ type analyzed struct {
 	unread   bool        // its body could not be read (changed on disk since the load): analyzed as empty
 	stored   bool        // read from the stored index (searchcache.go): its terms are in the lists only, vocab is nil
 	keyTerms []string    // the key's terms, each once
-	lineAt   []int32     // byte offset of each body line, and the body's length last
-	lineLen  []int32     // terms on each line
+	bodyLen  int32       // the body's bytes (its lines are found again when it is read: lineStarts)
+	lineLen  lineLens    // terms on each line
 	terms    int         // terms in the body
-	heading  []int32     // the heading line each line is under, -1 for none
+	heads    []int32     // the lines that are headings, in order
 	vocab    []string    // the body's terms, each once, in order of first use
 	termIDs  []int32     // their ids in the scratch that made it, until the index lists it
 	posts    []posting   // where each term of vocab is, until the index lists it
@@ -108,7 +108,46 @@ func atLine(x uint64) int       { return int(x >> 32) }
 func atPos(x uint64) int        { return int(uint32(x) >> 1) }
 func atAfterStop(x uint64) bool { return x&1 != 0 }
 
-func (a *analyzed) lines() int { return len(a.lineLen) }
+func (a *analyzed) lines() int { return len(a.lineLen.n) }
+
+// lineLens is the terms on each line of a body, a byte a line: a line of
+// 255 terms or more is in big.
+type lineLens struct {
+	n   []uint8
+	big map[int32]int32
+}
+
+func (ll *lineLens) at(l int) int32 {
+	if v := ll.n[l]; v < 255 {
+		return int32(v)
+	}
+	return ll.big[int32(l)]
+}
+
+func (ll *lineLens) add(n int32) {
+	if n >= 255 {
+		if ll.big == nil {
+			ll.big = map[int32]int32{}
+		}
+		ll.big[int32(len(ll.n))] = n
+		ll.n = append(ll.n, 255)
+		return
+	}
+	ll.n = append(ll.n, uint8(n))
+}
+
+// headOf is the heading line l is under (l itself for a heading), -1 for
+// none.
+func (a *analyzed) headOf(l int) int32 {
+	i, found := slices.BinarySearch(a.heads, int32(l))
+	switch {
+	case found:
+		return int32(l)
+	case i == 0:
+		return -1
+	}
+	return a.heads[i-1]
+}
 
 // stopWords are left out of the index and of queries: they are on every line.
 var stopWords = sync.OnceValue(func() map[string]bool {
@@ -272,10 +311,8 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 			a.keyTerms = append(a.keyTerms, lx.term)
 		}
 	}
-	nl := bytes.Count(body, []byte{'\n'}) + 1
-	lines := make([]int32, 3*nl+1) // one allocation for the three
-	a.lineAt, a.lineLen, a.heading = lines[:0:nl+1], lines[nl+1:nl+1:2*nl+1], lines[2*nl+1:2*nl+1]
-	head := int32(-1)
+	a.bodyLen = int32(len(body))
+	a.lineLen.n = make([]uint8, 0, bytes.Count(body, []byte{'\n'})+1)
 	// Lines as ReadLines counts them: a last line end starts no line.
 	for at := 0; at < len(body) || at == 0; {
 		end := bytes.IndexByte(body[at:], '\n')
@@ -284,10 +321,10 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 		} else {
 			end += at
 		}
-		line := int32(len(a.lineLen))
+		line := int32(a.lines())
 		text := body[at:end]
 		if len(text) > 0 && text[0] == '#' {
-			head = line
+			a.heads = append(a.heads, line)
 		}
 		n := int32(0)
 		afterStop := false
@@ -322,15 +359,12 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 			n++
 		}
 		a.terms += int(n)
-		a.lineAt = append(a.lineAt, int32(at))
-		a.lineLen = append(a.lineLen, n)
-		a.heading = append(a.heading, head)
+		a.lineLen.add(n)
 		if end == len(body) {
 			break
 		}
 		at = end + 1
 	}
-	a.lineAt = append(a.lineAt, int32(len(body)))
 	slices.Sort(sc.minors)
 	for _, w := range sc.minors {
 		a.minor = appendMinor(a.minor, w, sc.minor[w])
@@ -366,13 +400,36 @@ func dayOf(e *engine.Note) journal.Day {
 	return journal.Day{}
 }
 
-// lineText is body lines lo..hi (0-based, included).
-func (a *analyzed) text(body string, lo, hi int) string {
-	end := int(a.lineAt[hi+1])
+// text is body lines lo..hi (0-based, included); starts is lineStarts's of
+// body.
+func (a *analyzed) text(body string, starts []int32, lo, hi int) string {
+	end := int(starts[hi+1])
 	if hi+1 < a.lines() {
 		end-- // the line end
 	}
-	return strings.TrimRight(body[a.lineAt[lo]:end], "\r\n")
+	return strings.TrimRight(body[starts[lo]:end], "\r\n")
+}
+
+// textLines is readLines's body as a string.
+func (c *cand) textLines() (string, []int32, bool) {
+	body, starts, ok := c.readLines()
+	return string(body), starts, ok
+}
+
+// readLines is c's body and the start of each of its lines (lineStarts), or
+// false when it cannot be had (read on demand, it changed on disk since the
+// load: engine.Note.Text, which has the tree refresh it). Search leaves such
+// a note out rather than rank or quote a text that is no longer there.
+func (c *cand) readLines() ([]byte, []int32, bool) {
+	body, err := c.e.Body()
+	if err != nil || len(body) != int(c.a.bodyLen) {
+		return nil, nil, false
+	}
+	starts := lineStarts(make([]int32, 0, c.a.lines()+1), body)
+	if len(starts) != c.a.lines()+1 {
+		return nil, nil, false
+	}
+	return body, starts, true
 }
 
 // wordPair is two words next to each other, each a stem or a stop word.
@@ -884,7 +941,7 @@ func (q *query) upperBound(c *cand, st lineStats) float64 {
 				n++
 			}
 			k += n
-			ll := float64(a.lineLen[l])
+			ll := float64(a.lineLen.at(l))
 			best = max(best, sat(float64(n), ll))
 			peak = max(peak, n)
 		}
@@ -925,16 +982,14 @@ func (q *query) upperBound(c *cand, st lineStats) float64 {
 func (q *query) scoreOne(c *cand, st lineStats, floor float64) (scored, float64) {
 	sc := scored{c: c}
 	var body []byte
+	var starts []int32
 	if floor < math.Inf(1) && len(q.pairs) > 0 {
 		// A body that cannot be read now (changed on disk since the
 		// analysis: it is refreshed) scores without its word pairs.
-		var err error
-		if body, err = c.e.Body(); err != nil || len(body) < int(c.a.lineAt[len(c.a.lineAt)-1]) {
-			body = nil
-		}
+		body, starts, _ = c.readLines()
 	}
 	var bound float64
-	sc.score, bound, sc.lo, sc.hi = bestPassage(c.a, body, c.hits, st, q, floor)
+	sc.score, bound, sc.lo, sc.hi = bestPassage(c.a, body, starts, c.hits, st, q, floor)
 	for i, k := range c.inKey {
 		if k {
 			sc.score += keyWeight * st.idf[i]
@@ -1019,18 +1074,18 @@ func topScored(all []scored, limit int) []*scored {
 func hitsOf(top []*scored) []Hit {
 	hits := make([]Hit, 0, len(top))
 	for _, sc := range top {
-		body, ok := bodyText(sc.c.e)
+		body, starts, ok := sc.c.textLines()
 		if !ok {
 			continue
 		}
-		for sc.lo < sc.hi && strings.TrimSpace(sc.c.a.text(body, sc.lo, sc.lo)) == "" {
+		for sc.lo < sc.hi && strings.TrimSpace(sc.c.a.text(body, starts, sc.lo, sc.lo)) == "" {
 			sc.lo++
 		}
-		for sc.hi > sc.lo && strings.TrimSpace(sc.c.a.text(body, sc.hi, sc.hi)) == "" {
+		for sc.hi > sc.lo && strings.TrimSpace(sc.c.a.text(body, starts, sc.hi, sc.hi)) == "" {
 			sc.hi--
 		}
 		hits = append(hits, Hit{NoteInfo: NoteOf(sc.c.e), Effective: sc.c.effective, Score: sc.score,
-			Snippet: clip(sc.c.a.text(body, sc.lo, sc.hi)), StartLine: sc.lo + 1, EndLine: sc.hi + 1, Note: sc.c.e})
+			Snippet: clip(sc.c.a.text(body, starts, sc.lo, sc.hi)), StartLine: sc.lo + 1, EndLine: sc.hi + 1, Note: sc.c.e})
 	}
 	return hits
 }
@@ -1071,7 +1126,7 @@ func parallelRange(n int, f func(lo, hi int)) {
 // bound reaches floor (they are not indexed: the line of body, the note's, is
 // read again); bound is what the best passage could score with every pair
 // its terms allow.
-func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *query, floor float64) (best, bound float64, blo, bhi int) {
+func bestPassage(a *analyzed, body []byte, lineAt []int32, hits []*posting, st lineStats, q *query, floor float64) (best, bound float64, blo, bhi int) {
 	minor := q.minor
 	idf, avg := st.idf, st.avgPassage
 	last := a.lines() - 1
@@ -1127,7 +1182,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 			for _, x := range h.at {
 				if l := atLine(x); l >= lo && l <= hi {
 					w := 1.0
-					if a.heading[l] == int32(l) {
+					if a.headOf(l) == int32(l) {
 						w = headWeight // a heading is a field of its own
 					}
 					if l == c {
@@ -1146,7 +1201,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 		}
 		n := 0.0
 		for l := lo; l <= hi; l++ {
-			n += float64(a.lineLen[l])
+			n += float64(a.lineLen.at(l))
 		}
 		s := 0.0
 		for i, f := range tf {
@@ -1156,7 +1211,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 					w = sideWeight
 				}
 				s += w * idf[i] * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*n/avg))
-			} else if h := a.heading[c]; h >= 0 && hits[i] != nil {
+			} else if h := a.headOf(c); h >= 0 && hits[i] != nil {
 				for _, x := range hits[i].at {
 					if int32(atLine(x)) == h {
 						s += headWeight * idf[i]
@@ -1211,7 +1266,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 		}
 		bound = max(bound, s+reach)
 		if reach > 0 && s+reach >= top && s+reach >= floor {
-			s += pairWeight * a.pairsOn(body, c, q.pairs, st.pairIdf)
+			s += pairWeight * a.pairsOn(body, lineAt, c, q.pairs, st.pairIdf)
 		}
 		lo := max(0, c-passageReach)
 		if s > best || s == best && lo < blo {
@@ -1277,13 +1332,13 @@ func runEnd(in []occ, starts []int, k int) int {
 }
 
 // pairsOn sums the weights of the pairs of words on line l of body.
-func (a *analyzed) pairsOn(body []byte, l int, pairs []wordPair, weight []float64) float64 {
+func (a *analyzed) pairsOn(body []byte, starts []int32, l int, pairs []wordPair, weight []float64) float64 {
 	if body == nil {
 		return 0
 	}
 	var seen uint32
 	prev, sum := "", 0.0
-	tokens(string(body[a.lineAt[l]:a.lineAt[l+1]]), func(w string, _ bool) {
+	tokens(string(body[starts[l]:starts[l+1]]), func(w string, _ bool) {
 		if prev != "" {
 			if i := slices.Index(pairs, wordPair{prev, w}); i >= 0 && seen&(1<<i) == 0 {
 				seen |= 1 << i

@@ -165,7 +165,7 @@ func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored 
 			}
 			lm := &lim[id]
 			a := ix.docs[id].a
-			if held, ok := checkOccs(occ, n, a.lineLen); !ok || held != lines || n == 0 && !key {
+			if held, ok := checkOccs(occ, n, &a.lineLen); !ok || held != lines || n == 0 && !key {
 				return false, 0
 			}
 			if lm.held += int32(n); lm.held > lm.terms {
@@ -199,7 +199,7 @@ func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored 
 // checkOccs says whether occ is the encoding of n occurrences (postings.go)
 // in order, each at a position its line holds (lineLen: the terms on each
 // line), and how many lines hold them.
-func checkOccs(occ []byte, n int, lineLen []int32) (lines int, ok bool) {
+func checkOccs(occ []byte, n int, lineLen *lineLens) (lines int, ok bool) {
 	r := &reader{b: occ}
 	line, pos, count := -1, 0, 0
 	for len(r.b) > 0 {
@@ -217,7 +217,7 @@ func checkOccs(occ []byte, n int, lineLen []int32) (lines int, ok bool) {
 			line, lines = line+int(d), lines+1
 			pos = int(r.small(len(occ) + 1<<20))
 		}
-		if r.err || line >= len(lineLen) || pos >= int(lineLen[line]) {
+		if r.err || line >= len(lineLen.n) || pos >= int(lineLen.at(line)) {
 			return 0, false
 		}
 		count++
@@ -239,26 +239,27 @@ func decodeNote(entry []byte, e *engine.Note, words map[string]string) (a *analy
 	if nl == 0 {
 		return nil, true
 	}
-	lines := make([]int32, 3*nl+1)
-	a.lineAt, a.lineLen, a.heading = lines[:nl+1], lines[nl+1:2*nl+1], lines[2*nl+1:]
-	at, bodyLen := 0, e.Size()-e.BodyStart()
-	for i := range a.lineAt {
-		if at += r.small(bodyLen + 1); at > bodyLen {
-			return nil, true
-		}
-		a.lineAt[i] = int32(at)
-	}
-	if a.lineAt[0] != 0 || at != bodyLen {
+	bodyLen := e.Size() - e.BodyStart()
+	if nl > bodyLen+1 {
 		return nil, true
 	}
-	for i := range a.lineLen {
-		a.lineLen[i] = int32(r.small(bodyLen + 1))
-		a.terms += int(a.lineLen[i])
+	a.bodyLen = int32(bodyLen)
+	a.lineLen.n = make([]uint8, 0, nl)
+	for range nl {
+		n := r.small(bodyLen + 1)
+		a.lineLen.add(int32(n))
+		a.terms += n
 	}
-	for i := range a.heading {
-		if a.heading[i] = int32(r.small(i+2)) - 1; a.heading[i] >= 0 && a.heading[a.heading[i]] != a.heading[i] {
-			return nil, true
+	nh := r.count()
+	for i := range nh {
+		h := r.small(nl)
+		if i > 0 {
+			if h == 0 || int(a.heads[i-1])+h >= nl {
+				return nil, true
+			}
+			h += int(a.heads[i-1])
 		}
+		a.heads = append(a.heads, int32(h))
 	}
 	if a.terms > bodyLen {
 		return nil, true
@@ -498,17 +499,19 @@ func encodeNote(b []byte, e *engine.Note, a *analyzed) []byte {
 	b = appendBytes(b, []byte(e.Key))
 	b = binary.AppendUvarint(b, uint64(e.Size()))
 	b = append(b, sum[:]...)
-	b = binary.AppendUvarint(b, uint64(len(a.lineLen)))
+	b = binary.AppendUvarint(b, uint64(a.lines()))
+	for l := range a.lines() {
+		b = binary.AppendUvarint(b, uint64(a.lineLen.at(l)))
+	}
+	b = binary.AppendUvarint(b, uint64(len(a.heads)))
 	prev := int32(0)
-	for _, at := range a.lineAt {
-		b = binary.AppendUvarint(b, uint64(at-prev))
-		prev = at
-	}
-	for _, n := range a.lineLen {
-		b = binary.AppendUvarint(b, uint64(n))
-	}
-	for _, h := range a.heading {
-		b = binary.AppendUvarint(b, uint64(h+1))
+	for i, h := range a.heads {
+		if i == 0 {
+			b = binary.AppendUvarint(b, uint64(h))
+		} else {
+			b = binary.AppendUvarint(b, uint64(h-prev))
+		}
+		prev = h
 	}
 	var words, ls []int32
 	a.minor.each(func(w, _ int, _ []byte) { words = append(words, int32(w)) })
