@@ -143,14 +143,18 @@ func (b *lineReader) line(c *cand, l int) string {
 
 // holds says whether the phrase's words are next to each other in text.
 func (ph *phrase) holds(text string) bool {
-	var seen []phraseTok
+	var space [8]phraseTok // the last words read, as many as the phrase's
+	seen := space[:0]
 	found := false
 	tokens(text, func(w string, stop bool) {
 		if found {
 			return
 		}
+		if len(seen) == len(ph.toks) {
+			seen = append(seen[:0], seen[1:]...)
+		}
 		seen = append(seen, phraseTok{w, stop})
-		if n := len(seen) - len(ph.toks); n >= 0 && equalToks(seen[n:], ph.toks) {
+		if len(seen) == len(ph.toks) && equalToks(seen, ph.toks) {
 			found = true
 		}
 	})
