@@ -273,14 +273,13 @@ type analysisScratch struct {
 	all   []uint64 // its positions (packAt's), grouped by vocab slot
 	off   []int32  // per vocab slot, where its positions start in all
 
-	terms  []string    // by term id
-	parts  []partList  // by term id, the worker's share of its list (searchindex.go)
-	used   []int32     // the term ids with a share, in order of first use
-	lists  []*termList // per used, the index's list, while the shares are merged
-	keyIDs []int32     // the note at hand's key terms' ids
-	enc    []byte      // a posting's occurrences, encoded
-	minor  [][]int32   // per stop word (stopList), the note at hand's lines holding it
-	minors []int       // the stop words the note at hand holds
+	terms  []string   // by term id
+	parts  []partList // by term id, the worker's share of its list (searchindex.go)
+	used   []int32    // the term ids with a share, in order of first use
+	keyIDs []int32    // the note at hand's key terms' ids
+	enc    []byte     // a posting's occurrences, encoded
+	minor  [][]int32  // per stop word (stopList), the note at hand's lines holding it
+	minors []int      // the stop words the note at hand holds
 }
 
 type occurrence struct {

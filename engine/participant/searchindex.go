@@ -99,21 +99,37 @@ type termList struct {
 	refs int32 // the notes in b
 	last int32 // the last note's id, -1 for none
 
-	// What a batch of new notes adds, while it is added, and from how many
-	// workers' shares.
-	grow, shares int32
+	// The workers' shares of a batch of new notes, in order, while it is
+	// added.
+	pending []*partList
 }
 
-// adopts says whether the list, while a batch is added, takes a worker's
-// share as it is: a new term, held by the notes of one worker only.
-func (l *termList) adopts() bool { return l.refs == 0 && l.shares == 1 }
+// merge adds the pending shares to the list, in one new array (a search
+// that has let go of the lock may still be reading the old), or takes the
+// share as it is when it is a new term's, held by the notes of one worker
+// only; the shares are then emptied.
+func (l *termList) merge() {
+	if l.refs == 0 && len(l.pending) == 1 {
+		p := l.pending[0]
+		l.b, l.refs, l.last = p.b, p.refs, p.last
+	} else {
+		size := len(l.b)
+		for _, p := range l.pending {
+			size += len(p.b) + binary.MaxVarintLen32
+		}
+		l.b = append(make([]byte, 0, size), l.b...)
+		for _, p := range l.pending {
+			l.add(p)
+		}
+	}
+	for _, p := range l.pending {
+		*p = partList{}
+	}
+	l.pending = nil
+}
 
 // add appends a share's entries (encoded from id -1 on) to the list.
 func (l *termList) add(p *partList) {
-	if l.adopts() {
-		l.b, l.refs, l.last = p.b, p.refs, p.last
-		return
-	}
 	first, i := uvarint(p.b, 0) // the share's first id
 	l.b = binary.AppendUvarint(l.b, first-uint64(l.last)-1)
 	l.b = append(l.b, p.b[i:]...)
@@ -227,40 +243,25 @@ func (p *Participant) syncIndex() {
 			scratches = append(scratches, sc)
 		}
 	}
-	// Each list grows once: first what the new notes add to it.
+	// Each list grows once, by what the new notes add to it, one list at a
+	// time (the shares of one list freed before the next grows).
 	var grown []*termList
 	for _, sc := range scratches {
-		sc.lists = make([]*termList, len(sc.used))
-		for k, tid := range sc.used {
+		for _, tid := range sc.used {
 			t := sc.terms[tid]
 			l := ix.terms[t]
 			if l == nil {
 				l = &termList{last: -1}
 				ix.terms[t] = l
 			}
-			if l.shares == 0 {
+			if len(l.pending) == 0 {
 				grown = append(grown, l)
 			}
-			l.shares++
-			l.grow += int32(len(sc.parts[tid].b))
-			sc.lists[k] = l
+			l.pending = append(l.pending, &sc.parts[tid])
 		}
 	}
 	for _, l := range grown {
-		if !l.adopts() {
-			// A new array: a search that has let go of the lock may still
-			// be reading the old.
-			l.b = append(make([]byte, 0, len(l.b)+int(l.grow)), l.b...)
-		}
-	}
-	for _, sc := range scratches {
-		for k, tid := range sc.used {
-			sc.lists[k].add(&sc.parts[tid])
-			sc.parts[tid] = partList{}
-		}
-	}
-	for _, l := range grown {
-		l.grow, l.shares = 0, 0
+		l.merge()
 	}
 	for j, i := range missing {
 		ix.addDoc(scope[i], as[j])
