@@ -141,7 +141,10 @@ func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored 
 	for range nt {
 		t := string(r.bytes(r.count()))
 		nr := r.count()
-		l := &termList{last: -1}
+		// The list's bytes in the file: its bytes in memory are as many
+		// or fewer (ids of notes left out are not there).
+		size := r.count()
+		l, end := &termList{last: -1, b: make([]byte, 0, size)}, len(r.b)-size
 		prev := -1
 		for range nr {
 			k := prev + 1 + r.small(nd)
@@ -177,7 +180,7 @@ func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored 
 			l.b = appendRef(l.b, l.last, ref{id: id, n: int32(n), lines: int32(lines), key: key, occ: occ})
 			l.refs, l.last = l.refs+1, id
 		}
-		if r.err || ix.terms[t] != nil {
+		if r.err || len(r.b) != end || ix.terms[t] != nil {
 			return false, 0
 		}
 		if l.refs > 0 {
@@ -200,27 +203,28 @@ func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored 
 // in order, each at a position its line holds (lineLen: the terms on each
 // line), and how many lines hold them.
 func checkOccs(occ []byte, n int, lineLen *lineLens) (lines int, ok bool) {
-	r := &reader{b: occ}
-	line, pos, count := -1, 0, 0
-	for len(r.b) > 0 {
-		v := r.u64()
-		d := v >> 2
-		if r.err || d == 0 || d > 1<<31 {
+	line, pos, count, nl := -1, 0, 0, len(lineLen.n)
+	for i := 0; i < len(occ); count++ {
+		v, k := binary.Uvarint(occ[i:])
+		if i += k; k <= 0 || v>>2 == 0 || v>>2 > 1<<31 {
 			return 0, false
 		}
-		if v&1 == 0 {
+		if d := int(v >> 2); v&1 == 0 {
 			if count == 0 {
 				return 0, false
 			}
-			pos += int(d)
+			pos += d
 		} else {
-			line, lines = line+int(d), lines+1
-			pos = int(r.small(len(occ) + 1<<20))
+			line, lines = line+d, lines+1
+			p, k := binary.Uvarint(occ[i:])
+			if i += k; k <= 0 || line >= nl || p > 1<<31 {
+				return 0, false
+			}
+			pos = int(p)
 		}
-		if r.err || line >= len(lineLen.n) || pos >= int(lineLen.at(line)) {
+		if pos >= int(lineLen.at(line)) {
 			return 0, false
 		}
-		count++
 	}
 	return lines, count == n
 }
@@ -420,9 +424,11 @@ func (p *Participant) saveStored() {
 			}
 		}
 		w.uvarint(uint64(len(terms)))
+		var list []byte
 		for _, t := range terms { // in order: the same index makes the same file
 			w.bytes([]byte(t))
 			w.uvarint(uint64(liveRefs[t]))
+			list = list[:0]
 			prev := int32(-1)
 			for rr := newRefReader(ix.terms[t].b); ; {
 				r, ok := rr.next()
@@ -433,18 +439,19 @@ func (p *Participant) saveStored() {
 				if id < 0 {
 					continue
 				}
-				w.uvarint(uint64(id - prev - 1))
+				list = binary.AppendUvarint(list, uint64(id-prev-1))
 				prev = id
 				nk := uint64(r.n) << 1
 				if r.key {
 					nk |= 1
 				}
-				w.uvarint(nk)
-				w.uvarint(uint64(r.lines))
+				list = binary.AppendUvarint(list, nk)
+				list = binary.AppendUvarint(list, uint64(r.lines))
 				if r.n > 0 {
-					w.bytes(r.occ)
+					list = appendBytes(list, r.occ)
 				}
 			}
+			w.bytes(list)
 			if w.err != nil {
 				return w.err
 			}
