@@ -139,6 +139,9 @@ func (ll *lineLens) add(n int32) {
 // headOf is the heading line l is under (l itself for a heading), -1 for
 // none.
 func (a *analyzed) headOf(l int) int32 {
+	if len(a.heads) == 0 || a.heads[0] > int32(l) {
+		return -1
+	}
 	i, found := slices.BinarySearch(a.heads, int32(l))
 	switch {
 	case found:
@@ -675,6 +678,7 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 		hits, inKey := sc.hits, sc.inKey
 		clear(hits)
 		clear(inKey)
+		occs := 0
 		for i, l := range lists {
 			if l == nil {
 				continue
@@ -696,9 +700,18 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 					k := (m-1)*nt + i
 					sc.posts[k] = posting{lines: r.lines, n: r.n, occ: r.occ}
 					c.hits[i] = &sc.posts[k]
+					occs += int(r.n)
 				}
 				c.inKey[i] = r.key
 				c.matched = true
+			}
+		}
+		// One array for the occurrences the search decodes (match).
+		sc.at = slices.Grow(sc.at[:0], occs)[:occs]
+		off := 0
+		for k := range sc.posts {
+			if p := &sc.posts[k]; p.n > 0 {
+				p.at, off = sc.at[off:off:off+int(p.n)], off+int(p.n)
 			}
 		}
 	}
@@ -709,23 +722,12 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 	return cands, tot
 }
 
-// decode reads the occurrences of c's terms (postings.go), into one array.
+// decode reads the occurrences of c's terms (postings.go), into the arrays
+// candidates gave them.
 func (c *cand) decode() {
-	total := 0
 	for _, h := range c.hits {
-		if h != nil && h.at == nil {
-			total += int(h.n)
-		}
-	}
-	if total == 0 {
-		return
-	}
-	all := make([]uint64, 0, total)
-	for _, h := range c.hits {
-		if h != nil && h.at == nil && h.n > 0 {
-			lo := len(all)
-			all = decodeOccs(all, h.occ)
-			h.at = all[lo:len(all):len(all)]
+		if h != nil && h.n > 0 && len(h.at) == 0 {
+			h.at = decodeOccs(h.at[:0], h.occ)
 		}
 	}
 }
@@ -1181,7 +1183,7 @@ func bestPassage(a *analyzed, body []byte, lineAt []int32, hits []*posting, st l
 			for _, x := range h.at {
 				if l := atLine(x); l >= lo && l <= hi {
 					w := 1.0
-					if a.headOf(l) == int32(l) {
+					if len(a.heads) > 0 && a.headOf(l) == int32(l) {
 						w = headWeight // a heading is a field of its own
 					}
 					if l == c {

@@ -56,10 +56,15 @@ type searchIndex struct {
 type searchScratch struct {
 	cands   []cand
 	posts   []posting // the candidates' postings of the query's terms
+	at      []uint64  // their occurrences, decoded
 	hits    []*posting
 	inKey   []bool
 	matched []*cand
 }
+
+// maxSpareOccs bounds the decoded occurrences a scratch keeps between
+// searches (8 MB).
+const maxSpareOccs = 1 << 20
 
 // borrow lends the index's scratch, or a new one when it is lent.
 func (ix *searchIndex) borrow() *searchScratch {
@@ -79,6 +84,9 @@ func (ix *searchIndex) giveBack(sc *searchScratch) {
 	clear(sc.hits[:cap(sc.hits)])
 	clear(sc.posts[:cap(sc.posts)])
 	clear(sc.matched[:cap(sc.matched)])
+	if cap(sc.at) > maxSpareOccs {
+		sc.at = nil // a rare query's: not kept
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.spare = sc
