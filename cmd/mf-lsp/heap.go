@@ -59,6 +59,9 @@ func armAfterNextCycle(f func()) {
 	runtime.AddCleanup(new(gcSentinel), func(f func()) { f() }, f)
 }
 
-// gcSentinel is allocated only to be collected. It is not zero-sized: those
-// share one address and are never freed.
-type gcSentinel struct{ _ int64 }
+// gcSentinel is allocated only to be collected. It is not zero-sized (those
+// share one address and are never freed) nor under 16 bytes without
+// pointers: the allocator packs those into a block with others, freed only
+// when all of them are, so its cleanup ran late or never, and the heap grew
+// to twice what is live with the default GOGC.
+type gcSentinel struct{ _ [2]int64 }

@@ -2,7 +2,10 @@ package participant
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+
+	"github.com/magicfrog/mf-lsp/engine"
 )
 
 // CompactEagerly makes p's search index drop its dead ids at every change of
@@ -28,6 +31,23 @@ func FromStore(p *Participant) int {
 	return p.index.fromStore
 }
 
+// wholeAnalysis is a note's analysis with its terms and their positions,
+// which the index keeps in its lists only.
+type wholeAnalysis struct {
+	*analyzed
+	vocab []string
+	posts []posting // per term of vocab
+}
+
+func analyzeWhole(e *engine.Note, sc *analysisScratch) wholeAnalysis {
+	a := wholeAnalysis{analyzed: analyze(e, sc), vocab: slices.Clone(sc.vocab)}
+	for slot := range a.vocab {
+		at := sc.all[sc.off[slot] : sc.off[slot]+sc.n[slot]]
+		a.posts = append(a.posts, posting{lines: sc.lines[slot], at: slices.Clone(at)})
+	}
+	return a
+}
+
 // IndexCheck counts again, from the analyses of the live notes, what p's
 // search index keeps (its running totals, ids, term lists and journal days)
 // and says where they differ; "" when they agree or nothing is built yet.
@@ -40,7 +60,9 @@ func IndexCheck(p *Participant) string {
 	}
 	lines, length, dead, live := 0, 0, 0, 0
 	minor := map[string]int{}
-	want := map[string]int{} // refs to live notes each term should have
+	want := map[string]int{}            // refs to live notes each term should have
+	again := map[int32]*wholeAnalysis{} // each live note analyzed again from its body
+	sc := &analysisScratch{}
 	for id, d := range ix.docs {
 		if d.a == nil {
 			dead++
@@ -52,12 +74,18 @@ func IndexCheck(p *Participant) string {
 		}
 		lines += d.a.lines()
 		length += d.a.terms
-		for w, ls := range d.a.minor {
-			minor[w] += len(ls)
+		d.a.minor.each(func(w, n int, _ []byte) { minor[stopList()[w]] += n })
+		a := analyzeWhole(d.e, sc)
+		if a.unread || a.hash != d.a.hash {
+			continue // changed on disk since: the next search analyzes it again
 		}
+		if a.lines() != d.a.lines() || a.terms != d.a.terms || a.bodyLen != d.a.bodyLen || !slices.Equal(a.lineLen.n, d.a.lineLen.n) || !maps.Equal(a.lineLen.big, d.a.lineLen.big) || !slices.Equal(a.heads, d.a.heads) || !slices.Equal(a.minor, d.a.minor) {
+			return fmt.Sprintf("%s: lines, headings or stop words differ from the note's", d.e.Path)
+		}
+		again[int32(id)] = &a
 		seen := map[string]bool{}
-		for _, t := range append(slices.Clone(d.a.vocab), d.a.keyTerms...) {
-			if !seen[t] && !d.a.stored { // a stored note's terms are in the lists only
+		for _, t := range append(slices.Clone(a.vocab), a.keyTerms...) {
+			if !seen[t] {
 				seen[t] = true
 				want[t]++
 			}
@@ -77,34 +105,34 @@ func IndexCheck(p *Participant) string {
 		return fmt.Sprintf("stop-word lines %v, the totals say %v", minor, ix.minor)
 	}
 	for t, l := range ix.terms {
-		n := 0
-		for i, r := range l.refs {
-			if i > 0 && r.id <= l.refs[i-1].id {
-				return fmt.Sprintf("%q: ids out of order (%d after %d)", t, r.id, l.refs[i-1].id)
+		n, count, last := 0, int32(0), int32(-1)
+		for rr := newRefReader(l.b); ; {
+			r, ok := rr.next()
+			if !ok {
+				break
 			}
-			a := ix.docs[r.id].a
+			if count++; r.id <= last {
+				return fmt.Sprintf("%q: ids out of order (%d after %d)", t, r.id, last)
+			}
+			last = r.id
+			a := again[r.id]
 			if a == nil {
 				continue
 			}
-			if a.stored {
-				if int(r.lo+r.n) > len(l.at) || r.lines > r.n {
-					return fmt.Sprintf("%q: stored note %d's posting %+v is wrong", t, r.id, r)
-				}
-				continue
-			}
 			n++
-			if (r.n > 0) != slices.Contains(a.vocab, t) || int(r.lo+r.n) > len(l.at) || r.lines > r.n {
+			slot := slices.Index(a.vocab, t)
+			if (r.n > 0) != (slot >= 0) {
 				return fmt.Sprintf("%q: note %d's posting %+v is wrong", t, r.id, r)
 			}
-			p := l.posting(r)
-			for k, x := range p.at {
-				if int(x>>32) >= a.lines() || k > 0 && x <= p.at[k-1] {
-					return fmt.Sprintf("%q: note %d's positions %v are wrong", t, r.id, p.at)
-				}
+			if slot >= 0 && (r.lines != a.posts[slot].lines || !slices.Equal(decodeOccs(nil, r.occ), a.posts[slot].at)) {
+				return fmt.Sprintf("%q: note %d's positions %v, the note's %v", t, r.id, decodeOccs(nil, r.occ), a.posts[slot].at)
 			}
 			if r.key != slices.Contains(a.keyTerms, t) {
 				return fmt.Sprintf("%q: note %d's key flag is wrong", t, r.id)
 			}
+		}
+		if count != l.refs || last != l.last {
+			return fmt.Sprintf("%q: %d notes ending at %d, the list says %d ending at %d", t, count, last, l.refs, l.last)
 		}
 		if n != want[t] {
 			return fmt.Sprintf("%q: listed in %d live notes, held by %d", t, n, want[t])

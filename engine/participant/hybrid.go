@@ -76,14 +76,14 @@ func (p *Participant) semantic(text string, cands []*cand, every bool) ([]semHit
 			continue
 		}
 		nc := &noteChunks{hash: c.a.hash}
-		body, ok := bodyText(c.e)
+		body, starts, ok := c.textLines()
 		if !ok {
 			ix.notes[c.e.Path] = nc // no chunks: it changed on disk
 			continue
 		}
 		for lo := 0; lo < c.a.lines(); lo += chunkLines {
 			hi := min(c.a.lines()-1, lo+chunkLines-1)
-			t := strings.TrimSpace(c.a.text(body, lo, hi))
+			t := strings.TrimSpace(c.a.text(body, starts, lo, hi))
 			if t == "" {
 				continue
 			}

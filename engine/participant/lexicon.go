@@ -18,11 +18,12 @@ import (
 // lexeme is a word as search indexes it: its term (a stop word as it is,
 // any other word stemmed), and the term's id in the scratch.
 type lexeme struct {
-	word string // lower-cased, the lexicon's key
-	hash uint32
-	term string
-	stop bool
-	id   int32
+	word  string // lower-cased, the lexicon's key
+	hash  uint32
+	term  string
+	stop  bool
+	id    int32
+	minor int // a stop word's index in stopList
 }
 
 // lexicon is an open-addressing table of lexemes by their lower-cased word.
@@ -183,6 +184,8 @@ func (sc *analysisScratch) newLexeme(w string, h uint32) *lexeme {
 	l := lexeme{word: w, hash: h, term: w}
 	if l.stop = stopWords()[w]; !l.stop {
 		l.term = stem(w)
+	} else {
+		l.minor = stopIndex(w)
 	}
 	id, ok := sc.ids[l.term]
 	if !ok {

@@ -67,9 +67,10 @@ func (ph *phrase) in(c *cand) bool {
 
 // inBody says whether the phrase is on a line of c's body.
 func (ph *phrase) inBody(c *cand) bool {
+	var b lineReader
 	if len(ph.terms) == 0 { // stop words only: the lines holding the first
-		for _, l := range c.a.minor[ph.toks[0].w] {
-			if ph.onLine(c, int(l)) {
+		for _, l := range c.a.minor.lines(nil, ph.toks[0].w) {
+			if ph.holds(b.line(c, int(l))) {
 				return true
 			}
 		}
@@ -89,46 +90,71 @@ func (ph *phrase) inBody(c *cand) bool {
 		posts[k] = c.hits[i]
 	}
 	// Every occurrence of the first term, the others looked for at the
-	// positions after it: each list is in order, so each is read once.
+	// positions after it: each list is in order, so each is read once. A
+	// phrase that opens with stop words needs one right before its first
+	// term, and a line read once and found without the phrase is not read
+	// again.
+	lead, checked := ph.toks[0].stop, -1
 	for _, x := range posts[0].at {
 		line, pos, ok := atLine(x), atPos(x), true
+		if lead && !atAfterStop(x) || line == checked {
+			continue
+		}
 		for k := 1; k < len(posts) && ok; k++ {
 			at := posts[k].at
 			j := next[k]
-			for j < len(at) && atPos(at[j]) < pos+k {
+			want := packAt(int32(line), int32(pos+k), false) // positions are counted in the line
+			for j < len(at) && at[j]&^1 < want {
 				j++
 			}
 			next[k] = j
-			ok = j < len(at) && atPos(at[j]) == pos+k && atLine(at[j]) == line && atAfterStop(at[j]) == ph.gap[k]
+			ok = j < len(at) && at[j]&^1 == want && atAfterStop(at[j]) == ph.gap[k]
 		}
-		if ok && (!ph.stops || ph.onLine(c, line)) {
-			return true
+		if ok {
+			if !ph.stops || ph.holds(b.line(c, line)) {
+				return true
+			}
+			checked = line
 		}
 	}
 	return false
 }
 
-// onLine reads line l of c's body and says whether the phrase is on it. A
-// body that cannot be read now changed on disk since the analysis (it is
-// being refreshed): it holds no phrase yet.
-func (ph *phrase) onLine(c *cand, l int) bool {
-	body, err := c.e.Body()
-	if err != nil || len(body) < int(c.a.lineAt[len(c.a.lineAt)-1]) {
-		return false
+// lineReader reads lines of a candidate's body, the body read once. A body
+// that cannot be read now changed on disk since the analysis (it is being
+// refreshed): its lines are empty, and hold no phrase yet.
+type lineReader struct {
+	body   []byte
+	starts []int32
+	read   bool
+}
+
+// line is line l of c's body.
+func (b *lineReader) line(c *cand, l int) string {
+	if !b.read {
+		b.read = true
+		b.body, b.starts, _ = c.readLines()
 	}
-	return ph.holds(string(body[c.a.lineAt[l]:c.a.lineAt[l+1]]))
+	if b.body == nil {
+		return ""
+	}
+	return string(b.body[b.starts[l]:b.starts[l+1]])
 }
 
 // holds says whether the phrase's words are next to each other in text.
 func (ph *phrase) holds(text string) bool {
-	var seen []phraseTok
+	var space [8]phraseTok // the last words read, as many as the phrase's
+	seen := space[:0]
 	found := false
 	tokens(text, func(w string, stop bool) {
 		if found {
 			return
 		}
+		if len(seen) == len(ph.toks) {
+			seen = append(seen[:0], seen[1:]...)
+		}
 		seen = append(seen, phraseTok{w, stop})
-		if n := len(seen) - len(ph.toks); n >= 0 && equalToks(seen[n:], ph.toks) {
+		if len(seen) == len(ph.toks) && equalToks(seen, ph.toks) {
 			found = true
 		}
 	})

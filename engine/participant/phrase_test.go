@@ -28,12 +28,12 @@ func TestPhraseFromPositions(t *testing.T) {
 		text := strings.Join(rapid.SliceOfN(rapid.SampledFrom(vocab), 1, 4).Draw(rt, "phrase"), rapid.SampledFrom([]string{" ", "  ", ", "}).Draw(rt, "phraseSep"))
 		e := engine.LooseNote("/n.md", []byte("---\nrevision: 1\n---\n"+body.String()))
 		e.Key = key
-		a := analyze(e, &analysisScratch{})
+		a := analyzeWhole(e, &analysisScratch{})
 		q := parseQuery(`"`+text+`"`, journal.Day{})
 		if len(q.phrases) != 1 {
 			rt.Fatalf("%q: %d phrases", text, len(q.phrases))
 		}
-		c := cand{e: e, a: a, hits: make([]*posting, len(q.terms)), inKey: make([]bool, len(q.terms))}
+		c := cand{e: e, a: a.analyzed, hits: make([]*posting, len(q.terms)), inKey: make([]bool, len(q.terms))}
 		for i, term := range q.terms {
 			for slot, v := range a.vocab {
 				if v == term {

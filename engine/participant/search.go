@@ -68,28 +68,30 @@ type SearchResult struct {
 // analyzed is a note as search reads it.
 type analyzed struct {
 	hash     [32]byte
-	unread   bool               // its body could not be read (changed on disk since the load): analyzed as empty
-	stored   bool               // read from the stored index (searchcache.go): its terms are in the lists only, vocab is nil
-	keyTerms []string           // the key's terms, each once
-	lineAt   []int32            // byte offset of each body line, and the body's length last
-	lineLen  []int32            // terms on each line
-	terms    int                // terms in the body
-	heading  []int32            // the heading line each line is under, -1 for none
-	vocab    []string           // the body's terms, each once, in order of first use
-	termIDs  []int32            // their ids in the scratch that made it, until the index lists it
-	posts    []posting          // where each term of vocab is, until the index lists it
-	minor    map[string][]int32 // a stop word's lines, in order
-	day      journal.Day        // a journal day's (daily or refined note), else zero
+	unread   bool        // its body could not be read (changed on disk since the load): analyzed as empty
+	stored   bool        // read from the stored index (searchcache.go): its terms are in the lists only, vocab is nil
+	keyTerms []string    // the key's terms, each once
+	bodyLen  int32       // the body's bytes (its lines are found again when it is read: lineStarts)
+	lineLen  lineLens    // terms on each line
+	terms    int         // terms in the body
+	heads    []int32     // the lines that are headings, in order
+	vocab    []string    // the body's terms, each once, in order of first use
+	termIDs  []int32     // their ids in the scratch that made it, until the index lists it
+	posts    []posting   // where each term of vocab is, until the index lists it
+	minor    minorSet    // the lines holding each stop word (postings.go)
+	day      journal.Day // a journal day's (daily or refined note), else zero
 }
 
 // posting is where one term is in a note.
 type posting struct {
 	lines int32    // how many lines hold it
-	at    []uint64 // line<<32 | position in the note<<1 | a stop word right before it on its line (packAt), in order
+	at    []uint64 // line<<32 | position in the line<<1 | a stop word right before it on its line (packAt), in order
+	n     int32    // the occurrences, which occ encodes (postings.go) until at decodes them
+	occ   []byte
 }
 
 // packAt is an occurrence of a term as a posting keeps it: its line, its
-// position among the note's terms (stop words are not counted) and whether a
+// position among its line's terms (stop words are not counted) and whether a
 // stop word stands between it and the term before it on its line (what a
 // quoted phrase needs to know, phrase.go). The order of the values is the
 // order of the occurrences.
@@ -106,7 +108,49 @@ func atLine(x uint64) int       { return int(x >> 32) }
 func atPos(x uint64) int        { return int(uint32(x) >> 1) }
 func atAfterStop(x uint64) bool { return x&1 != 0 }
 
-func (a *analyzed) lines() int { return len(a.lineLen) }
+func (a *analyzed) lines() int { return len(a.lineLen.n) }
+
+// lineLens is the terms on each line of a body, a byte a line: a line of
+// 255 terms or more is in big.
+type lineLens struct {
+	n   []uint8
+	big map[int32]int32
+}
+
+func (ll *lineLens) at(l int) int32 {
+	if v := ll.n[l]; v < 255 {
+		return int32(v)
+	}
+	return ll.big[int32(l)]
+}
+
+func (ll *lineLens) add(n int32) {
+	if n >= 255 {
+		if ll.big == nil {
+			ll.big = map[int32]int32{}
+		}
+		ll.big[int32(len(ll.n))] = n
+		ll.n = append(ll.n, 255)
+		return
+	}
+	ll.n = append(ll.n, uint8(n))
+}
+
+// headOf is the heading line l is under (l itself for a heading), -1 for
+// none.
+func (a *analyzed) headOf(l int) int32 {
+	if len(a.heads) == 0 || a.heads[0] > int32(l) {
+		return -1
+	}
+	i, found := slices.BinarySearch(a.heads, int32(l))
+	switch {
+	case found:
+		return int32(l)
+	case i == 0:
+		return -1
+	}
+	return a.heads[i-1]
+}
 
 // stopWords are left out of the index and of queries: they are on every line.
 var stopWords = sync.OnceValue(func() map[string]bool {
@@ -229,12 +273,16 @@ type analysisScratch struct {
 	occ   []occurrence
 	vocab []string // the note at hand's
 	vids  []int32  // its terms' ids
+	all   []uint64 // its positions (packAt's), grouped by vocab slot
+	off   []int32  // per vocab slot, where its positions start in all
 
-	terms []string    // by term id
-	parts []partList  // by term id, the worker's share of its list (searchindex.go)
-	used  []int32     // the term ids with a share, in order of first use
-	cnt   []shareSize // by term id, the size of its share
-	lists []*termList // per used, the index's list, while the shares are merged
+	terms  []string   // by term id
+	parts  []partList // by term id, the worker's share of its list (searchindex.go)
+	used   []int32    // the term ids with a share, in order of first use
+	keyIDs []int32    // the note at hand's key terms' ids
+	enc    []byte     // a posting's occurrences, encoded
+	minor  [][]int32  // per stop word (stopList), the note at hand's lines holding it
+	minors []int      // the stop words the note at hand holds
 }
 
 type occurrence struct {
@@ -245,6 +293,7 @@ type occurrence struct {
 func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 	if sc.ids == nil {
 		sc.ids = map[string]int32{}
+		sc.minor = make([][]int32, len(stopList()))
 	}
 	sc.note++
 	sc.last, sc.n, sc.lines, sc.occ, sc.vocab, sc.vids = sc.last[:0], sc.n[:0], sc.lines[:0], sc.occ[:0], sc.vocab[:0], sc.vids[:0]
@@ -264,10 +313,8 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 			a.keyTerms = append(a.keyTerms, lx.term)
 		}
 	}
-	nl := bytes.Count(body, []byte{'\n'}) + 1
-	lines := make([]int32, 3*nl+1) // one allocation for the three
-	a.lineAt, a.lineLen, a.heading = lines[:0:nl+1], lines[nl+1:nl+1:2*nl+1], lines[2*nl+1:2*nl+1]
-	pos, head := 0, int32(-1)
+	a.bodyLen = int32(len(body))
+	a.lineLen.n = make([]uint8, 0, bytes.Count(body, []byte{'\n'})+1)
 	// Lines as ReadLines counts them: a last line end starts no line.
 	for at := 0; at < len(body) || at == 0; {
 		end := bytes.IndexByte(body[at:], '\n')
@@ -276,10 +323,10 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 		} else {
 			end += at
 		}
-		line := int32(len(a.lineLen))
+		line := int32(a.lines())
 		text := body[at:end]
 		if len(text) > 0 && text[0] == '#' {
-			head = line
+			a.heads = append(a.heads, line)
 		}
 		n := int32(0)
 		afterStop := false
@@ -289,13 +336,13 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 				break
 			}
 			i = next
-			if t := lx.term; lx.stop {
+			if lx.stop {
 				afterStop = true
-				if ls := a.minor[t]; len(ls) == 0 || ls[len(ls)-1] != line {
-					if a.minor == nil {
-						a.minor = map[string][]int32{}
+				if ls := sc.minor[lx.minor]; len(ls) == 0 || ls[len(ls)-1] != line {
+					if len(ls) == 0 {
+						sc.minors = append(sc.minors, lx.minor)
 					}
-					a.minor[t] = append(ls, line)
+					sc.minor[lx.minor] = append(ls, line)
 				}
 				continue
 			}
@@ -309,34 +356,38 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 				sc.last[slot] = line
 				sc.lines[slot]++
 			}
-			sc.occ = append(sc.occ, occurrence{slot, packAt(line, int32(pos), afterStop)})
+			sc.occ = append(sc.occ, occurrence{slot, packAt(line, n, afterStop)})
 			afterStop = false
-			pos++
 			n++
 		}
 		a.terms += int(n)
-		a.lineAt = append(a.lineAt, int32(at))
-		a.lineLen = append(a.lineLen, n)
-		a.heading = append(a.heading, head)
+		a.lineLen.add(n)
 		if end == len(body) {
 			break
 		}
 		at = end + 1
 	}
-	a.lineAt = append(a.lineAt, int32(len(body)))
-	// Every term's positions, in one array, grouped by term.
-	a.vocab, a.termIDs = slices.Clone(sc.vocab), slices.Clone(sc.vids)
-	a.posts = make([]posting, len(a.vocab))
-	all := make([]uint64, len(sc.occ))
-	off := 0
-	for i := range a.posts {
-		n := int(sc.n[i])
-		a.posts[i] = posting{lines: sc.lines[i], at: all[off : off : off+n]}
+	slices.Sort(sc.minors)
+	for _, w := range sc.minors {
+		a.minor = appendMinor(a.minor, w, sc.minor[w])
+		sc.minor[w] = sc.minor[w][:0]
+	}
+	sc.minors = sc.minors[:0]
+	// Every term's positions, in one array of the scratch, grouped by term,
+	// until the index lists them (searchindex.go).
+	sc.all = slices.Grow(sc.all[:0], len(sc.occ))[:len(sc.occ)]
+	sc.off = sc.off[:0]
+	off := int32(0)
+	for _, n := range sc.n {
+		sc.off = append(sc.off, off)
 		off += n
 	}
 	for _, o := range sc.occ {
-		p := &a.posts[o.slot]
-		p.at = append(p.at, o.at)
+		sc.all[sc.off[o.slot]] = o.at
+		sc.off[o.slot]++
+	}
+	for i, n := range sc.n {
+		sc.off[i] -= n
 	}
 	return a
 }
@@ -351,13 +402,36 @@ func dayOf(e *engine.Note) journal.Day {
 	return journal.Day{}
 }
 
-// lineText is body lines lo..hi (0-based, included).
-func (a *analyzed) text(body string, lo, hi int) string {
-	end := int(a.lineAt[hi+1])
+// text is body lines lo..hi (0-based, included); starts is lineStarts's of
+// body.
+func (a *analyzed) text(body string, starts []int32, lo, hi int) string {
+	end := int(starts[hi+1])
 	if hi+1 < a.lines() {
 		end-- // the line end
 	}
-	return strings.TrimRight(body[a.lineAt[lo]:end], "\r\n")
+	return strings.TrimRight(body[starts[lo]:end], "\r\n")
+}
+
+// textLines is readLines's body as a string.
+func (c *cand) textLines() (string, []int32, bool) {
+	body, starts, ok := c.readLines()
+	return string(body), starts, ok
+}
+
+// readLines is c's body and the start of each of its lines (lineStarts), or
+// false when it cannot be had (read on demand, it changed on disk since the
+// load: engine.Note.Text, which has the tree refresh it). Search leaves such
+// a note out rather than rank or quote a text that is no longer there.
+func (c *cand) readLines() ([]byte, []int32, bool) {
+	body, err := c.e.Body()
+	if err != nil || len(body) != int(c.a.bodyLen) {
+		return nil, nil, false
+	}
+	starts := lineStarts(make([]int32, 0, c.a.lines()+1), body)
+	if len(starts) != c.a.lines()+1 {
+		return nil, nil, false
+	}
+	return body, starts, true
 }
 
 // wordPair is two words next to each other, each a stem or a stop word.
@@ -560,7 +634,7 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 	most := 0 // cands at most
 	for i, t := range q.terms {
 		if lists[i] = ix.terms[t]; lists[i] != nil {
-			most += len(lists[i].refs)
+			most += int(lists[i].refs)
 		}
 	}
 	switch {
@@ -588,7 +662,11 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 	default:
 		for _, l := range lists {
 			if l != nil {
-				for _, r := range l.refs {
+				for rr := newRefReader(l.b); ; {
+					r, ok := rr.next()
+					if !ok {
+						break
+					}
 					put(r.id)
 				}
 			}
@@ -600,11 +678,16 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 		hits, inKey := sc.hits, sc.inKey
 		clear(hits)
 		clear(inKey)
+		occs := 0
 		for i, l := range lists {
 			if l == nil {
 				continue
 			}
-			for _, r := range l.refs {
+			for rr := newRefReader(l.b); ; {
+				r, ok := rr.next()
+				if !ok {
+					break
+				}
 				m := int(ix.mark[r.id])
 				if m == 0 || ix.docs[r.id].a == nil {
 					continue
@@ -615,11 +698,20 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 				}
 				if r.n > 0 {
 					k := (m-1)*nt + i
-					sc.posts[k] = l.posting(r)
+					sc.posts[k] = posting{lines: r.lines, n: r.n, occ: r.occ}
 					c.hits[i] = &sc.posts[k]
+					occs += int(r.n)
 				}
 				c.inKey[i] = r.key
 				c.matched = true
+			}
+		}
+		// One array for the occurrences the search decodes (match).
+		sc.at = slices.Grow(sc.at[:0], occs)[:occs]
+		off := 0
+		for k := range sc.posts {
+			if p := &sc.posts[k]; p.n > 0 {
+				p.at, off = sc.at[off:off:off+int(p.n)], off+int(p.n)
 			}
 		}
 	}
@@ -628,6 +720,16 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 	}
 	sc.cands = cands
 	return cands, tot
+}
+
+// decode reads the occurrences of c's terms (postings.go), into the arrays
+// candidates gave them.
+func (c *cand) decode() {
+	for _, h := range c.hits {
+		if h != nil && h.n > 0 && len(h.at) == 0 {
+			h.at = decodeOccs(h.at[:0], h.occ)
+		}
+	}
 }
 
 // match keeps the candidates that hold every phrase and a term (or, for a
@@ -640,6 +742,7 @@ func (q *query) match(cands []cand, sc *searchScratch) []*cand {
 		if nt > 0 && !c.matched {
 			return
 		}
+		c.decode()
 		for i := range q.phrases {
 			if !q.phrases[i].in(c) {
 				c.hits, c.inKey, c.matched = nil, nil, false
@@ -839,7 +942,7 @@ func (q *query) upperBound(c *cand, st lineStats) float64 {
 				n++
 			}
 			k += n
-			ll := float64(a.lineLen[l])
+			ll := float64(a.lineLen.at(l))
 			best = max(best, sat(float64(n), ll))
 			peak = max(peak, n)
 		}
@@ -880,16 +983,14 @@ func (q *query) upperBound(c *cand, st lineStats) float64 {
 func (q *query) scoreOne(c *cand, st lineStats, floor float64) (scored, float64) {
 	sc := scored{c: c}
 	var body []byte
+	var starts []int32
 	if floor < math.Inf(1) && len(q.pairs) > 0 {
 		// A body that cannot be read now (changed on disk since the
 		// analysis: it is refreshed) scores without its word pairs.
-		var err error
-		if body, err = c.e.Body(); err != nil || len(body) < int(c.a.lineAt[len(c.a.lineAt)-1]) {
-			body = nil
-		}
+		body, starts, _ = c.readLines()
 	}
 	var bound float64
-	sc.score, bound, sc.lo, sc.hi = bestPassage(c.a, body, c.hits, st, q, floor)
+	sc.score, bound, sc.lo, sc.hi = bestPassage(c.a, body, starts, c.hits, st, q, floor)
 	for i, k := range c.inKey {
 		if k {
 			sc.score += keyWeight * st.idf[i]
@@ -974,18 +1075,18 @@ func topScored(all []scored, limit int) []*scored {
 func hitsOf(top []*scored) []Hit {
 	hits := make([]Hit, 0, len(top))
 	for _, sc := range top {
-		body, ok := bodyText(sc.c.e)
+		body, starts, ok := sc.c.textLines()
 		if !ok {
 			continue
 		}
-		for sc.lo < sc.hi && strings.TrimSpace(sc.c.a.text(body, sc.lo, sc.lo)) == "" {
+		for sc.lo < sc.hi && strings.TrimSpace(sc.c.a.text(body, starts, sc.lo, sc.lo)) == "" {
 			sc.lo++
 		}
-		for sc.hi > sc.lo && strings.TrimSpace(sc.c.a.text(body, sc.hi, sc.hi)) == "" {
+		for sc.hi > sc.lo && strings.TrimSpace(sc.c.a.text(body, starts, sc.hi, sc.hi)) == "" {
 			sc.hi--
 		}
 		hits = append(hits, Hit{NoteInfo: NoteOf(sc.c.e), Effective: sc.c.effective, Score: sc.score,
-			Snippet: clip(sc.c.a.text(body, sc.lo, sc.hi)), StartLine: sc.lo + 1, EndLine: sc.hi + 1, Note: sc.c.e})
+			Snippet: clip(sc.c.a.text(body, starts, sc.lo, sc.hi)), StartLine: sc.lo + 1, EndLine: sc.hi + 1, Note: sc.c.e})
 	}
 	return hits
 }
@@ -1026,7 +1127,7 @@ func parallelRange(n int, f func(lo, hi int)) {
 // bound reaches floor (they are not indexed: the line of body, the note's, is
 // read again); bound is what the best passage could score with every pair
 // its terms allow.
-func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *query, floor float64) (best, bound float64, blo, bhi int) {
+func bestPassage(a *analyzed, body []byte, lineAt []int32, hits []*posting, st lineStats, q *query, floor float64) (best, bound float64, blo, bhi int) {
 	minor := q.minor
 	idf, avg := st.idf, st.avgPassage
 	last := a.lines() - 1
@@ -1066,6 +1167,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 	}
 	base, held = base[:len(centres)], held[:len(centres)]
 	starts := runSpace[:0]
+	var minorLines [][]int32 // per minor word, the lines holding it
 	for j, c := range centres {
 		lo, hi := max(0, c-passageReach), min(last, c+passageReach)
 		in, starts = in[:0], starts[:0]
@@ -1081,7 +1183,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 			for _, x := range h.at {
 				if l := atLine(x); l >= lo && l <= hi {
 					w := 1.0
-					if a.heading[l] == int32(l) {
+					if len(a.heads) > 0 && a.headOf(l) == int32(l) {
 						w = headWeight // a heading is a field of its own
 					}
 					if l == c {
@@ -1100,7 +1202,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 		}
 		n := 0.0
 		for l := lo; l <= hi; l++ {
-			n += float64(a.lineLen[l])
+			n += float64(a.lineLen.at(l))
 		}
 		s := 0.0
 		for i, f := range tf {
@@ -1110,7 +1212,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 					w = sideWeight
 				}
 				s += w * idf[i] * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*n/avg))
-			} else if h := a.heading[c]; h >= 0 && hits[i] != nil {
+			} else if h := a.headOf(c); h >= 0 && hits[i] != nil {
 				for _, x := range hits[i].at {
 					if int32(atLine(x)) == h {
 						s += headWeight * idf[i]
@@ -1126,9 +1228,12 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 		// (A query whose stop words are on no line in scope has none to
 		// weigh: 0/0 would make every passage NaN.)
 		if len(minor) > 0 && st.minorTotal > 0 {
+			if minorLines == nil {
+				minorLines = a.minorLines(minor)
+			}
 			m := 0.0
-			for i, w := range minor {
-				if _, ok := slices.BinarySearch(a.minor[w], int32(c)); ok {
+			for i := range minor {
+				if _, ok := slices.BinarySearch(minorLines[i], int32(c)); ok {
 					m += st.minorIdf[i]
 				}
 			}
@@ -1162,7 +1267,7 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 		}
 		bound = max(bound, s+reach)
 		if reach > 0 && s+reach >= top && s+reach >= floor {
-			s += pairWeight * a.pairsOn(body, c, q.pairs, st.pairIdf)
+			s += pairWeight * a.pairsOn(body, lineAt, c, q.pairs, st.pairIdf)
 		}
 		lo := max(0, c-passageReach)
 		if s > best || s == best && lo < blo {
@@ -1170,6 +1275,18 @@ func bestPassage(a *analyzed, body []byte, hits []*posting, st lineStats, q *que
 		}
 	}
 	return best, bound, blo, bhi
+}
+
+// minorLines is the lines holding each of words, stop words.
+func (a *analyzed) minorLines(words []string) [][]int32 {
+	out := make([][]int32, len(words))
+	var all []int32
+	for i, w := range words {
+		lo := len(all)
+		all = a.minor.lines(all, w)
+		out[i] = all[lo:len(all):len(all)]
+	}
+	return out
 }
 
 // occ is a term of the query at a position of a passage's centre line.
@@ -1216,13 +1333,13 @@ func runEnd(in []occ, starts []int, k int) int {
 }
 
 // pairsOn sums the weights of the pairs of words on line l of body.
-func (a *analyzed) pairsOn(body []byte, l int, pairs []wordPair, weight []float64) float64 {
+func (a *analyzed) pairsOn(body []byte, starts []int32, l int, pairs []wordPair, weight []float64) float64 {
 	if body == nil {
 		return 0
 	}
 	var seen uint32
 	prev, sum := "", 0.0
-	tokens(string(body[a.lineAt[l]:a.lineAt[l+1]]), func(w string, _ bool) {
+	tokens(string(body[starts[l]:starts[l+1]]), func(w string, _ bool) {
 		if prev != "" {
 			if i := slices.Index(pairs, wordPair{prev, w}); i >= 0 && seen&(1<<i) == 0 {
 				seen |= 1 << i

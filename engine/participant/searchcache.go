@@ -73,7 +73,7 @@ func DefaultSearchCacheDir() string {
 // storedHeader names the format and what the analyses depend on: the
 // stemmer's version.
 func storedHeader() []byte {
-	return []byte("mf-lsp search index 2 kljensen/snowball@" + hashcache.ModuleVersion("github.com/kljensen/snowball") + "\n")
+	return []byte("mf-lsp search index 3 kljensen/snowball@" + hashcache.ModuleVersion("github.com/kljensen/snowball") + "\n")
 }
 
 // castagnoli is the stored copy's checksum table, built at the first read or
@@ -141,7 +141,10 @@ func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored 
 	for range nt {
 		t := string(r.bytes(r.count()))
 		nr := r.count()
-		l := &termList{refs: make([]noteRef, 0, nr)}
+		// The list's bytes in the file: its bytes in memory are as many
+		// or fewer (ids of notes left out are not there).
+		size := r.count()
+		l, end := &termList{last: -1, b: make([]byte, 0, size)}, len(r.b)-size
 		prev := -1
 		for range nr {
 			k := prev + 1 + r.small(nd)
@@ -152,49 +155,35 @@ func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored 
 			nk := r.u64()
 			n, key := int(nk>>1), nk&1 != 0
 			lines := r.small(n + 1)
-			if n > len(r.b) {
+			var occ []byte
+			if n > 0 {
+				occ = r.bytes(r.count())
+			}
+			if n > len(occ) || r.err {
 				return false, 0
 			}
 			id := renum[k]
 			if id < 0 {
-				for range n {
-					r.u64()
-				}
 				continue
 			}
 			lm := &lim[id]
-			ref := noteRef{id: id, lines: int32(lines), lo: int32(len(l.at)), n: int32(n), key: key}
-			x, line, held := uint64(0), -1, 0
-			for j := range n {
-				delta := r.u64()
-				if j > 0 && delta == 0 {
-					return false, 0
-				}
-				x += delta
-				if atLine(x) >= int(lm.lines) || atPos(x) >= int(lm.terms) {
-					return false, 0
-				}
-				if atLine(x) != line {
-					line, held = atLine(x), held+1
-				}
-				l.at = append(l.at, x)
-			}
-			if held != lines || n == 0 && !key {
+			a := ix.docs[id].a
+			if held, ok := checkOccs(occ, n, &a.lineLen); !ok || held != lines || n == 0 && !key {
 				return false, 0
 			}
 			if lm.held += int32(n); lm.held > lm.terms {
 				return false, 0
 			}
 			if key {
-				a := ix.docs[id].a
 				a.keyTerms = append(a.keyTerms, t)
 			}
-			l.refs = append(l.refs, ref)
+			l.b = appendRef(l.b, l.last, ref{id: id, n: int32(n), lines: int32(lines), key: key, occ: occ})
+			l.refs, l.last = l.refs+1, id
 		}
-		if r.err || ix.terms[t] != nil {
+		if r.err || len(r.b) != end || ix.terms[t] != nil {
 			return false, 0
 		}
-		if len(l.refs) > 0 {
+		if l.refs > 0 {
 			ix.terms[t] = l
 		}
 	}
@@ -208,6 +197,36 @@ func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored 
 	}
 	ix.fromStore = len(ix.docs)
 	return true, nd
+}
+
+// checkOccs says whether occ is the encoding of n occurrences (postings.go)
+// in order, each at a position its line holds (lineLen: the terms on each
+// line), and how many lines hold them.
+func checkOccs(occ []byte, n int, lineLen *lineLens) (lines int, ok bool) {
+	line, pos, count, nl := -1, 0, 0, len(lineLen.n)
+	for i := 0; i < len(occ); count++ {
+		v, k := binary.Uvarint(occ[i:])
+		if i += k; k <= 0 || v>>2 == 0 || v>>2 > 1<<31 {
+			return 0, false
+		}
+		if d := int(v >> 2); v&1 == 0 {
+			if count == 0 {
+				return 0, false
+			}
+			pos += d
+		} else {
+			line, lines = line+d, lines+1
+			p, k := binary.Uvarint(occ[i:])
+			if i += k; k <= 0 || line >= nl || p > 1<<31 {
+				return 0, false
+			}
+			pos = int(p)
+		}
+		if pos >= int(lineLen.at(line)) {
+			return 0, false
+		}
+	}
+	return lines, count == n
 }
 
 // decodeNote is the analysis (without its terms: the lists hold them) that
@@ -224,55 +243,53 @@ func decodeNote(entry []byte, e *engine.Note, words map[string]string) (a *analy
 	if nl == 0 {
 		return nil, true
 	}
-	lines := make([]int32, 3*nl+1)
-	a.lineAt, a.lineLen, a.heading = lines[:nl+1], lines[nl+1:2*nl+1], lines[2*nl+1:]
-	at, bodyLen := 0, e.Size()-e.BodyStart()
-	for i := range a.lineAt {
-		if at += r.small(bodyLen + 1); at > bodyLen {
-			return nil, true
-		}
-		a.lineAt[i] = int32(at)
-	}
-	if a.lineAt[0] != 0 || at != bodyLen {
+	bodyLen := e.Size() - e.BodyStart()
+	if nl > bodyLen+1 {
 		return nil, true
 	}
-	for i := range a.lineLen {
-		a.lineLen[i] = int32(r.small(bodyLen + 1))
-		a.terms += int(a.lineLen[i])
+	a.bodyLen = int32(bodyLen)
+	a.lineLen.n = make([]uint8, 0, nl)
+	for range nl {
+		n := r.small(bodyLen + 1)
+		a.lineLen.add(int32(n))
+		a.terms += n
 	}
-	for i := range a.heading {
-		if a.heading[i] = int32(r.small(i+2)) - 1; a.heading[i] >= 0 && a.heading[a.heading[i]] != a.heading[i] {
-			return nil, true
+	nh := r.count()
+	for i := range nh {
+		h := r.small(nl)
+		if i > 0 {
+			if h == 0 || int(a.heads[i-1])+h >= nl {
+				return nil, true
+			}
+			h += int(a.heads[i-1])
 		}
+		a.heads = append(a.heads, int32(h))
 	}
 	if a.terms > bodyLen {
 		return nil, true
 	}
-	if nm := r.count(); nm > 0 {
-		a.minor = make(map[string][]int32, nm)
-		for range nm {
-			raw := r.bytes(r.count())
-			w, ok := words[string(raw)]
-			if !ok {
-				w = string(raw)
-				words[w] = w
-			}
-			ls := make([]int32, r.count())
-			for i := range ls {
-				l := r.small(nl)
-				if i > 0 {
-					if l == 0 || int(ls[i-1])+l >= nl {
-						return nil, true
-					}
-					l += int(ls[i-1])
-				}
-				ls[i] = int32(l)
-			}
-			if len(ls) == 0 || a.minor[w] != nil {
-				return nil, true
-			}
-			a.minor[w] = ls
+	nm, prevWord := r.count(), -1
+	for range nm {
+		w := r.small(len(stopList()))
+		if w <= prevWord || r.err {
+			return nil, true
 		}
+		prevWord = w
+		ls := make([]int32, r.count())
+		for i := range ls {
+			l := r.small(nl)
+			if i > 0 {
+				if l == 0 || int(ls[i-1])+l >= nl {
+					return nil, true
+				}
+				l += int(ls[i-1])
+			}
+			ls[i] = int32(l)
+		}
+		if len(ls) == 0 {
+			return nil, true
+		}
+		a.minor = appendMinor(a.minor, w, ls)
 	}
 	if r.err || len(r.b) > 0 {
 		return nil, true
@@ -373,9 +390,21 @@ func (p *Participant) saveStored() {
 		}
 	}
 	terms := make([]string, 0, len(ix.terms))
+	liveRefs := make(map[string]int, len(ix.terms)) // per term, its live notes
 	for t, l := range ix.terms {
-		if slices.ContainsFunc(l.refs, func(r noteRef) bool { return renum[r.id] >= 0 }) {
+		n := 0
+		for rr := newRefReader(l.b); ; {
+			r, ok := rr.next()
+			if !ok {
+				break
+			}
+			if renum[r.id] >= 0 {
+				n++
+			}
+		}
+		if n > 0 {
 			terms = append(terms, t)
+			liveRefs[t] = n
 		}
 	}
 	slices.Sort(terms)
@@ -395,39 +424,34 @@ func (p *Participant) saveStored() {
 			}
 		}
 		w.uvarint(uint64(len(terms)))
+		var list []byte
 		for _, t := range terms { // in order: the same index makes the same file
-			l := ix.terms[t]
-			n := 0
-			for _, r := range l.refs {
-				if renum[r.id] >= 0 {
-					n++
-				}
-			}
-			if n == 0 {
-				continue
-			}
 			w.bytes([]byte(t))
-			w.uvarint(uint64(n))
+			w.uvarint(uint64(liveRefs[t]))
+			list = list[:0]
 			prev := int32(-1)
-			for _, r := range l.refs {
+			for rr := newRefReader(ix.terms[t].b); ; {
+				r, ok := rr.next()
+				if !ok {
+					break
+				}
 				id := renum[r.id]
 				if id < 0 {
 					continue
 				}
-				w.uvarint(uint64(id - prev - 1))
+				list = binary.AppendUvarint(list, uint64(id-prev-1))
 				prev = id
 				nk := uint64(r.n) << 1
 				if r.key {
 					nk |= 1
 				}
-				w.uvarint(nk)
-				w.uvarint(uint64(r.lines))
-				x := uint64(0)
-				for _, at := range l.posting(r).at {
-					w.uvarint(at - x)
-					x = at
+				list = binary.AppendUvarint(list, nk)
+				list = binary.AppendUvarint(list, uint64(r.lines))
+				if r.n > 0 {
+					list = appendBytes(list, r.occ)
 				}
 			}
+			w.bytes(list)
 			if w.err != nil {
 				return w.err
 			}
@@ -482,27 +506,26 @@ func encodeNote(b []byte, e *engine.Note, a *analyzed) []byte {
 	b = appendBytes(b, []byte(e.Key))
 	b = binary.AppendUvarint(b, uint64(e.Size()))
 	b = append(b, sum[:]...)
-	b = binary.AppendUvarint(b, uint64(len(a.lineLen)))
+	b = binary.AppendUvarint(b, uint64(a.lines()))
+	for l := range a.lines() {
+		b = binary.AppendUvarint(b, uint64(a.lineLen.at(l)))
+	}
+	b = binary.AppendUvarint(b, uint64(len(a.heads)))
 	prev := int32(0)
-	for _, at := range a.lineAt {
-		b = binary.AppendUvarint(b, uint64(at-prev))
-		prev = at
+	for i, h := range a.heads {
+		if i == 0 {
+			b = binary.AppendUvarint(b, uint64(h))
+		} else {
+			b = binary.AppendUvarint(b, uint64(h-prev))
+		}
+		prev = h
 	}
-	for _, n := range a.lineLen {
-		b = binary.AppendUvarint(b, uint64(n))
-	}
-	for _, h := range a.heading {
-		b = binary.AppendUvarint(b, uint64(h+1))
-	}
-	words := make([]string, 0, len(a.minor))
-	for w := range a.minor {
-		words = append(words, w)
-	}
-	slices.Sort(words) // the same analyses make the same file
+	var words, ls []int32
+	a.minor.each(func(w, _ int, _ []byte) { words = append(words, int32(w)) })
 	b = binary.AppendUvarint(b, uint64(len(words)))
-	for _, w := range words {
-		b = appendBytes(b, []byte(w))
-		ls := a.minor[w]
+	a.minor.each(func(w, _ int, enc []byte) {
+		b = binary.AppendUvarint(b, uint64(w))
+		ls = linesOf(ls[:0], enc)
 		b = binary.AppendUvarint(b, uint64(len(ls)))
 		prev := int32(0)
 		for i, l := range ls {
@@ -513,7 +536,7 @@ func encodeNote(b []byte, e *engine.Note, a *analyzed) []byte {
 			}
 			prev = l
 		}
-	}
+	})
 	return b
 }
 

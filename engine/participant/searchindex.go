@@ -1,6 +1,7 @@
 package participant
 
 import (
+	"encoding/binary"
 	"slices"
 	"sync"
 
@@ -55,10 +56,15 @@ type searchIndex struct {
 type searchScratch struct {
 	cands   []cand
 	posts   []posting // the candidates' postings of the query's terms
+	at      []uint64  // their occurrences, decoded
 	hits    []*posting
 	inKey   []bool
 	matched []*cand
 }
+
+// maxSpareOccs bounds the decoded occurrences a scratch keeps between
+// searches (8 MB).
+const maxSpareOccs = 1 << 20
 
 // borrow lends the index's scratch, or a new one when it is lent.
 func (ix *searchIndex) borrow() *searchScratch {
@@ -78,6 +84,9 @@ func (ix *searchIndex) giveBack(sc *searchScratch) {
 	clear(sc.hits[:cap(sc.hits)])
 	clear(sc.posts[:cap(sc.posts)])
 	clear(sc.matched[:cap(sc.matched)])
+	if cap(sc.at) > maxSpareOccs {
+		sc.at = nil // a rare query's: not kept
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.spare = sc
@@ -90,98 +99,97 @@ type doc struct {
 	effective bool
 }
 
-// termList is the notes holding one term, by ascending id, and the term's
-// positions in all of them, in one array in the order of the notes: a query
-// reads them in a row rather than from every note's own allocation.
+// termList is the notes holding one term, by ascending id, each with the
+// term's occurrences in it, in one byte slice (postings.go): a query reads
+// them in a row rather than from every note's own allocation.
 type termList struct {
-	refs []noteRef
-	at   []uint64 // packAt's, per note in order
+	b    []byte
+	refs int32 // the notes in b
+	last int32 // the last note's id, -1 for none
 
-	// What a batch of new notes adds, while it is added, and from how many
-	// workers' shares.
-	grow, growRefs, shares int32
+	// The workers' shares of a batch of new notes, in order, while it is
+	// added.
+	pending []*partList
 }
 
-// adopts says whether the list, while a batch is added, takes a worker's
-// share as it is: a new term, held by the notes of one worker only.
-func (l *termList) adopts() bool { return len(l.refs) == 0 && l.shares == 1 }
+// merge adds the pending shares to the list, in one new array (a search
+// that has let go of the lock may still be reading the old), or takes the
+// share as it is when it is a new term's, held by the notes of one worker
+// only; the shares are then emptied.
+func (l *termList) merge() {
+	if l.refs == 0 && len(l.pending) == 1 {
+		p := l.pending[0]
+		l.b, l.refs, l.last = p.b, p.refs, p.last
+	} else {
+		size := len(l.b)
+		for _, p := range l.pending {
+			size += len(p.b) + binary.MaxVarintLen32
+		}
+		l.b = append(make([]byte, 0, size), l.b...)
+		for _, p := range l.pending {
+			l.add(p)
+		}
+	}
+	for _, p := range l.pending {
+		*p = partList{}
+	}
+	l.pending = nil
+}
+
+// add appends a share's entries (encoded from id -1 on) to the list.
+func (l *termList) add(p *partList) {
+	first, i := uvarint(p.b, 0) // the share's first id
+	l.b = binary.AppendUvarint(l.b, first-uint64(l.last)-1)
+	l.b = append(l.b, p.b[i:]...)
+	l.refs += p.refs
+	l.last = p.last
+}
 
 // partList is a worker's share of a term's list while a batch of notes is
 // added: the notes it analyzed holding the term, with the ids the index gives
-// them, and positions from 0 in its own array.
+// them, encoded as a list of its own.
 type partList struct {
-	refs []noteRef
-	at   []uint64
+	b          []byte
+	refs, last int32
 }
 
-// list adds the note a, to be id, to the worker's lists, under its terms and
-// its key's; the lists then hold its positions.
+func (p *partList) put(r ref) {
+	if p.refs == 0 {
+		p.last = -1
+	}
+	p.b = appendRef(p.b, p.last, r)
+	p.refs++
+	p.last = r.id
+}
+
+// list adds the note a, the last the scratch analyzed, to be id, to the
+// worker's lists, under its terms and its key's.
 func (sc *analysisScratch) list(a *analyzed, id int32) {
-	for slot, tid := range a.termIDs {
-		p := sc.share(tid)
-		ps := &a.posts[slot]
-		p.refs = append(p.refs, noteRef{id: id, lines: ps.lines, lo: int32(len(p.at)), n: int32(len(ps.at))})
-		p.at = append(p.at, ps.at...)
-	}
-	a.termIDs, a.posts = nil, nil
+	keyIDs := sc.keyIDs[:0]
 	for _, t := range a.keyTerms {
-		p := sc.share(sc.ids[t])
-		if n := len(p.refs); n > 0 && p.refs[n-1].id == id {
-			p.refs[n-1].key = true
-		} else {
-			p.refs = append(p.refs, noteRef{id: id, lo: int32(len(p.at)), key: true})
+		keyIDs = append(keyIDs, sc.ids[t])
+	}
+	for slot, tid := range sc.vids {
+		at := sc.all[sc.off[slot] : sc.off[slot]+sc.n[slot]]
+		sc.enc = appendOccs(sc.enc[:0], at)
+		sc.share(tid).put(ref{id: id, n: int32(len(at)), lines: sc.lines[slot], key: slices.Contains(keyIDs, tid), occ: sc.enc})
+	}
+	for _, tid := range keyIDs {
+		if sc.seen[tid] == sc.note {
+			continue // in the body too: listed above
 		}
+		sc.share(tid).put(ref{id: id, key: true})
 	}
-}
-
-// count counts a's terms and key terms into the worker's shares, before
-// they are made (makeShares) and filled (list).
-func (sc *analysisScratch) count(a *analyzed) {
-	if len(sc.cnt) < len(sc.ids) {
-		sc.cnt = append(sc.cnt, make([]shareSize, len(sc.ids)-len(sc.cnt))...)
-	}
-	for slot, tid := range a.termIDs {
-		sc.cnt[tid].refs++
-		sc.cnt[tid].at += int32(len(a.posts[slot].at))
-	}
-	for _, t := range a.keyTerms {
-		sc.cnt[sc.ids[t]].refs++ // at most: one the body holds too shares its ref
-	}
-}
-
-type shareSize struct{ refs, at int32 }
-
-// makeShares makes each share as large as count counted.
-func (sc *analysisScratch) makeShares() {
-	for tid, n := range sc.cnt {
-		if n.refs > 0 {
-			sc.parts[tid] = partList{refs: make([]noteRef, 0, n.refs), at: make([]uint64, 0, n.at)}
-		}
-	}
-	sc.cnt = nil
+	sc.keyIDs = keyIDs
 }
 
 // share is the worker's share of term tid's list.
 func (sc *analysisScratch) share(tid int32) *partList {
 	p := &sc.parts[tid]
-	if len(p.refs) == 0 {
+	if p.refs == 0 {
 		sc.used = append(sc.used, tid)
 	}
 	return p
-}
-
-// noteRef is one note holding a term: its id, the lines of its body holding
-// the term, and the term's positions there, at[lo:lo+n] (n is 0 where the
-// term is in the key only).
-type noteRef struct {
-	id           int32
-	lines, lo, n int32
-	key          bool
-}
-
-// posting is the note's posting of the term, r of list l.
-func (l *termList) posting(r noteRef) posting {
-	return posting{lines: r.lines, at: l.at[r.lo : r.lo+r.n : r.lo+r.n]}
 }
 
 // maxDeadFree is how many dead ids the index keeps before compacting
@@ -234,10 +242,6 @@ func (p *Participant) syncIndex() {
 		sc := &analysisScratch{}
 		for j := lo; j < hi; j++ {
 			as[j], scratchOf[j] = analyze(scope[missing[j]].e, sc), sc
-			sc.count(as[j])
-		}
-		sc.makeShares()
-		for j := lo; j < hi; j++ {
 			sc.list(as[j], base+int32(j))
 		}
 	})
@@ -247,48 +251,25 @@ func (p *Participant) syncIndex() {
 			scratches = append(scratches, sc)
 		}
 	}
-	// Each list grows once: first what the new notes add to it.
+	// Each list grows once, by what the new notes add to it, one list at a
+	// time (the shares of one list freed before the next grows).
 	var grown []*termList
 	for _, sc := range scratches {
-		sc.lists = make([]*termList, len(sc.used))
-		for k, tid := range sc.used {
+		for _, tid := range sc.used {
 			t := sc.terms[tid]
 			l := ix.terms[t]
 			if l == nil {
-				l = &termList{}
+				l = &termList{last: -1}
 				ix.terms[t] = l
 			}
-			if l.shares == 0 {
+			if len(l.pending) == 0 {
 				grown = append(grown, l)
 			}
-			l.shares++
-			l.grow += int32(len(sc.parts[tid].at))
-			l.growRefs += int32(len(sc.parts[tid].refs))
-			sc.lists[k] = l
+			l.pending = append(l.pending, &sc.parts[tid])
 		}
 	}
 	for _, l := range grown {
-		if !l.adopts() {
-			l.at, l.refs = slices.Grow(l.at, int(l.grow)), slices.Grow(l.refs, int(l.growRefs))
-		}
-	}
-	for _, sc := range scratches {
-		for k, tid := range sc.used {
-			l, part := sc.lists[k], &sc.parts[tid]
-			if l.adopts() {
-				l.refs, l.at = part.refs, part.at
-				continue
-			}
-			off := int32(len(l.at))
-			for _, r := range part.refs {
-				r.lo += off
-				l.refs = append(l.refs, r)
-			}
-			l.at = append(l.at, part.at...)
-		}
-	}
-	for _, l := range grown {
-		l.grow, l.growRefs, l.shares = 0, 0, 0
+		l.merge()
 	}
 	for j, i := range missing {
 		ix.addDoc(scope[i], as[j])
@@ -332,9 +313,7 @@ func (ix *searchIndex) addDoc(sn scopedNote, a *analyzed) int32 {
 	ix.ids[sn.e.Path] = id
 	ix.lines += a.lines()
 	ix.length += a.terms
-	for w, ls := range a.minor {
-		ix.minor[w] += len(ls)
-	}
+	a.minor.each(func(w, n int, _ []byte) { ix.minor[stopList()[w]] += n })
 	if !a.day.IsZero() {
 		ix.days = append(ix.days, id)
 	}
@@ -346,11 +325,12 @@ func (ix *searchIndex) remove(id int32) {
 	a := ix.docs[id].a
 	ix.lines -= a.lines()
 	ix.length -= a.terms
-	for w, ls := range a.minor {
-		if ix.minor[w] -= len(ls); ix.minor[w] == 0 {
+	a.minor.each(func(i, n int, _ []byte) {
+		w := stopList()[i]
+		if ix.minor[w] -= n; ix.minor[w] == 0 {
 			delete(ix.minor, w)
 		}
-	}
+	})
 	ix.docs[id] = doc{}
 	ix.dead++
 }
@@ -374,28 +354,23 @@ func (ix *searchIndex) compact() {
 	for t, l := range ix.terms {
 		// New arrays, not the old ones overwritten: a search that has let
 		// go of the lock may still be reading postings of the old.
-		var refs []noteRef
-		var at []uint64
-		for _, r := range l.refs {
+		var b []byte
+		refs, last := int32(0), int32(-1)
+		for rr := newRefReader(l.b); ; {
+			r, ok := rr.next()
+			if !ok {
+				break
+			}
 			if r.id = renum[r.id]; r.id >= 0 {
-				refs = append(refs, r)
+				b = appendRef(b, last, r)
+				refs, last = refs+1, r.id
 			}
 		}
-		n := 0
-		for _, r := range refs {
-			n += int(r.n)
-		}
-		at = make([]uint64, 0, n)
-		for i, r := range refs {
-			p := l.posting(r)
-			refs[i].lo = int32(len(at))
-			at = append(at, p.at...)
-		}
-		if len(refs) == 0 {
+		if refs == 0 {
 			delete(ix.terms, t)
 			continue
 		}
-		l.refs, l.at = refs, at
+		l.b, l.refs, l.last = slices.Clip(b), refs, last
 	}
 	days := ix.days[:0]
 	for _, id := range ix.days {

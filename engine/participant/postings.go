@@ -1,0 +1,243 @@
+package participant
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+	"sync"
+)
+
+// The index keeps what it knows of the notes in flat byte slices of
+// varints, not in arrays of structs, so that its memory is a fraction of
+// the text it indexes (issue 27: a server's memory must not grow with the
+// notes' text). A term's list is, for each note holding it in order of ids,
+// the note's entry:
+//
+//	uvarint(id - previous id - 1)   (the first: id)
+//	uvarint(n<<1 | in the key)      n: the term's occurrences in the body
+//	uvarint(lines holding it)       only when n > 0
+//	uvarint(bytes of occurrences)   only when n > 0
+//	the occurrences                 (appendOccs)
+//
+// An occurrence is its line, its position among the terms of its line
+// (stop words are not counted) and whether a stop word stands right before
+// it on its line: one varint for an occurrence on the line of the one
+// before, (position gap)<<2 | afterStop<<1, else (line gap)<<2 | afterStop<<1
+// | 1 and the position. Positions are counted in the line, not in the note:
+// what reads them (proximity on a passage's centre line, phrases) compares
+// positions on one line only. A search decodes the occurrences of its terms
+// in the notes it scores (decodeOccs) into packAt's values.
+
+// appendOccs appends the encoding of at (packAt's, in order) to b.
+func appendOccs(b []byte, at []uint64) []byte {
+	prevLine, prevPos := -1, 0
+	for _, x := range at {
+		line, pos, stop := atLine(x), atPos(x), x&1
+		if line == prevLine {
+			b = binary.AppendUvarint(b, uint64(pos-prevPos)<<2|stop<<1)
+		} else {
+			b = binary.AppendUvarint(b, uint64(line-prevLine)<<2|stop<<1|1)
+			b = binary.AppendUvarint(b, uint64(pos))
+		}
+		prevLine, prevPos = line, pos
+	}
+	return b
+}
+
+// decodeOccs appends the occurrences b encodes (appendOccs, checked when
+// it was made) to dst.
+func decodeOccs(dst []uint64, b []byte) []uint64 {
+	line, pos := -1, 0
+	for i := 0; i < len(b); {
+		v, k := uvarint(b, i)
+		i = k
+		if v&1 == 0 {
+			pos += int(v >> 2)
+		} else {
+			line += int(v >> 2)
+			var p uint64
+			p, i = uvarint(b, i)
+			pos = int(p)
+		}
+		dst = append(dst, packAt(int32(line), int32(pos), v&2 != 0))
+	}
+	return dst
+}
+
+// uvarint reads the varint at b[i:], trusted, and returns it and the index
+// after it.
+func uvarint(b []byte, i int) (uint64, int) {
+	if c := b[i]; c < 0x80 {
+		return uint64(c), i + 1
+	}
+	v, n := binary.Uvarint(b[i:])
+	return v, i + n
+}
+
+// ref is a note's entry in a term's list.
+type ref struct {
+	id       int32
+	n, lines int32
+	key      bool
+	occ      []byte // the encoded occurrences
+}
+
+// appendRef appends r's entry to a list whose last id is last.
+func appendRef(b []byte, last int32, r ref) []byte {
+	b = binary.AppendUvarint(b, uint64(r.id-last-1))
+	nk := uint64(r.n) << 1
+	if r.key {
+		nk |= 1
+	}
+	b = binary.AppendUvarint(b, nk)
+	if r.n > 0 {
+		b = binary.AppendUvarint(b, uint64(r.lines))
+		b = binary.AppendUvarint(b, uint64(len(r.occ)))
+		b = append(b, r.occ...)
+	}
+	return b
+}
+
+// refReader reads a term's list, entry by entry.
+type refReader struct {
+	b  []byte
+	i  int
+	id int32
+}
+
+func newRefReader(b []byte) refReader { return refReader{b: b, id: -1} }
+
+// next is the next entry; false at the end.
+func (rr *refReader) next() (ref, bool) {
+	if rr.i >= len(rr.b) {
+		return ref{}, false
+	}
+	d, i := uvarint(rr.b, rr.i)
+	rr.id += int32(d) + 1
+	nk, i := uvarint(rr.b, i)
+	r := ref{id: rr.id, n: int32(nk >> 1), key: nk&1 != 0}
+	if r.n > 0 {
+		var lines, size uint64
+		lines, i = uvarint(rr.b, i)
+		size, i = uvarint(rr.b, i)
+		r.lines = int32(lines)
+		r.occ = rr.b[i : i+int(size) : i+int(size)]
+		i += int(size)
+	}
+	rr.i = i
+	return r, true
+}
+
+// A note's stop words are kept as the lines holding each, in one byte slice
+// (minorSet): for each stop word it holds, in the order of stopList,
+// uvarint(its index in stopList), uvarint(lines), uvarint(bytes of them),
+// then the lines, each a uvarint gap from the one before (the first from
+// 0).
+type minorSet []byte
+
+// stopList is the stop words in order; stopIndex their indexes.
+var stopList = sync.OnceValue(func() []string {
+	words := make([]string, 0, len(stopWords()))
+	for w := range stopWords() {
+		words = append(words, w)
+	}
+	slices.Sort(words)
+	return words
+})
+
+func stopIndex(w string) int {
+	i, ok := slices.BinarySearch(stopList(), w)
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// appendMinor appends the entry of stop word i, on lines ls (in order).
+func appendMinor(b []byte, i int, ls []int32) []byte {
+	b = binary.AppendUvarint(b, uint64(i))
+	b = binary.AppendUvarint(b, uint64(len(ls)))
+	size := 0
+	prev := int32(0)
+	for _, l := range ls {
+		size += uvarintLen(uint64(l - prev))
+		prev = l
+	}
+	b = binary.AppendUvarint(b, uint64(size))
+	prev = 0
+	for _, l := range ls {
+		b = binary.AppendUvarint(b, uint64(l-prev))
+		prev = l
+	}
+	return b
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// each calls f with each stop word held, its count of lines and their
+// encoding (read them with linesOf).
+func (m minorSet) each(f func(word int, count int, enc []byte)) {
+	for i := 0; i < len(m); {
+		w, j := uvarint(m, i)
+		c, j := uvarint(m, j)
+		size, j := uvarint(m, j)
+		f(int(w), int(c), m[j:j+int(size)])
+		i = j + int(size)
+	}
+}
+
+// lines appends the lines holding stop word w to dst; dst as it is when
+// none does.
+func (m minorSet) lines(dst []int32, w string) []int32 {
+	want := stopIndex(w)
+	if want < 0 {
+		return dst
+	}
+	for i := 0; i < len(m); {
+		wi, j := uvarint(m, i)
+		_, j = uvarint(m, j)
+		size, j := uvarint(m, j)
+		if int(wi) == want {
+			return linesOf(dst, m[j:j+int(size)])
+		}
+		if int(wi) > want {
+			break
+		}
+		i = j + int(size)
+	}
+	return dst
+}
+
+// linesOf appends the lines enc holds to dst.
+func linesOf(dst []int32, enc []byte) []int32 {
+	l := int32(0)
+	for i := 0; i < len(enc); {
+		var d uint64
+		d, i = uvarint(enc, i)
+		l += int32(d)
+		dst = append(dst, l)
+	}
+	return dst
+}
+
+// lineStarts appends the byte offset of each line of body (as analyze
+// counts them: a last line end starts no line) to dst, and the body's length
+// last.
+func lineStarts(dst []int32, body []byte) []int32 {
+	for at := 0; ; {
+		dst = append(dst, int32(at))
+		end := bytes.IndexByte(body[at:], '\n')
+		if end < 0 || at+end+1 == len(body) {
+			break
+		}
+		at += end + 1
+	}
+	return append(dst, int32(len(body)))
+}
