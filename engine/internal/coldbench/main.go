@@ -831,8 +831,9 @@
 //     1.42-1.59×, 3.33-3.51× (6.5-7.5 ms), 1.76-1.84× (3.6-4.0 ms) against
 //     1.94-2.17 ms (three runs before the last change, the roots: append
 //     3.85-3.89 M, CPU 3.18-3.29×; CPU moves that much run to run here):
-//     render is under 2× by CPU, not by instructions (the column that
-//     decides).
+//     render is at the edge of 2× by CPU (a fourth run, after main's search
+//     pass was merged in: 1.79 M, 2.12×, append 3.74 M, 3.26×), far from it
+//     by instructions (the column that decides).
 //   - Left, append: the note write itself (store.Update: its lock, a Lstat
 //     of every folder from / for links, fsync of the file and its folder),
 //     then the history judging the same write twice, Wrote (recordWrite)
