@@ -776,9 +776,10 @@
 //   - Peak RSS after the first memory_search / after the hundred more:
 //     10,000 notes 103 / 122 to 45-47 / 55-57 MB; 100,000 notes 746 / 786
 //     to 150-156 / 155-156 MB (targets 100 and 250; two runs). The search
-//     row's p99 at 100,000: 32 s to 1.8-2.9 s (the phrase). Same results byte for byte (every recall
-//     question, dense and not, exhaustive and pruned, random queries over a
-//     tree like this one's); hit@1 0.82, hit@5 0.94, snippet 0.92.
+//     row's p99 at 100,000: 32 s to 1.8-2.9 s (the phrase). Same results
+//     byte for byte (every recall question, dense and not, exhaustive and
+//     pruned, random queries over a tree like this one's); hit@1 0.82,
+//     hit@5 0.94, snippet 0.92.
 //   - The cold build (go test ./engine/participant -bench SearchCold
 //     -benchtime 5x -benchmem, the binaries before and after in turn, 3
 //     runs each): CPU 272 to 189 ms (median), the floor's 97-116, ratio
@@ -790,7 +791,12 @@
 //     it reads: BenchmarkSearch at 10,000 notes, medians of 3 runs in turn,
 //     CPU a query: a common word 3.3 to 5.4 ms, a common and a rare word
 //     2.1 to 3.0, the phrase 5.4 to 8.5, the question with a date 0.5 to
-//     1.1, every p99 under 16 ms (issue 26: 20). The peak at 100,000 is the
+//     1.1, every p99 under 16 ms (issue 26: 20); at 100,000 notes (-bench
+//     Search100k -benchtime 20x, in turn, a quiet machine) the common word
+//     49 to 79-86 ms, the phrase 71 to 117-124, their p99 33-55 to 107-154
+//     ms, over issue 26's 100 (GOGC=off changes nothing: it is the decoding
+//     of every candidate's occurrences in match and the bounds; a bound read
+//     from a per-posting summary would skip it). The peak at 100,000 is the
 //     build's transient (the bodies read, the shares' growth) over the 55 MB
 //     index.
 //
