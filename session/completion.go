@@ -243,12 +243,15 @@ type candidateCache struct {
 	scope string
 	notes noteSet
 	cands *candidates // never written once made
+	// compactAt is how many keys computed again the candidates keep beside
+	// their sorted list before merging them into it (0: defaultCompactAt); a
+	// field, under mu, so a test may set it while the warmer runs.
+	compactAt int
 }
 
-// compactAt is how many keys computed again the candidates keep beside their
-// sorted list before merging them into it: a merge copies the list (a few
-// milliseconds at 100,000 notes), once in that many changed keys.
-var compactAt = 512 // a variable for the tests
+// defaultCompactAt: a merge copies the sorted list (a few milliseconds at
+// 100,000 notes), once in this many changed keys.
+const defaultCompactAt = 512
 
 // candidates are every note in a scope, sorted by lower-case key: base, an
 // earlier version's list, less the keys in redone, merged with over, those
@@ -332,7 +335,11 @@ func (c *candidateCache) lists(snap *Snapshot) *candidates {
 	case c.cands == nil || c.scope != key || ch.Full:
 		c.cands = &candidates{base: viewCandidates(m.View(sc))}
 	case len(ch.Added)+len(ch.Removed) > 0:
-		c.cands = updateCandidates(m, sc, c.cands, ch.Added, ch.Removed)
+		at := c.compactAt
+		if at == 0 {
+			at = defaultCompactAt
+		}
+		c.cands = updateCandidates(m, sc, c.cands, ch.Added, ch.Removed, at)
 	}
 	c.scope = key
 	return c.cands
@@ -374,7 +381,7 @@ func appendCandidates(list []candidate, keys []engine.KeyView, device []*engine.
 // with the keys of the notes added and removed since computed again: new
 // candidates sharing cs's sorted list, or, once compactAt keys were computed
 // again, one new sorted list.
-func updateCandidates(m *engine.Memory, sc engine.Scope, cs *candidates, added, removed []*engine.Note) *candidates {
+func updateCandidates(m *engine.Memory, sc engine.Scope, cs *candidates, added, removed []*engine.Note, compactAt int) *candidates {
 	keys := map[string]bool{}
 	for _, e := range added {
 		keys[e.Key] = true

@@ -106,8 +106,15 @@ func TestNavigationIndexesMatchTheTree(t *testing.T) {
 		// step reads them), or build again when it cannot tell (a reload).
 		// A small compaction threshold merges the recomputed keys into the
 		// sorted list now and then.
-		defer func(n int) { compactAt = n }(compactAt)
-		compactAt = rapid.IntRange(1, 6).Draw(rt, "compactAt")
+		at := rapid.IntRange(1, 6).Draw(rt, "compactAt")
+		if snap, err := s.Snapshot(""); err == nil {
+			c := &snap.tree.candidates
+			c.mu.Lock()
+			c.compactAt = at
+			c.mu.Unlock()
+		} else {
+			rt.Fatal(err)
+		}
 		roster := []string{`{"agents": ["larry", "bob"]}`, `{"agents": ["larry"]}`, `{"agents": ["larry", "bob"], "shared": ["bob"]}`}
 		for step := 1; step <= rapid.IntRange(1, 12).Draw(rt, "steps"); step++ {
 			place := rapid.SampledFrom(places).Draw(rt, "opPlace")
