@@ -10,7 +10,7 @@ import (
 // without repeats, looked up by halves, and a map of the rest. A generated
 // roster of 1,000 agents and a binding of 1,000 tasks are sorted: hashing
 // them into two maps cost a one-note CLI call more than the floor's whole
-// program (engine/internal/coldbench's seventeenth pass); any other list
+// program (engine/internal/coldbench's eighteenth pass); any other list
 // goes into the map as before. The zero idSet is empty.
 type idSet struct {
 	sorted []string        // strictly increasing, no ""
