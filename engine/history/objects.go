@@ -296,7 +296,9 @@ func looseHeader(size int) []byte {
 // loose object is, git's own with core.looseCompression 0. objfile's writer
 // compressed at zlib's default level, whose compressor alone is 600 KB of
 // tables a process clears before its first byte, and hashed the content
-// again; a loose version is short-lived anyway, since a prune packs the loose
+// again. compress/zlib's NoCompression level does not help: its compressor
+// embeds the same hash arrays whatever the level, zeroed at every NewWriter.
+// A loose version is short-lived anyway, since a prune packs the loose
 // versions it keeps, compressed together (pack).
 func storedZlib(head, body []byte) []byte {
 	const maxBlock = 65535
