@@ -31,6 +31,13 @@ type Options struct {
 	// notes are read (and again on every reload): the language server watches
 	// them from the same walk instead of walking the tree twice.
 	OnDir func(dir string)
+	// AwaitDirs, when set beside OnDir, is called before a load reads a
+	// batch of notes and returns once the caller is done with every folder
+	// OnDir was called with so far (the watcher watches them): a note written
+	// after it is read is then an event. OnDir may so hand its work to a
+	// goroutine beside the load without a write in between being missed
+	// (engine/watch.Open).
+	AwaitDirs func()
 	// ScopeOnly loads only what a view of the session's own scopes can hold,
 	// for a process that reads those views and nothing else (mf-lsp render:
 	// an agent's boot). Its scopes are decided once the configuration is

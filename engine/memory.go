@@ -89,6 +89,7 @@ type Memory struct {
 	version   uint64                       // bumped on every change (bumpLocked)
 	changes   changeLog                    // what each recent version changed (changes.go)
 	onDir     func(dir string)             // Options.OnDir
+	awaitDirs func()                       // Options.AwaitDirs
 	// historyPolicy bounds the local history (magicfrog.json "history").
 	historyPolicy history.Policy
 	// loadStart is when the latest loadRoot (a load's, a refresh's) began,
@@ -120,6 +121,7 @@ func Open(opts Options) (*Memory, error) {
 	m.machine = opts.Machine
 	m.named = Scope{Task: opts.Named.Task, Agents: append([]string(nil), opts.Named.Agents...)}
 	m.onDir = opts.OnDir
+	m.awaitDirs = opts.AwaitDirs
 	m.scopeOnly = opts.ScopeOnly
 	m.onDemand = opts.BodiesOnDemand
 	m.tokenCache, m.secretScans = opts.TokenCache, opts.SecretScans
@@ -346,6 +348,7 @@ func (m *Memory) loadRoot(r Root, dir string) {
 			m.problems[dir] = Problem{Path: dir, Kind: ProblemUnreadable, Message: err.Error()}
 		}
 		results = make([]readResult, len(notes))
+		m.awaitWatched()
 		parallel(len(notes), func(i int) {
 			if rerr != nil {
 				results[i].problem = &Problem{Path: notes[i].path, Kind: ProblemLink, Message: "not read: " + rerr.Error()}
@@ -441,6 +444,14 @@ type readJob struct {
 	results []readResult
 }
 
+// awaitWatched returns once the caller of Options.OnDir is done with every
+// folder it was told of (Options.AwaitDirs): before notes in them are read.
+func (m *Memory) awaitWatched() {
+	if m.awaitDirs != nil {
+		m.awaitDirs()
+	}
+}
+
 // readBatch is the most notes handed to a worker at once: most folders hold
 // a note or two, and a hand-off per folder cost more in waking goroutines
 // than the reads it carried. A batch holds its folders open, so the bound
@@ -457,6 +468,7 @@ func (m *Memory) walkAndRead(r Root, root *os.Root, memRoot string, d *safefs.Di
 	// note's whole text made garbage once hashed had the collector run all
 	// through a load of large notes (engine/internal/coldbench).
 	read := func(j *readJob, scratch *[]byte) {
+		m.awaitWatched()
 		for i, n := range j.notes {
 			res, dir := &j.results[i], j.dirs[i]
 			src, err := []byte(nil), error(safefs.ErrLink)

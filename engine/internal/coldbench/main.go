@@ -79,7 +79,9 @@
 //     36 ms in process for o200k, more in a cold one) and the counts, spread
 //     over the CPUs. The server watches folders as the load walks them
 //     (engine.Options.OnDir); the inotify adds (70 ms at 10,000 notes) run on
-//     a goroutine beside the load.
+//     a goroutine beside the load, which waits for it before it reads a
+//     batch of notes (engine.Options.AwaitDirs), so a write between a read
+//     and its folder's watch is not missed.
 //   - What is left is the load, for every path: the walk and the reads are
 //     the floor's own syscalls (one fewer per note than os.ReadFile), then per
 //     note frontmatter parsing (about 7% of CPU), SHA-256 (4%, the store's
