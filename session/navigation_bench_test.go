@@ -37,6 +37,9 @@ func BenchmarkNavigation(b *testing.B) {
 	s, nav, changing := navBenchSession(b, n)
 	// The open buffer: a wikilink to a topic key on line 4, and an open "[[topics/".
 	fm := "---\nrevision: 1\nupdated: 2026-10-01T09:00:00.000Z\n---\n"
+	if v, err := strconv.Atoi(os.Getenv("MF_BENCH_OPEN_BYTES")); err == nil && v > 0 {
+		fm += benchFiller(v)
+	}
 	textOf := func(edit int) string {
 		return fm + fmt.Sprintf("Edit %06d. ", edit) + "See [[topics/hot]] and [[topics/"
 	}
@@ -54,9 +57,13 @@ func BenchmarkNavigation(b *testing.B) {
 		return snap
 	}
 	rev, version := 1, int32(1)
+	filler := ""
+	if v, err := strconv.Atoi(os.Getenv("MF_BENCH_OPEN_BYTES")); err == nil && v > 0 {
+		filler = benchFiller(v)
+	}
 	write := func(b *testing.B) {
 		rev++
-		writeNoteB(b, changing, fmt.Sprintf("---\nrevision: %d\nupdated: 2026-10-01T09:00:00.000Z\n---\nChanged %d: see [[topics/hot]].\n", rev, rev))
+		writeNoteB(b, changing, fmt.Sprintf("---\nrevision: %d\nupdated: 2026-10-01T09:00:00.000Z\n---\n%sChanged %d: see [[topics/hot]].\n", rev, filler, rev))
 		s.Refresh([]string{changing})
 	}
 	edit := func(b *testing.B) {
@@ -101,6 +108,15 @@ func BenchmarkNavigation(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchFiller is about n bytes of prose in paragraphs, with a link now and then.
+func benchFiller(n int) string {
+	var s strings.Builder
+	for i := 0; s.Len() < n; i++ {
+		fmt.Fprintf(&s, "Paragraph %d: the agent prefers small commits and runs the tests before a review; see [[topics/g%02d/topic-%05d]].\n\n", i, i%20, i%50)
+	}
+	return s.String()
 }
 
 func reportNavPercentiles(b *testing.B, d []time.Duration) {
