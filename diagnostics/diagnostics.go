@@ -21,6 +21,7 @@ import (
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 	"github.com/magicfrog/mf-lsp/engine/journal"
+	"github.com/magicfrog/mf-lsp/engine/mdlinks"
 	"github.com/magicfrog/mf-lsp/engine/roam"
 )
 
@@ -150,6 +151,10 @@ type Input struct {
 	WithFixes bool
 	// Now is the time fixes write as updated; zero means the clock.
 	Now time.Time
+	// MarkdownLinks, when set, are the note's Markdown links
+	// (mdlinks.Links of its text), shared with the requests on the same
+	// version of an open buffer; nil: found here.
+	MarkdownLinks func() []mdlinks.Link
 	// SyncState, when set, remembers the sync state between checks (the
 	// language server's session holds one); nil reads the state file each time.
 	SyncState *roam.StateCache

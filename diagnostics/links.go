@@ -12,7 +12,13 @@ import (
 // kinds of files are left alone. The finding covers the destination; a
 // reference link's destination is in its definition, so it covers "[label]".
 func (c *checker) links() {
-	for _, l := range mdlinks.Links(c.src, c.doc.Body) {
+	ls := []mdlinks.Link(nil)
+	if c.in.MarkdownLinks != nil {
+		ls = c.in.MarkdownLinks()
+	} else {
+		ls = mdlinks.Links(c.src, c.doc.Body)
+	}
+	for _, l := range ls {
 		target, ok := mdlinks.NoteTarget(c.e.Path, l.Dest)
 		if !ok || c.exists(target) {
 			continue

@@ -1,6 +1,9 @@
 package session
 
-import "github.com/magicfrog/mf-lsp/diagnostics"
+import (
+	"github.com/magicfrog/mf-lsp/diagnostics"
+	"github.com/magicfrog/mf-lsp/engine/mdlinks"
+)
 
 // Findings are the diagnostics of the snapshot's note, judged against what its
 // open buffer was based on.
@@ -17,6 +20,10 @@ func FindingsWithFixes(snap *Snapshot) []diagnostics.Finding {
 
 func findingsInput(snap *Snapshot) diagnostics.Input {
 	in := diagnostics.Input{Memory: snap.Memory, Note: snap.Note, Scope: snap.Participant, Today: snap.Today, OpenLoopDays: snap.Settings.OpenLoopDays, SyncState: snap.session.opts.SyncState}
+	if nl := snap.links; nl != nil {
+		src, body := snap.Src(), snap.Note.BodyStart()
+		in.MarkdownLinks = func() []mdlinks.Link { return nl.markdown(src, body) }
+	}
 	if snap.Doc != nil && snap.HasBase {
 		in.Base = &diagnostics.Base{Revision: snap.Base.Revision, Hash: snap.Base.Hash, MovedTo: snap.Base.MovedTo}
 	}

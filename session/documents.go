@@ -71,6 +71,7 @@ type parsedBuffer struct {
 	memory *engine.Memory
 	tree   uint64 // the tree's version: a new roster or layer can reclassify the note
 	note   *engine.Note
+	links  *noteLinks // the links of this version's text, found once
 }
 
 // Open records a document opened in the client (reopening replaces it) and

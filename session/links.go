@@ -25,12 +25,43 @@ type NoteLink struct {
 
 // linksOf are the Markdown links and wikilinks of src[body:], in source order.
 func linksOf(src []byte, body int) []mdlinks.Link {
-	ls := mdlinks.Links(src, body)
+	return withWikiLinks(mdlinks.Links(src, body), src, body)
+}
+
+// withWikiLinks are the Markdown links ls with the wikilinks of src[body:],
+// in source order (a new slice when there are wikilinks).
+func withWikiLinks(ls []mdlinks.Link, src []byte, body int) []mdlinks.Link {
 	if wl := mdlinks.WikiLinks(src, body); len(wl) > 0 {
-		ls = append(ls, wl...)
+		ls = append(ls[:len(ls):len(ls)], wl...)
 		sort.SliceStable(ls, func(i, j int) bool { return ls[i].Span.Start < ls[j].Span.Start })
 	}
 	return ls
+}
+
+// noteLinks are the links of one version of an open buffer, each kind found
+// at its first use and then shared (Snapshot.links): its Markdown links
+// (the diagnostics' broken links read them too) and all of them.
+type noteLinks struct {
+	mdOnce, allOnce sync.Once
+	md, all         []mdlinks.Link
+}
+
+// markdown are the Markdown links of src[body:] (mdlinks.Links), found once.
+func (nl *noteLinks) markdown(src []byte, body int) []mdlinks.Link {
+	nl.mdOnce.Do(func() { nl.md = mdlinks.Links(src, body) })
+	return nl.md
+}
+
+// noteLinks are the snapshot's note's links, in source order: its open buffer's
+// found once per version, a note on disk's read each time.
+func (snap *Snapshot) noteLinks() []mdlinks.Link {
+	src, body := snap.Src(), snap.Note.BodyStart()
+	nl := snap.links
+	if nl == nil {
+		return linksOf(src, body)
+	}
+	nl.allOnce.Do(func() { nl.all = withWikiLinks(nl.markdown(src, body), src, body) })
+	return nl.all
 }
 
 // inScope reports whether the participant can see e.
@@ -82,9 +113,8 @@ func KeyWinner(m *engine.Memory, sc engine.Scope, key string) *engine.Note {
 // DocumentLinks are the links of the snapshot's note that resolve to a note
 // in the participant's scope.
 func DocumentLinks(snap *Snapshot) []NoteLink {
-	n := snap.Note
 	var out []NoteLink
-	for _, l := range linksOf(snap.Src(), n.BodyStart()) {
+	for _, l := range snap.noteLinks() {
 		if t := resolveLink(snap.Memory, snap.Participant, snap.Path, l); t != nil {
 			out = append(out, NoteLink{Link: l, Target: t})
 		}
@@ -98,7 +128,7 @@ func linkAt(snap *Snapshot, off int) (mdlinks.Link, bool) {
 	if off < n.BodyStart() {
 		return mdlinks.Link{}, false
 	}
-	for _, l := range linksOf(snap.Src(), n.BodyStart()) {
+	for _, l := range snap.noteLinks() {
 		if off >= l.Span.Start && off <= l.Span.End {
 			return l, true
 		}
