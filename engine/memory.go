@@ -73,6 +73,7 @@ type Memory struct {
 	ids         ownerIDs
 	scopeOnly   bool             // Options.ScopeOnly
 	onDemand    bool             // Options.BodiesOnDemand
+	sumsLater   bool             // Options.SumsOnDemand
 	tokenCache  *TokenCache      // Options.TokenCache
 	secretScans *scancache.Cache // Options.SecretScans
 	within      Scope            // Options.Within
@@ -122,6 +123,7 @@ func Open(opts Options) (*Memory, error) {
 	m.onDir = opts.OnDir
 	m.scopeOnly = opts.ScopeOnly
 	m.onDemand = opts.BodiesOnDemand
+	m.sumsLater = opts.BodiesOnDemand && opts.SumsOnDemand
 	m.tokenCache, m.secretScans = opts.TokenCache, opts.SecretScans
 	m.within = Scope{Task: opts.Within.Task, Agents: append([]string(nil), opts.Within.Agents...)}
 	m.reload()
@@ -605,6 +607,11 @@ func (m *Memory) readNote(r Root, root *os.Root, rootDir, p, from string) (*Note
 // (engine/internal/coldbench).
 func readNote(root *os.Root, rel string) ([]byte, safefs.Stamp, error) {
 	return safefs.ReadInNoLinks(root, rel, MaxNoteSize)
+}
+
+// readNoteInto is readNote reading into buf's space when the note fits.
+func readNoteInto(root *os.Root, rel string, buf []byte) ([]byte, safefs.Stamp, error) {
+	return safefs.ReadInNoLinksInto(root, rel, MaxNoteSize, buf)
 }
 
 // noteProblem turns a read error into the Problem a user can act on.

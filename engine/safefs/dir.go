@@ -118,6 +118,12 @@ func oneElement(name string) error {
 // after the caller looked fails with ErrLink instead of leading elsewhere in
 // the root. It also answers the file's Stamp (ReadFileInto).
 func ReadInNoLinks(root *os.Root, name string, max int64) ([]byte, Stamp, error) {
+	return ReadInNoLinksInto(root, name, max, nil)
+}
+
+// ReadInNoLinksInto is ReadInNoLinks reading into buf's space when the file
+// fits in it (Dir.ReadFileInto).
+func ReadInNoLinksInto(root *os.Root, name string, max int64, buf []byte) ([]byte, Stamp, error) {
 	parts := strings.Split(filepath.ToSlash(filepath.Clean(name)), "/")
 	d, err := OpenDirIn(root, ".")
 	if err != nil {
@@ -132,5 +138,5 @@ func ReadInNoLinks(root *os.Root, name string, max int64) ([]byte, Stamp, error)
 		d = c
 	}
 	defer d.Close()
-	return d.ReadFileInto(parts[len(parts)-1], max, nil)
+	return d.ReadFileInto(parts[len(parts)-1], max, buf)
 }
