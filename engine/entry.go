@@ -195,8 +195,13 @@ func (e *Note) dropBody(m *Memory, st safefs.Stamp) {
 	if od.unhashed = m.sumsLater && od.stamp.Known(); !od.unhashed {
 		e.Sum()
 	}
-	b := e.src[body:]
-	e.noLinks = !bytes.Contains(b, []byte("](")) && !bytes.Contains(b, []byte("]:")) && !bytes.Contains(b, []byte("[["))
+	if !m.sumsLater {
+		// A load that leaves sums to Sum is a command's that indexes no links
+		// (render): three more passes over every body would be for nothing,
+		// and a note left MayLink is only read again.
+		b := e.src[body:]
+		e.noLinks = !bytes.Contains(b, []byte("](")) && !bytes.Contains(b, []byte("]:")) && !bytes.Contains(b, []byte("[["))
+	}
 	e.src, e.od = bytes.Clone(e.src[:body]), od
 }
 

@@ -609,11 +609,6 @@ func readNote(root *os.Root, rel string) ([]byte, safefs.Stamp, error) {
 	return safefs.ReadInNoLinks(root, rel, MaxNoteSize)
 }
 
-// readNoteInto is readNote reading into buf's space when the note fits.
-func readNoteInto(root *os.Root, rel string, buf []byte) ([]byte, safefs.Stamp, error) {
-	return safefs.ReadInNoLinksInto(root, rel, MaxNoteSize, buf)
-}
-
 // noteProblem turns a read error into the Problem a user can act on.
 func noteProblem(p string, err error) *Problem {
 	switch {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -128,9 +129,13 @@ func (m *Memory) readTextWith(e *Note, t *textReader) ([]byte, error) {
 				src, st, err = readNote(root, rel)
 				root.Close()
 			}
-		} else if root, err = t.root(memRoot); err == nil {
-			if src, st, err = readNoteInto(root, rel, t.buf); err == nil {
-				t.buf = src
+		} else {
+			folder, name := filepath.Split(rel)
+			var d *safefs.Dir
+			if d, err = t.dir(memRoot, folder); err == nil {
+				if src, st, err = d.ReadFileInto(name, MaxNoteSize, t.buf); err == nil {
+					t.buf = src
+				}
 			}
 		}
 	}
@@ -177,14 +182,64 @@ func (m *Memory) sumAgain(e *Note) [32]byte {
 
 // textReader reads notes' texts again one after the other, for one pass
 // that uses each text only until it asks for the next (a render writing its
-// block): each memory root is opened once, and every text is read into one
-// buffer. Opening the root for every note and reading each into a buffer of
-// its own (page faults, then the collector's work) was most of what reading
-// a block's notes again cost (engine/internal/coldbench, the nineteenth
-// pass). Not for concurrent use.
+// block): each memory root is opened once, each folder of notes once while
+// it is among the last textFolders read (a block's notes come by key, a
+// folder's together), every text into one buffer. Opening the root and each
+// folder of the path for every note, and reading each into a buffer of its
+// own (page faults, then the collector's work), was most of what reading a
+// block's notes again cost (engine/internal/coldbench, the nineteenth
+// pass). A folder is opened as readNote opens it, through no link; held
+// open, it is the folder the load read, as the load's walk holds its
+// folders. Not for concurrent use.
 type textReader struct {
-	roots map[string]*os.Root
-	buf   []byte
+	roots   map[string]*os.Root
+	folders map[[2]string]*safefs.Dir // by memory root and folder in it
+	buf     []byte
+	// keeping has text keep a copy of what it reads, up to textKeepMax
+	// bytes in all, for the pass after (kept): a block of a few MB (10,000
+	// notes of 200 B-8 KB: 486 elements, 2 MB) is read again once, not
+	// twice, for what a larger one is read twice.
+	keeping   bool
+	kept      map[*Note][]byte
+	keptBytes int
+}
+
+// textKeepMax bounds the texts a textReader keeps for the next pass.
+const textKeepMax = 8 << 20
+
+// textFolders bounds the folders a textReader holds open (descriptors).
+const textFolders = 64
+
+// dir is the folder (relative, "" for the root itself) of the memory root
+// at memRoot, opened on first use.
+func (t *textReader) dir(memRoot, folder string) (*safefs.Dir, error) {
+	key := [2]string{memRoot, folder}
+	if d, ok := t.folders[key]; ok {
+		return d, nil
+	}
+	root, err := t.root(memRoot)
+	if err != nil {
+		return nil, err
+	}
+	d, err := safefs.OpenDirNoLinks(root, folder)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.folders) >= textFolders {
+		t.closeFolders()
+	}
+	if t.folders == nil {
+		t.folders = map[[2]string]*safefs.Dir{}
+	}
+	t.folders[key] = d
+	return d, nil
+}
+
+func (t *textReader) closeFolders() {
+	for _, d := range t.folders {
+		d.Close()
+	}
+	t.folders = nil
 }
 
 // text is e's text (Note.Text), valid until the next call.
@@ -192,11 +247,22 @@ func (t *textReader) text(e *Note) ([]byte, error) {
 	if e.od == nil {
 		return e.src, nil
 	}
+	if src, ok := t.kept[e]; ok {
+		return src, nil
+	}
 	src, err := e.od.mem.readTextWith(e, t)
 	if err != nil {
 		e.od.mem.stale(e.Path)
+		return nil, err
 	}
-	return src, err
+	if t.keeping && t.keptBytes+len(src) <= textKeepMax {
+		if t.kept == nil {
+			t.kept = map[*Note][]byte{}
+		}
+		t.kept[e] = bytes.Clone(src)
+		t.keptBytes += len(src)
+	}
+	return src, nil
 }
 
 // root is the memory root at dir, opened on first use.
@@ -215,10 +281,11 @@ func (t *textReader) root(dir string) (*os.Root, error) {
 	return r, nil
 }
 
-// close closes the roots t opened.
+// close closes the folders and roots t opened.
 func (t *textReader) close() {
+	t.closeFolders()
 	for _, r := range t.roots {
 		r.Close()
 	}
-	t.roots, t.buf = nil, nil
+	t.roots, t.buf, t.kept, t.keptBytes = nil, nil, nil, 0
 }

@@ -410,7 +410,9 @@ func (r *renderer) build() *Block {
 // the block costs beyond the notes is a buffer.
 func (r *renderer) stream(w io.Writer) (*Block, error) {
 	blk := &Block{}
+	r.texts.keeping = true // the writing pass reads what fits from these
 	blk.Generation = r.generation(func(h blockWriter) { r.writeBody(h, blk) })
+	r.texts.keeping = false
 	if err := r.failed(); err != nil {
 		return nil, err
 	}

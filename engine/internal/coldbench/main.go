@@ -879,18 +879,32 @@
 //     took 0.86 s of samples, an OpenRoot (Lstat, open, Stat) per note and
 //     a new buffer per text (page faults, the collector): the renderer's
 //     textReader opens each memory root once and reads into one buffer,
-//     0.42 s. Output byte for byte the same (cmp of render and render
+//     0.42 s (then less, below). Output byte for byte the same (cmp of render and render
 //     --budget=8000 at 100,000 notes; TestSumsOnDemand against the resident
 //     tree, streamed and built).
 //   - After (two runs of three, load average 6 then 4.7): render 46 and 45
 //     MB, 1.59 and 1.36 s (1.22× a floor of 1.30 s, 1.09× one of 1.25 s);
 //     render --budget=8000 79 and 68 MB, 2.07 and 1.70 s (1.60×, 1.36×).
-//   - Left: the two re-reads are the block's size twice over in read(2)
-//     and path opens, on one goroutine (a bounded read-ahead would take the
-//     wall, not the CPU); a note changed between the generation's pass and
-//     the writing one fails render after part of the block was written
-//     (RenderTo's error; a change before the first pass fails it before
-//     anything is written).
+//   - On small notes that cost CPU: 10,000 notes of 200 B-8 KB (-bytes
+//     200-8192 -runs 11, alternating), render 93-95 ms before, 109-122 ms
+//     after (a block of 486 elements, 2 MB, read twice: an open per folder
+//     of each path, the file's open, two fstats, a read and a close, each
+//     call 2-3 µs on this machine). So the textReader holds open the folders
+//     it read from (the last 64), keeps what the generation's pass read, up
+//     to 8 MB, for the writing pass, and a render's load skips the link
+//     bytes' scan of every dropped body (MayLink: nothing render does asks
+//     it). 10,000 of 200 B-8 KB: render 94-97 ms against 106-107 ms before
+//     (1.33-1.51× against 1.67-1.75×), --budget=8000 115-118 ms against
+//     101-113 ms (1.63-1.83× against 1.58-1.87×); RSS 33 to 29 MB, 38 to
+//     33-34 MB. 100,000 of 8-64 KB: render 49 MB, 1.02 s of CPU (0.76× a
+//     floor of 1.34 s: below the floor, which reads every note of the
+//     scope whole), --budget=8000 72 MB, 1.82 s (1.36×).
+//   - Left: the block is still read twice past 8 MB, on one goroutine (a
+//     bounded read-ahead would take the wall, not the CPU); a note changed
+//     between the generation's pass and the writing one, past the texts
+//     kept, fails render after part of the block was written (RenderTo's
+//     error; a change before the first pass fails it before anything is
+//     written).
 package main
 
 import (
