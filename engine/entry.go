@@ -189,11 +189,20 @@ func (e *Note) dropBody(m *Memory, st safefs.Stamp) {
 	}
 	// The hash a text read again is checked against when its stamp is not
 	// trusted, and the one the history's keep pass looks the version up by
-	// (KeepLoaded): it is taken now, while the text is at hand.
-	e.Sum()
-	b := e.src[body:]
-	e.noLinks = !bytes.Contains(b, []byte("](")) && !bytes.Contains(b, []byte("]:")) && !bytes.Contains(b, []byte("[["))
-	e.src, e.od = bytes.Clone(e.src[:body]), &onDemand{mem: m, stamp: m.trustedStamp(st, int(e.size))}
+	// (KeepLoaded): it is taken now, while the text is at hand, unless the
+	// load leaves it to Sum (Options.SumsOnDemand) and the stamp is trusted.
+	od := &onDemand{mem: m, stamp: m.trustedStamp(st, int(e.size))}
+	if od.unhashed = m.sumsLater && od.stamp.Known(); !od.unhashed {
+		e.Sum()
+	}
+	if !m.sumsLater {
+		// A load that leaves sums to Sum is a command's that indexes no links
+		// (render): three more passes over every body would be for nothing,
+		// and a note left MayLink is only read again.
+		b := e.src[body:]
+		e.noLinks = !bytes.Contains(b, []byte("](")) && !bytes.Contains(b, []byte("]:")) && !bytes.Contains(b, []byte("[["))
+	}
+	e.src, e.od = bytes.Clone(e.src[:body]), od
 }
 
 // MayLink reports whether the note's body may hold a link (mdlinks: an
@@ -268,7 +277,13 @@ func (e *Note) Hash() string { sum := e.Sum(); return hex.EncodeToString(sum[:])
 
 // Sum is the SHA-256 of the text, for comparing contents without spelling them.
 func (e *Note) Sum() [32]byte {
-	e.sumOnce.Do(func() { e.sum = sha256.Sum256(e.src) })
+	e.sumOnce.Do(func() {
+		if e.od != nil && e.od.unhashed {
+			e.sum = e.od.mem.sumAgain(e)
+			return
+		}
+		e.sum = sha256.Sum256(e.src)
+	})
 	return e.sum
 }
 

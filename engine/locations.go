@@ -73,6 +73,16 @@ type Options struct {
 	// process (the language server), whose memory would otherwise grow with
 	// the notes' text; a command that reads its notes once keeps them.
 	BodiesOnDemand bool
+	// SumsOnDemand, with BodiesOnDemand, leaves unhashed at load a large
+	// note whose file stamp is trusted (old enough, stampMargin): a read
+	// finding the same stamp trusts its bytes without the hash, and Sum
+	// reads the text again and hashes it when asked. For a command that
+	// reads few of the texts it loads and records none (render: at 100,000
+	// notes of 8-64 KB its block holds 5% of its scope's notes, and hashing
+	// the rest at load was a third of its CPU). A note whose stamp moved
+	// since the load reads as changed (Note.Text's *ChangedError), even when
+	// its bytes are the same: there is no hash to tell.
+	SumsOnDemand bool
 }
 
 // ResolveDataDir finds the data directory: the flag or client setting, else

@@ -73,6 +73,7 @@ type Memory struct {
 	ids         ownerIDs
 	scopeOnly   bool             // Options.ScopeOnly
 	onDemand    bool             // Options.BodiesOnDemand
+	sumsLater   bool             // Options.SumsOnDemand
 	tokenCache  *TokenCache      // Options.TokenCache
 	secretScans *scancache.Cache // Options.SecretScans
 	within      Scope            // Options.Within
@@ -124,6 +125,7 @@ func Open(opts Options) (*Memory, error) {
 	m.awaitDirs = opts.AwaitDirs
 	m.scopeOnly = opts.ScopeOnly
 	m.onDemand = opts.BodiesOnDemand
+	m.sumsLater = opts.BodiesOnDemand && opts.SumsOnDemand
 	m.tokenCache, m.secretScans = opts.TokenCache, opts.SecretScans
 	m.within = Scope{Task: opts.Within.Task, Agents: append([]string(nil), opts.Within.Agents...)}
 	m.reload()

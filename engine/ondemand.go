@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -71,6 +72,9 @@ type onDemand struct {
 	// same one may answer its bytes without hashing them (trustedStamp);
 	// zero when every read is hashed against the load's Sum.
 	stamp safefs.Stamp
+	// unhashed: the load took no hash (Options.SumsOnDemand), so only a
+	// read finding stamp again has the load's bytes; Sum hashes such a read.
+	unhashed bool
 }
 
 // stampMargin is how much older than a load's start a file's modification
@@ -109,20 +113,38 @@ func (m *Memory) readText(e *Note) ([]byte, error) {
 }
 
 // readTextQuiet is readText telling no one: for Refresh's own reads.
-func (m *Memory) readTextQuiet(e *Note) ([]byte, error) {
+func (m *Memory) readTextQuiet(e *Note) ([]byte, error) { return m.readTextWith(e, nil) }
+
+// readTextWith is readTextQuiet through t's opened roots and into its
+// buffer; nil t opens the root for this read and reads into a new buffer.
+func (m *Memory) readTextWith(e *Note, t *textReader) ([]byte, error) {
 	memRoot := m.Paths.LockRoot(e.Root)
 	rel, err := filepath.Rel(memRoot, e.Path)
 	var src []byte
 	var st safefs.Stamp
 	if err == nil {
 		var root *os.Root
-		if root, err = safefs.OpenRoot(memRoot); err == nil {
-			src, st, err = readNote(root, rel)
-			root.Close()
+		if t == nil {
+			if root, err = safefs.OpenRoot(memRoot); err == nil {
+				src, st, err = readNote(root, rel)
+				root.Close()
+			}
+		} else {
+			folder, name := filepath.Split(rel)
+			var d *safefs.Dir
+			if d, err = t.dir(memRoot, folder); err == nil {
+				if src, st, err = d.ReadFileInto(name, MaxNoteSize, t.buf); err == nil {
+					t.buf = src
+				}
+			}
 		}
 	}
 	if err == nil && st.Known() && st == e.od.stamp {
 		return src, nil // the bytes the load read and hashed
+	}
+	if err == nil && e.od.unhashed {
+		sum := sha256.Sum256(src)
+		return nil, &ChangedError{Path: e.Path, Hash: hex.EncodeToString(sum[:])} // no hash to tell the same bytes from others
 	}
 	if err == nil {
 		onDemandHashes.Add(1)
@@ -133,4 +155,137 @@ func (m *Memory) readTextQuiet(e *Note) ([]byte, error) {
 		return nil, &ChangedError{Path: e.Path, Hash: hex.EncodeToString(sum[:])}
 	}
 	return nil, &ChangedError{Path: e.Path, Err: err}
+}
+
+// sumAgain is the SHA-256 of the text the load read of e, which it did not
+// hash (onDemand.unhashed): the file's text read again when its stamp is
+// the load's, else the zero sum, which no text hashes to (the note changed,
+// or cannot be read: it compares unequal to every version).
+func (m *Memory) sumAgain(e *Note) [32]byte {
+	memRoot := m.Paths.LockRoot(e.Root)
+	rel, err := filepath.Rel(memRoot, e.Path)
+	if err != nil {
+		return [32]byte{}
+	}
+	root, err := safefs.OpenRoot(memRoot)
+	if err != nil {
+		return [32]byte{}
+	}
+	defer root.Close()
+	src, st, err := readNote(root, rel)
+	if err != nil || !st.Known() || st != e.od.stamp {
+		return [32]byte{}
+	}
+	onDemandHashes.Add(1)
+	return sha256.Sum256(src)
+}
+
+// textReader reads notes' texts again one after the other, for one pass
+// that uses each text only until it asks for the next (a render writing its
+// block): each memory root is opened once, each folder of notes once while
+// it is among the last textFolders read (a block's notes come by key, a
+// folder's together), every text into one buffer. Opening the root and each
+// folder of the path for every note, and reading each into a buffer of its
+// own (page faults, then the collector's work), was most of what reading a
+// block's notes again cost (engine/internal/coldbench, the nineteenth
+// pass). A folder is opened as readNote opens it, through no link; held
+// open, it is the folder the load read, as the load's walk holds its
+// folders. Not for concurrent use.
+type textReader struct {
+	roots   map[string]*os.Root
+	folders map[[2]string]*safefs.Dir // by memory root and folder in it
+	buf     []byte
+	// keeping has text keep a copy of what it reads, up to textKeepMax
+	// bytes in all, for the pass after (kept): a block of a few MB (10,000
+	// notes of 200 B-8 KB: 486 elements, 2 MB) is read again once, not
+	// twice, for what a larger one is read twice.
+	keeping   bool
+	kept      map[*Note][]byte
+	keptBytes int
+}
+
+// textKeepMax bounds the texts a textReader keeps for the next pass.
+const textKeepMax = 8 << 20
+
+// textFolders bounds the folders a textReader holds open (descriptors).
+const textFolders = 64
+
+// dir is the folder (relative, "" for the root itself) of the memory root
+// at memRoot, opened on first use.
+func (t *textReader) dir(memRoot, folder string) (*safefs.Dir, error) {
+	key := [2]string{memRoot, folder}
+	if d, ok := t.folders[key]; ok {
+		return d, nil
+	}
+	root, err := t.root(memRoot)
+	if err != nil {
+		return nil, err
+	}
+	d, err := safefs.OpenDirNoLinks(root, folder)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.folders) >= textFolders {
+		t.closeFolders()
+	}
+	if t.folders == nil {
+		t.folders = map[[2]string]*safefs.Dir{}
+	}
+	t.folders[key] = d
+	return d, nil
+}
+
+func (t *textReader) closeFolders() {
+	for _, d := range t.folders {
+		d.Close()
+	}
+	t.folders = nil
+}
+
+// text is e's text (Note.Text), valid until the next call.
+func (t *textReader) text(e *Note) ([]byte, error) {
+	if e.od == nil {
+		return e.src, nil
+	}
+	if src, ok := t.kept[e]; ok {
+		return src, nil
+	}
+	src, err := e.od.mem.readTextWith(e, t)
+	if err != nil {
+		e.od.mem.stale(e.Path)
+		return nil, err
+	}
+	if t.keeping && t.keptBytes+len(src) <= textKeepMax {
+		if t.kept == nil {
+			t.kept = map[*Note][]byte{}
+		}
+		t.kept[e] = bytes.Clone(src)
+		t.keptBytes += len(src)
+	}
+	return src, nil
+}
+
+// root is the memory root at dir, opened on first use.
+func (t *textReader) root(dir string) (*os.Root, error) {
+	if r, ok := t.roots[dir]; ok {
+		return r, nil
+	}
+	r, err := safefs.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	if t.roots == nil {
+		t.roots = map[string]*os.Root{}
+	}
+	t.roots[dir] = r
+	return r, nil
+}
+
+// close closes the folders and roots t opened.
+func (t *textReader) close() {
+	t.closeFolders()
+	for _, r := range t.roots {
+		r.Close()
+	}
+	t.roots, t.buf, t.kept, t.keptBytes = nil, nil, nil, 0
 }

@@ -151,6 +151,7 @@ func (m *Memory) Render(opts RenderOptions) (*Block, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer r.texts.close()
 	var blk *Block
 	if opts.Budget <= 0 {
 		blk = r.unbudgeted()
@@ -173,6 +174,7 @@ func (m *Memory) RenderTo(w io.Writer, opts RenderOptions) (*Block, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer r.texts.close()
 	if opts.Budget > 0 {
 		// A budgeted block is what fits the budget: small, built as Render
 		// builds it.
@@ -216,6 +218,10 @@ type renderer struct {
 	// err is the first note whose text could not be had (Note.Text: changed
 	// on disk since the load); set from the counting workers too.
 	err atomic.Pointer[error]
+	// texts reads the elements' texts of a tree loaded with
+	// Options.BodiesOnDemand again as the block is written (writeElement,
+	// one note after the other), through roots opened once and one buffer.
+	texts textReader
 }
 
 // fail keeps err, the first a step met.
@@ -404,7 +410,9 @@ func (r *renderer) build() *Block {
 // the block costs beyond the notes is a buffer.
 func (r *renderer) stream(w io.Writer) (*Block, error) {
 	blk := &Block{}
+	r.texts.keeping = true // the writing pass reads what fits from these
 	blk.Generation = r.generation(func(h blockWriter) { r.writeBody(h, blk) })
+	r.texts.keeping = false
 	if err := r.failed(); err != nil {
 		return nil, err
 	}
@@ -412,6 +420,11 @@ func (r *renderer) stream(w io.Writer) (*Block, error) {
 	out.WriteString(r.header(blk.Generation, r.replaces(blk)))
 	r.writeBody(out, nil)
 	if err := out.Flush(); err != nil {
+		return nil, err
+	}
+	if err := r.failed(); err != nil {
+		// A note read on demand changed between the passes: what was written
+		// is cut short, and the caller must not take it for the block.
 		return nil, err
 	}
 	return blk, nil
@@ -500,7 +513,12 @@ func (r *renderer) writeElement(w blockWriter, e *Note) {
 		w.WriteString(el)
 		return
 	}
-	r.fail(writeNoteElement(w, e))
+	src, err := r.texts.text(e)
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	writeNoteElement(w, e, src[e.front.body:])
 }
 
 // writeSlots writes one row: a taken note by line, recorded in taken (when
@@ -656,18 +674,18 @@ func groupTags(g blockGroup, s Scope) (string, string) {
 }
 
 func noteElement(e *Note) (string, error) {
-	var b strings.Builder
-	err := writeNoteElement(&b, e)
-	return b.String(), err
-}
-
-// writeNoteElement writes e's <note> element to w, its body escaped
-// (EscapeBody) as it goes.
-func writeNoteElement(w blockWriter, e *Note) error {
 	src, err := e.Body()
 	if err != nil {
-		return err
+		return "", err
 	}
+	var b strings.Builder
+	writeNoteElement(&b, e, src)
+	return b.String(), nil
+}
+
+// writeNoteElement writes e's <note> element, of body src, to w, the body
+// escaped (EscapeBody) as it goes.
+func writeNoteElement(w blockWriter, e *Note, src []byte) {
 	w.WriteString(`<note path="` + attr(e.Key) + `"`)
 	if r := e.Revision(); r > 0 {
 		w.WriteString(` revision="` + strconv.Itoa(r) + `"`)
@@ -681,7 +699,6 @@ func writeNoteElement(w blockWriter, e *Note) error {
 		w.WriteString("\n")
 	}
 	w.WriteString("</note>\n")
-	return nil
 }
 
 // skillLine is a skill's entry in <skills>: its portable ref (path), the file

@@ -118,19 +118,40 @@ func oneElement(name string) error {
 // after the caller looked fails with ErrLink instead of leading elsewhere in
 // the root. It also answers the file's Stamp (ReadFileInto).
 func ReadInNoLinks(root *os.Root, name string, max int64) ([]byte, Stamp, error) {
-	parts := strings.Split(filepath.ToSlash(filepath.Clean(name)), "/")
-	d, err := OpenDirIn(root, ".")
+	return ReadInNoLinksInto(root, name, max, nil)
+}
+
+// ReadInNoLinksInto is ReadInNoLinks reading into buf's space when the file
+// fits in it (Dir.ReadFileInto).
+func ReadInNoLinksInto(root *os.Root, name string, max int64, buf []byte) ([]byte, Stamp, error) {
+	dir, file := filepath.Split(filepath.Clean(name))
+	d, err := OpenDirNoLinks(root, dir)
 	if err != nil {
 		return nil, Stamp{}, err
 	}
-	for _, p := range parts[:len(parts)-1] {
+	defer d.Close()
+	return d.ReadFileInto(file, max, buf)
+}
+
+// OpenDirNoLinks opens the folder name inside root through no symbolic link
+// at all, as ReadInNoLinks reaches a file's folder: a folder at a time, each
+// opened without following a link ("" and "." are root itself).
+func OpenDirNoLinks(root *os.Root, name string) (*Dir, error) {
+	d, err := OpenDirIn(root, ".")
+	if err != nil {
+		return nil, err
+	}
+	name = filepath.ToSlash(filepath.Clean(name))
+	if name == "." {
+		return d, nil
+	}
+	for _, p := range strings.Split(name, "/") {
 		c, err := d.OpenDir(p)
 		d.Close()
 		if err != nil {
-			return nil, Stamp{}, err
+			return nil, err
 		}
 		d = c
 	}
-	defer d.Close()
-	return d.ReadFileInto(parts[len(parts)-1], max, nil)
+	return d, nil
 }

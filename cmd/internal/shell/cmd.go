@@ -37,6 +37,9 @@ type Cmd struct {
 	// (engine.Options.BodiesOnDemand): tree, which prints no body, so a
 	// memory of large notes does not take its text's size in memory.
 	FrontmatterOnly bool
+	// SumsOnDemand, with FrontmatterOnly, hashes a large note only when
+	// asked (engine.Options.SumsOnDemand): render.
+	SumsOnDemand bool
 	// Load opens the memory; nil is base.OpenMemory (mcp loads and watches
 	// in one walk: watch.Open).
 	Load func(engine.Options) (*engine.Memory, error)
@@ -160,7 +163,7 @@ func (c *Cmd) Open(warn bool) (*engine.Memory, error) {
 			opts.Named.Agents = []string{a} // the agent participant.Resolve will pick
 		}
 	}
-	opts.ScopeOnly, opts.Within, opts.BodiesOnDemand = c.ScopeOnly, c.Within, c.FrontmatterOnly
+	opts.ScopeOnly, opts.Within, opts.BodiesOnDemand, opts.SumsOnDemand = c.ScopeOnly, c.Within, c.FrontmatterOnly, c.SumsOnDemand
 	load := base.OpenMemory
 	if c.Load != nil {
 		load = c.Load

@@ -857,6 +857,56 @@
 //     Clean on long paths (0.2 M). Reading only the names a command asks
 //     about (the roster's set lazily, say) is what would take the rest of
 //     the configuration out.
+//
+// Nineteenth pass, render's memory again (issue 27; -n 100000 -bytes
+// 8192-65536 -runs 3 -keep -paths for render, render --budget=8000 and its
+// scope's floor, -latency=false -mcp=false -startup=false; 2 CPUs shared,
+// load average 5-8: CPU moves 10% run to run here):
+//
+//   - Before: render 786 MB of peak RSS, 1.50 s of CPU (1.09× its scope's
+//     floor of 1.38 s); render --budget=8000 1,182 MB, 2.18 s (1.58×). The
+//     twelfth pass left the text in scope held (730 MB: the CLI kept every
+//     note it read), and with a budget every element built to be counted
+//     (a string the size of its note, for each of the scope's notes) came
+//     on top before the collector ran.
+//   - The block holds few of the notes its scope loads (5,133 elements, 190
+//     MB), so render now loads as the servers do (BodiesOnDemand: a note
+//     over ResidentMax keeps its frontmatter) and reads its block's notes
+//     again, twice (the generation's pass, then the writing one). Loading
+//     so hashed every large note (SHA-256 of the 730 MB: 0.6 s, a third of
+//     the samples, for a block that reads a quarter of them); with
+//     engine.Options.SumsOnDemand a note whose stamp is trusted is not
+//     hashed at load (Sum reads it again when asked; a stamp moved since is
+//     a change, with no hash to tell the same bytes). The re-reads then
+//     took 0.86 s of samples, an OpenRoot (Lstat, open, Stat) per note and
+//     a new buffer per text (page faults, the collector): the renderer's
+//     textReader opens each memory root once and reads into one buffer,
+//     0.42 s (then less, below). Output byte for byte the same (cmp of render and render
+//     --budget=8000 at 100,000 notes; TestSumsOnDemand against the resident
+//     tree, streamed and built).
+//   - After (two runs of three, load average 6 then 4.7): render 46 and 45
+//     MB, 1.59 and 1.36 s (1.22× a floor of 1.30 s, 1.09× one of 1.25 s);
+//     render --budget=8000 79 and 68 MB, 2.07 and 1.70 s (1.60×, 1.36×).
+//   - On small notes that cost CPU: 10,000 notes of 200 B-8 KB (-bytes
+//     200-8192 -runs 11, alternating), render 93-95 ms before, 109-122 ms
+//     after (a block of 486 elements, 2 MB, read twice: an open per folder
+//     of each path, the file's open, two fstats, a read and a close, each
+//     call 2-3 µs on this machine). So the textReader holds open the folders
+//     it read from (the last 64), keeps what the generation's pass read, up
+//     to 8 MB, for the writing pass, and a render's load skips the link
+//     bytes' scan of every dropped body (MayLink: nothing render does asks
+//     it). 10,000 of 200 B-8 KB: render 94-97 ms against 106-107 ms before
+//     (1.33-1.51× against 1.67-1.75×), --budget=8000 115-118 ms against
+//     101-113 ms (1.63-1.83× against 1.58-1.87×); RSS 33 to 29 MB, 38 to
+//     33-34 MB. 100,000 of 8-64 KB: render 49 MB, 1.02 s of CPU (0.76× a
+//     floor of 1.34 s: below the floor, which reads every note of the
+//     scope whole), --budget=8000 72 MB, 1.82 s (1.36×).
+//   - Left: the block is still read twice past 8 MB, on one goroutine (a
+//     bounded read-ahead would take the wall, not the CPU); a note changed
+//     between the generation's pass and the writing one, past the texts
+//     kept, fails render after part of the block was written (RenderTo's
+//     error; a change before the first pass fails it before anything is
+//     written).
 package main
 
 import (
