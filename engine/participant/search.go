@@ -84,9 +84,10 @@ type analyzed struct {
 
 // posting is where one term is in a note.
 type posting struct {
-	lines int32    // how many lines hold it
-	at    []uint64 // line<<32 | position in the line<<1 | a stop word right before it on its line (packAt), in order
-	n     int32    // the occurrences, which occ encodes (postings.go) until at decodes them
+	lines int32       // how many lines hold it
+	at    []uint64    // line<<32 | position in the line<<1 | a stop word right before it on its line (packAt), in order
+	n     int32       // the occurrences, which occ encodes (postings.go) until at decodes them
+	sum   lineSummary // what upperBound reads of them, without decoding them
 	occ   []byte
 }
 
@@ -678,7 +679,6 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 		hits, inKey := sc.hits, sc.inKey
 		clear(hits)
 		clear(inKey)
-		occs := 0
 		for i, l := range lists {
 			if l == nil {
 				continue
@@ -698,20 +698,11 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 				}
 				if r.n > 0 {
 					k := (m-1)*nt + i
-					sc.posts[k] = posting{lines: r.lines, n: r.n, occ: r.occ}
+					sc.posts[k] = posting{lines: r.lines, n: r.n, sum: r.sum, occ: r.occ}
 					c.hits[i] = &sc.posts[k]
-					occs += int(r.n)
 				}
 				c.inKey[i] = r.key
 				c.matched = true
-			}
-		}
-		// One array for the occurrences the search decodes (match).
-		sc.at = slices.Grow(sc.at[:0], occs)[:occs]
-		off := 0
-		for k := range sc.posts {
-			if p := &sc.posts[k]; p.n > 0 {
-				p.at, off = sc.at[off:off:off+int(p.n)], off+int(p.n)
 			}
 		}
 	}
@@ -722,12 +713,25 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 	return cands, tot
 }
 
-// decode reads the occurrences of c's terms (postings.go), into the arrays
-// candidates gave them.
+// decode reads the occurrences of c's terms (postings.go), in one array,
+// for scoring its passages. Only the notes a search scores are decoded: the
+// phrases read the occurrences where they are (occReader) and the bounds
+// read the postings' summaries.
 func (c *cand) decode() {
+	total := 0
 	for _, h := range c.hits {
-		if h != nil && h.n > 0 && len(h.at) == 0 {
-			h.at = decodeOccs(h.at[:0], h.occ)
+		if h != nil && len(h.at) < int(h.n) {
+			total += int(h.n)
+		}
+	}
+	if total == 0 {
+		return
+	}
+	space := make([]uint64, total)
+	off := 0
+	for _, h := range c.hits {
+		if h != nil && len(h.at) < int(h.n) {
+			h.at, off = decodeOccs(space[off:off:off+int(h.n)], h.occ), off+int(h.n)
 		}
 	}
 }
@@ -742,7 +746,6 @@ func (q *query) match(cands []cand, sc *searchScratch) []*cand {
 		if nt > 0 && !c.matched {
 			return
 		}
-		c.decode()
 		for i := range q.phrases {
 			if !q.phrases[i].in(c) {
 				c.hits, c.inKey, c.matched = nil, nil, false
@@ -908,14 +911,14 @@ func limitth(all []scored, limit int) float64 {
 	return quickSelect(scores, limit-1)
 }
 
-// upperBound is at least what scoreOne scores c, read from its postings
-// and its lines' lengths only. Per term, the most a passage can give it: on
-// a centre line l, its occurrences there at full weight against a passage no
-// shorter than l (on a heading they weigh less, and on a side line less than
-// on its own line), or its heading's weight; proximity at most the
-// second-best idf per occurrence on one line; the stop words at most their
-// cap; every word pair the note's terms allow; the key and the date as
-// scored.
+// upperBound is at least what scoreOne scores c, read from its postings'
+// summaries only (lineSummary), never their occurrences. Per term, the most a
+// passage can give it: on a centre line l, its occurrences there at full
+// weight against a passage no shorter than l (on a heading they weigh less,
+// and on a side line less than on its own line), or its heading's weight;
+// proximity at most the second-best idf per occurrence on one line; the stop
+// words at most their cap; every word pair the note's terms allow; the key
+// and the date as scored.
 func (q *query) upperBound(c *cand, st lineStats) float64 {
 	if len(q.terms) == 0 {
 		if c.inDate {
@@ -923,31 +926,15 @@ func (q *query) upperBound(c *cand, st lineStats) float64 {
 		}
 		return 1
 	}
-	a := c.a
 	var passage, top, second, most float64
 	var held uint32
-	sat := func(f, n float64) float64 {
-		return f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*max(f, n)/st.avgPassage))
-	}
 	for i, h := range c.hits {
-		if h == nil || len(h.at) == 0 {
+		if h == nil || h.n == 0 {
 			continue
 		}
 		held |= 1 << (i & 31)
-		best, peak := 0.0, 0
-		for k := 0; k < len(h.at); {
-			l := atLine(h.at[k])
-			n := 1
-			for k+n < len(h.at) && atLine(h.at[k+n]) == l {
-				n++
-			}
-			k += n
-			ll := float64(a.lineLen.at(l))
-			best = max(best, sat(float64(n), ll))
-			peak = max(peak, n)
-		}
-		passage += st.idf[i] * max(best, headWeight)
-		most += float64(peak)
+		passage += st.idf[i] * max(st.lineBound(h.sum), headWeight)
+		most += float64(h.sum.peak)
 		if idf := st.idf[i]; idf > top {
 			top, second = idf, top
 		} else if idf > second {
@@ -976,12 +963,33 @@ func (q *query) upperBound(c *cand, st lineStats) float64 {
 	return passage
 }
 
+// sat is a term's saturation on a centre line holding it f times, in a
+// passage of n terms (no fewer than f).
+func (st *lineStats) sat(f, n float64) float64 {
+	return f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*max(f, n)/st.avgPassage))
+}
+
+// lineBound is at least the saturation any centre line gives a term of
+// summary s (upperBound). Saturation grows with the occurrences on the line
+// and shrinks with the line's length: no line gives more than the peak on the
+// shortest line holding the peak, or one fewer on the shortest line holding
+// the term. That is the most over the lines exactly when the term is at most
+// twice on any line (TestBoundSummary), and at most a little more otherwise.
+func (st *lineStats) lineBound(s lineSummary) float64 {
+	best := st.sat(float64(s.peak), float64(s.shortestPeak))
+	if s.peak > 1 {
+		best = max(best, st.sat(float64(s.peak-1), float64(s.shortest)))
+	}
+	return best
+}
+
 // scoreOne scores one matched note, looking for the query's word pairs only
 // on the centre lines whose bound reaches floor (-Inf: on every line that
 // could be the note's best, the exact score; +Inf: on none, a lower bound).
 // It also returns a bound of the note's exact score.
 func (q *query) scoreOne(c *cand, st lineStats, floor float64) (scored, float64) {
 	sc := scored{c: c}
+	c.decode()
 	var body []byte
 	var starts []int32
 	if floor < math.Inf(1) && len(q.pairs) > 0 {
