@@ -876,30 +876,115 @@ func (q *query) score(matched []*cand, st lineStats, limit int) []scored {
 	all := make([]scored, len(batch), len(matched))
 	parallel(len(batch), func(k int) { all[k], _ = q.scoreOne(matched[batch[k]], st, exact) })
 	// Scores are rounded to 0.001: a bound below a floor by more than that
-	// cannot tie it.
+	// cannot tie it, and one above it by less than half of that cannot pass
+	// it (ties: such a note can at most tie the floor).
 	floor := limitth(all, limit)
 	var rest []*cand
+	var ties []tie
 	for j, b := range bound {
-		if b < cut && b+0.001 >= floor {
+		switch {
+		case b >= cut || b+0.001 < floor:
+		case b < floor+tieMargin:
+			ties = append(ties, tie{matched[j], b})
+		default:
 			rest = append(rest, matched[j])
 		}
 	}
 	more := all[len(all) : len(all)+len(rest)]
 	if len(q.pairs) == 0 {
 		parallel(len(rest), func(k int) { more[k], _ = q.scoreOne(rest[k], st, exact) })
-		return all[:len(all)+len(rest)]
+		all = all[:len(all)+len(rest)]
+	} else {
+		pairs := make([]float64, len(rest))
+		parallel(len(rest), func(k int) { more[k], pairs[k] = q.scoreOne(rest[k], st, math.Inf(1)) })
+		all = all[:len(all)+len(rest)]
+		floor = limitth(all, limit)
+		parallel(len(rest), func(k int) {
+			if pairs[k]+0.001 >= floor {
+				more[k], _ = q.scoreOne(rest[k], st, exact)
+			}
+		})
 	}
-	pairs := make([]float64, len(rest))
-	parallel(len(rest), func(k int) { more[k], pairs[k] = q.scoreOne(rest[k], st, math.Inf(1)) })
-	all = all[:len(all)+len(rest)]
-	floor = limitth(all, limit)
-	parallel(len(rest), func(k int) {
-		if pairs[k]+0.001 >= floor {
-			more[k], _ = q.scoreOne(rest[k], st, exact)
+	return q.scoreTies(all, ties, st, limit)
+}
+
+// tieMargin is how far over a floor (a score rounded to 0.001) a bound may
+// be and still round, with any score under it, to the floor at most: under
+// half of 0.001, with room for the bounds' and the scores' float errors.
+const tieMargin = 0.0004
+
+// scoreTies scores those of ties (matched notes whose bound rounds to the
+// floor at most) that could still be among the best limit, and adds them to
+// all. Such a note can at most tie the limit-th best note so far, and a tie
+// goes to the effective note, then the lesser path (better): a note that
+// loses that order to the limit-th best stays out of the best limit whatever
+// its score. When a common word's idf is about 0 every score rounds to 0, and
+// this is what spares scoring every note holding it (issue 26). They are
+// scored first in that order, a limit at first and twice as many each round
+// (a run of notes that score under their bounds costs a few rounds, not one
+// per limit), the limit-th best found again after each round.
+func (q *query) scoreTies(all []scored, ties []tie, st lineStats, limit int) []scored {
+	sorted := false
+	for round := limit; len(ties) > 0; round *= 2 {
+		floor := limitth(all, limit)
+		worst := topScored(all, limit)[limit-1].c
+		ties = slices.DeleteFunc(ties, func(t tie) bool { return t.bound+0.001 < floor || !tieBefore(t.c, worst) })
+		if len(ties) == 0 {
+			break
 		}
-	})
+		n := min(round, len(ties))
+		switch {
+		case sorted:
+		case n > 64 && n < len(ties):
+			slices.SortFunc(ties, func(x, y tie) int { return tieCompare(x.c, y.c) })
+			sorted = true
+		case n < len(ties):
+			firstInTieOrder(ties, n)
+		}
+		pick := ties[:n]
+		more := all[len(all) : len(all)+n]
+		parallel(n, func(k int) { more[k], _ = q.scoreOne(pick[k].c, st, math.Inf(-1)) })
+		all = all[:len(all)+n]
+		ties = ties[n:]
+	}
 	return all
 }
+
+// tie is a matched note that can at most tie the floor, with its bound.
+type tie struct {
+	c     *cand
+	bound float64
+}
+
+// firstInTieOrder moves the first n of ties in tie order (tieCompare) to
+// its head, in that order: the head is kept in order, and a later note that
+// comes before its last takes that one's place.
+func firstInTieOrder(ties []tie, n int) {
+	head := ties[:n]
+	slices.SortFunc(head, func(x, y tie) int { return tieCompare(x.c, y.c) })
+	for j := n; j < len(ties); j++ {
+		if t := ties[j]; tieBefore(t.c, head[n-1].c) {
+			ties[j] = head[n-1]
+			i := sort.Search(n-1, func(i int) bool { return tieBefore(t.c, head[i].c) })
+			copy(head[i+1:], head[i:n-1])
+			head[i] = t
+		}
+	}
+}
+
+// tieCompare orders notes of the same score as better does: the effective
+// one first, then the lesser path.
+func tieCompare(x, y *cand) int {
+	if x.effective != y.effective {
+		if x.effective {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(x.e.Path, y.e.Path)
+}
+
+func tieBefore(x, y *cand) bool { return tieCompare(x, y) < 0 }
 
 // limitth is the limit-th best score of all: at least limit notes score as
 // much.
@@ -1052,10 +1137,7 @@ func better(x, y *scored) bool {
 	if x.score != y.score {
 		return x.score > y.score
 	}
-	if x.c.effective != y.c.effective {
-		return x.c.effective
-	}
-	return x.c.e.Path < y.c.e.Path
+	return tieBefore(x.c, y.c)
 }
 
 // topScored keeps the best limit notes in order; a full sort of every match
