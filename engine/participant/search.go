@@ -717,7 +717,12 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 // for scoring its passages. Only the notes a search scores are decoded: the
 // phrases read the occurrences where they are (occReader) and the bounds
 // read the postings' summaries.
-func (c *cand) decode() {
+func (c *cand) decode() { c.decodeIn(nil) }
+
+// decodeIn is decode into space (grown when short, returned), which the
+// caller lends for as long as it reads the occurrences (then forget); nil:
+// an array of their own.
+func (c *cand) decodeIn(space []uint64) []uint64 {
 	total := 0
 	for _, h := range c.hits {
 		if h != nil && len(h.at) < int(h.n) {
@@ -725,15 +730,42 @@ func (c *cand) decode() {
 		}
 	}
 	if total == 0 {
-		return
+		return space
 	}
-	space := make([]uint64, total)
+	if cap(space) < total {
+		space = make([]uint64, total+total/4)
+	}
+	space = space[:total]
 	off := 0
 	for _, h := range c.hits {
 		if h != nil && len(h.at) < int(h.n) {
 			h.at, off = decodeOccs(space[off:off:off+int(h.n)], h.occ), off+int(h.n)
 		}
 	}
+	return space
+}
+
+// forget drops c's decoded occurrences, whose array is lent to another.
+func (c *cand) forget() {
+	for _, h := range c.hits {
+		if h != nil {
+			h.at = nil
+		}
+	}
+}
+
+// scoreEach scores the notes cs into out (scoreOne against floor), each
+// run of them over one array of decoded occurrences: a common word's rest
+// is tens of thousands of notes, scored once each.
+func (q *query) scoreEach(cs []*cand, out []scored, st lineStats, floor float64) {
+	parallelRange(len(cs), func(lo, hi int) {
+		var space []uint64
+		for k := lo; k < hi; k++ {
+			space = cs[k].decodeIn(space[:0])
+			out[k], _ = q.scoreOne(cs[k], st, floor)
+			cs[k].forget()
+		}
+	})
 }
 
 // match keeps the candidates that hold every phrase and a term (or, for a
@@ -892,7 +924,7 @@ func (q *query) score(matched []*cand, st lineStats, limit int) []scored {
 	}
 	more := all[len(all) : len(all)+len(rest)]
 	if len(q.pairs) == 0 {
-		parallel(len(rest), func(k int) { more[k], _ = q.scoreOne(rest[k], st, exact) })
+		q.scoreEach(rest, more, st, exact)
 		all = all[:len(all)+len(rest)]
 	} else {
 		pairs := make([]float64, len(rest))

@@ -878,11 +878,18 @@
 //     then the lesser path), in that order (scoreTies; TestSearchTiesAgree
 //     against every match scored). Its CPU 102-129 to 46-57 ms, p99 195-318
 //     to 116-165 ms.
-//   - Left: the phrase ("bml erly"), CPU 131-157 to 128-166 ms, p99 261-278
-//     to 101-263: its 44,000 matches' bounds all reach the true floor (the
-//     proximity part assumes every pair of occurrences adjacent), so all
-//     are decoded and scored (bestPassage); a tighter proximity bound needs
-//     more than a per-posting summary. The cold build (-bench SearchCold
+//   - The phrase ("bml erly"): its 44,000 matches' bounds all reach the
+//     true floor (the proximity part assumes every pair of occurrences
+//     adjacent), so all are decoded and scored. They are scored a run per
+//     CPU, each run's notes decoded into one array in turn (scoreEach), not
+//     an array each. Measured again after it (load average 1.4-5.9): the
+//     phrase CPU 138-161 to 102-130 ms, p99 202-292 to 125-166; the common
+//     word 93-105 to 43-55 ms, p99 121-344 to 73-279; the two words 43-46
+//     to 26-34; the question 26-31 to 14-21.
+//   - Left: the phrase's p99 over 100 ms; a tighter proximity bound needs
+//     more than a per-posting summary (one that counts the transitions a
+//     line's peaks allow, 2*(most - the largest peak), moved nothing
+//     measurable). The cold build (-bench SearchCold
 //     -benchtime 5x -benchmem, in turn, load average 4-6): its CPU against
 //     the floor's 2.24-2.89x (median 2.40) before, 2.13-2.64x (2.46) after;
 //     allocated 47.9 to 55.9 MB a build, the stored copy's 25.6 to 34.6 MB
