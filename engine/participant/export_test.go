@@ -43,7 +43,7 @@ func analyzeWhole(e *engine.Note, sc *analysisScratch) wholeAnalysis {
 	a := wholeAnalysis{analyzed: analyze(e, sc), vocab: slices.Clone(sc.vocab)}
 	for slot := range a.vocab {
 		at := sc.all[sc.off[slot] : sc.off[slot]+sc.n[slot]]
-		a.posts = append(a.posts, posting{lines: sc.lines[slot], at: slices.Clone(at)})
+		a.posts = append(a.posts, posting{lines: sc.lines[slot], at: slices.Clone(at), n: int32(len(at)), sum: summarize(at, &a.lineLen), occ: appendOccs(nil, at)})
 	}
 	return a
 }
@@ -126,6 +126,9 @@ func IndexCheck(p *Participant) string {
 			}
 			if slot >= 0 && (r.lines != a.posts[slot].lines || !slices.Equal(decodeOccs(nil, r.occ), a.posts[slot].at)) {
 				return fmt.Sprintf("%q: note %d's positions %v, the note's %v", t, r.id, decodeOccs(nil, r.occ), a.posts[slot].at)
+			}
+			if slot >= 0 && r.sum != a.posts[slot].sum {
+				return fmt.Sprintf("%q: note %d's summary %+v, the note's %+v", t, r.id, r.sum, a.posts[slot].sum)
 			}
 			if r.key != slices.Contains(a.keyTerms, t) {
 				return fmt.Sprintf("%q: note %d's key flag is wrong", t, r.id)

@@ -76,18 +76,22 @@ func (ph *phrase) inBody(c *cand) bool {
 		}
 		return false
 	}
-	var postSpace [8]*posting // no allocation for most phrases
-	var nextSpace [8]int
-	posts, next := postSpace[:0], nextSpace[:0]
-	if len(ph.terms) > len(postSpace) {
-		posts, next = make([]*posting, 0, len(ph.terms)), make([]int, 0, len(ph.terms))
+	// The occurrences are read where they are, encoded (occReader), each
+	// once: decoding them all would be most of the phrase's search.
+	var readSpace [8]occReader // no allocation for most phrases
+	var curSpace [8]uint64
+	var okSpace [8]bool
+	reads, cur, more := readSpace[:0], curSpace[:0], okSpace[:0]
+	if len(ph.terms) > len(readSpace) {
+		reads, cur, more = make([]occReader, 0, len(ph.terms)), make([]uint64, 0, len(ph.terms)), make([]bool, 0, len(ph.terms))
 	}
-	posts, next = posts[:len(ph.terms)], next[:len(ph.terms)]
+	reads, cur, more = reads[:len(ph.terms)], cur[:len(ph.terms)], more[:len(ph.terms)]
 	for k, i := range ph.terms {
 		if c.hits == nil || c.hits[i] == nil {
 			return false
 		}
-		posts[k] = c.hits[i]
+		reads[k] = newOccReader(c.hits[i].occ)
+		cur[k], more[k] = reads[k].next()
 	}
 	// Every occurrence of the first term, the others looked for at the
 	// positions after it: each list is in order, so each is read once. A
@@ -95,22 +99,19 @@ func (ph *phrase) inBody(c *cand) bool {
 	// term, and a line read once and found without the phrase is not read
 	// again.
 	lead, checked := ph.toks[0].stop, -1
-	for _, x := range posts[0].at {
-		line, pos, ok := atLine(x), atPos(x), true
+	for x, ok := cur[0], more[0]; ok; x, ok = reads[0].next() {
+		line, pos, found := atLine(x), atPos(x), true
 		if lead && !atAfterStop(x) || line == checked {
 			continue
 		}
-		for k := 1; k < len(posts) && ok; k++ {
-			at := posts[k].at
-			j := next[k]
+		for k := 1; k < len(reads) && found; k++ {
 			want := packAt(int32(line), int32(pos+k), false) // positions are counted in the line
-			for j < len(at) && at[j]&^1 < want {
-				j++
+			for more[k] && cur[k]&^1 < want {
+				cur[k], more[k] = reads[k].next()
 			}
-			next[k] = j
-			ok = j < len(at) && at[j]&^1 == want && atAfterStop(at[j]) == ph.gap[k]
+			found = more[k] && cur[k]&^1 == want && atAfterStop(cur[k]) == ph.gap[k]
 		}
-		if ok {
+		if found {
 			if !ph.stops || ph.holds(b.line(c, line)) {
 				return true
 			}

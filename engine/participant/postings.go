@@ -16,6 +16,7 @@ import (
 //	uvarint(id - previous id - 1)   (the first: id)
 //	uvarint(n<<1 | in the key)      n: the term's occurrences in the body
 //	uvarint(lines holding it)       only when n > 0
+//	the occurrences' summary        only when n > 0 (lineSummary)
 //	uvarint(bytes of occurrences)   only when n > 0
 //	the occurrences                 (appendOccs)
 //
@@ -74,12 +75,60 @@ func uvarint(b []byte, i int) (uint64, int) {
 	return v, i + n
 }
 
+// lineSummary is what a score's bound (upperBound) needs of a term's
+// occurrences in a note, kept beside them so that a search reads it without
+// decoding them (issue 26: decoding every candidate's occurrences was most of
+// a common word's search at 100,000 notes). Its line lengths are the terms on
+// a line (lineLens). It is derived from the occurrences and the note's line
+// lengths wherever a list entry is made (the analysis, the stored index read
+// back), so the stored index does not hold it.
+//
+// In a list it is one varint when its lines tell the rest (a term on one
+// line: peak is n; on as many lines as occurrences: peak is 1, and
+// shortestPeak is shortest), else uvarint(peak), uvarint(shortest) and
+// uvarint(shortestPeak - shortest).
+type lineSummary struct {
+	peak         int32 // the most occurrences on one line
+	shortest     int32 // the fewest terms of a line holding it
+	shortestPeak int32 // the fewest terms of a line holding peak occurrences
+}
+
+// summarize is the summary of occurrences at (packAt's, in order) in a note
+// of line lengths ll.
+func summarize(at []uint64, ll *lineLens) lineSummary {
+	var s lineSummary
+	for k := 0; k < len(at); {
+		l := atLine(at[k])
+		n := 1
+		for k+n < len(at) && atLine(at[k+n]) == l {
+			n++
+		}
+		k += n
+		s.add(int32(n), ll.at(l))
+	}
+	return s
+}
+
+// add counts a line holding n occurrences, of length terms.
+func (s *lineSummary) add(n, length int32) {
+	if s.peak == 0 || length < s.shortest {
+		s.shortest = length
+	}
+	switch {
+	case n > s.peak:
+		s.peak, s.shortestPeak = n, length
+	case n == s.peak && length < s.shortestPeak:
+		s.shortestPeak = length
+	}
+}
+
 // ref is a note's entry in a term's list.
 type ref struct {
 	id       int32
 	n, lines int32
 	key      bool
-	occ      []byte // the encoded occurrences
+	sum      lineSummary // when n > 0
+	occ      []byte      // the encoded occurrences
 }
 
 // appendRef appends r's entry to a list whose last id is last.
@@ -92,6 +141,13 @@ func appendRef(b []byte, last int32, r ref) []byte {
 	b = binary.AppendUvarint(b, nk)
 	if r.n > 0 {
 		b = binary.AppendUvarint(b, uint64(r.lines))
+		if r.lines == 1 || r.lines == r.n {
+			b = binary.AppendUvarint(b, uint64(r.sum.shortest))
+		} else {
+			b = binary.AppendUvarint(b, uint64(r.sum.peak))
+			b = binary.AppendUvarint(b, uint64(r.sum.shortest))
+			b = binary.AppendUvarint(b, uint64(r.sum.shortestPeak-r.sum.shortest))
+		}
 		b = binary.AppendUvarint(b, uint64(len(r.occ)))
 		b = append(b, r.occ...)
 	}
@@ -119,13 +175,62 @@ func (rr *refReader) next() (ref, bool) {
 	if r.n > 0 {
 		var lines, size uint64
 		lines, i = uvarint(rr.b, i)
-		size, i = uvarint(rr.b, i)
 		r.lines = int32(lines)
+		i = r.readSummary(rr.b, i)
+		size, i = uvarint(rr.b, i)
 		r.occ = rr.b[i : i+int(size) : i+int(size)]
 		i += int(size)
 	}
 	rr.i = i
 	return r, true
+}
+
+// readSummary reads the summary appendRef wrote at b[i:] of an entry whose
+// n and lines are read, and returns the index after it.
+func (r *ref) readSummary(b []byte, i int) int {
+	if r.lines == 1 || r.lines == r.n {
+		var shortest uint64
+		shortest, i = uvarint(b, i)
+		r.sum = lineSummary{peak: 1, shortest: int32(shortest), shortestPeak: int32(shortest)}
+		if r.lines == 1 {
+			r.sum.peak = r.n
+		}
+		return i
+	}
+	var peak, shortest, more uint64
+	peak, i = uvarint(b, i)
+	shortest, i = uvarint(b, i)
+	more, i = uvarint(b, i)
+	r.sum = lineSummary{peak: int32(peak), shortest: int32(shortest), shortestPeak: int32(shortest + more)}
+	return i
+}
+
+// occReader reads encoded occurrences (appendOccs) one by one, for what
+// reads them once in order (a phrase) without decoding them into an array.
+type occReader struct {
+	b         []byte
+	i         int
+	line, pos int
+}
+
+func newOccReader(b []byte) occReader { return occReader{b: b, line: -1} }
+
+// next is the next occurrence, packAt's; false at the end.
+func (or *occReader) next() (uint64, bool) {
+	if or.i >= len(or.b) {
+		return 0, false
+	}
+	v, i := uvarint(or.b, or.i)
+	if v&1 == 0 {
+		or.pos += int(v >> 2)
+	} else {
+		or.line += int(v >> 2)
+		var p uint64
+		p, i = uvarint(or.b, i)
+		or.pos = int(p)
+	}
+	or.i = i
+	return packAt(int32(or.line), int32(or.pos), v&2 != 0), true
 }
 
 // A note's stop words are kept as the lines holding each, in one byte slice

@@ -84,9 +84,10 @@ type analyzed struct {
 
 // posting is where one term is in a note.
 type posting struct {
-	lines int32    // how many lines hold it
-	at    []uint64 // line<<32 | position in the line<<1 | a stop word right before it on its line (packAt), in order
-	n     int32    // the occurrences, which occ encodes (postings.go) until at decodes them
+	lines int32       // how many lines hold it
+	at    []uint64    // line<<32 | position in the line<<1 | a stop word right before it on its line (packAt), in order
+	n     int32       // the occurrences, which occ encodes (postings.go) until at decodes them
+	sum   lineSummary // what upperBound reads of them, without decoding them
 	occ   []byte
 }
 
@@ -678,7 +679,6 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 		hits, inKey := sc.hits, sc.inKey
 		clear(hits)
 		clear(inKey)
-		occs := 0
 		for i, l := range lists {
 			if l == nil {
 				continue
@@ -698,20 +698,11 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 				}
 				if r.n > 0 {
 					k := (m-1)*nt + i
-					sc.posts[k] = posting{lines: r.lines, n: r.n, occ: r.occ}
+					sc.posts[k] = posting{lines: r.lines, n: r.n, sum: r.sum, occ: r.occ}
 					c.hits[i] = &sc.posts[k]
-					occs += int(r.n)
 				}
 				c.inKey[i] = r.key
 				c.matched = true
-			}
-		}
-		// One array for the occurrences the search decodes (match).
-		sc.at = slices.Grow(sc.at[:0], occs)[:occs]
-		off := 0
-		for k := range sc.posts {
-			if p := &sc.posts[k]; p.n > 0 {
-				p.at, off = sc.at[off:off:off+int(p.n)], off+int(p.n)
 			}
 		}
 	}
@@ -722,14 +713,59 @@ func (p *Participant) candidates(q *query, every bool, sc *searchScratch) ([]can
 	return cands, tot
 }
 
-// decode reads the occurrences of c's terms (postings.go), into the arrays
-// candidates gave them.
-func (c *cand) decode() {
+// decode reads the occurrences of c's terms (postings.go), in one array,
+// for scoring its passages. Only the notes a search scores are decoded: the
+// phrases read the occurrences where they are (occReader) and the bounds
+// read the postings' summaries.
+func (c *cand) decode() { c.decodeIn(nil) }
+
+// decodeIn is decode into space (grown when short, returned), which the
+// caller lends for as long as it reads the occurrences (then forget); nil:
+// an array of their own.
+func (c *cand) decodeIn(space []uint64) []uint64 {
+	total := 0
 	for _, h := range c.hits {
-		if h != nil && h.n > 0 && len(h.at) == 0 {
-			h.at = decodeOccs(h.at[:0], h.occ)
+		if h != nil && len(h.at) < int(h.n) {
+			total += int(h.n)
 		}
 	}
+	if total == 0 {
+		return space
+	}
+	if cap(space) < total {
+		space = make([]uint64, total+total/4)
+	}
+	space = space[:total]
+	off := 0
+	for _, h := range c.hits {
+		if h != nil && len(h.at) < int(h.n) {
+			h.at, off = decodeOccs(space[off:off:off+int(h.n)], h.occ), off+int(h.n)
+		}
+	}
+	return space
+}
+
+// forget drops c's decoded occurrences, whose array is lent to another.
+func (c *cand) forget() {
+	for _, h := range c.hits {
+		if h != nil {
+			h.at = nil
+		}
+	}
+}
+
+// scoreEach scores the notes cs into out (scoreOne against floor), each
+// run of them over one array of decoded occurrences: a common word's rest
+// is tens of thousands of notes, scored once each.
+func (q *query) scoreEach(cs []*cand, out []scored, st lineStats, floor float64) {
+	parallelRange(len(cs), func(lo, hi int) {
+		var space []uint64
+		for k := lo; k < hi; k++ {
+			space = cs[k].decodeIn(space[:0])
+			out[k], _ = q.scoreOne(cs[k], st, floor)
+			cs[k].forget()
+		}
+	})
 }
 
 // match keeps the candidates that hold every phrase and a term (or, for a
@@ -742,7 +778,6 @@ func (q *query) match(cands []cand, sc *searchScratch) []*cand {
 		if nt > 0 && !c.matched {
 			return
 		}
-		c.decode()
 		for i := range q.phrases {
 			if !q.phrases[i].in(c) {
 				c.hits, c.inKey, c.matched = nil, nil, false
@@ -873,30 +908,115 @@ func (q *query) score(matched []*cand, st lineStats, limit int) []scored {
 	all := make([]scored, len(batch), len(matched))
 	parallel(len(batch), func(k int) { all[k], _ = q.scoreOne(matched[batch[k]], st, exact) })
 	// Scores are rounded to 0.001: a bound below a floor by more than that
-	// cannot tie it.
+	// cannot tie it, and one above it by less than half of that cannot pass
+	// it (ties: such a note can at most tie the floor).
 	floor := limitth(all, limit)
 	var rest []*cand
+	var ties []tie
 	for j, b := range bound {
-		if b < cut && b+0.001 >= floor {
+		switch {
+		case b >= cut || b+0.001 < floor:
+		case b < floor+tieMargin:
+			ties = append(ties, tie{matched[j], b})
+		default:
 			rest = append(rest, matched[j])
 		}
 	}
 	more := all[len(all) : len(all)+len(rest)]
 	if len(q.pairs) == 0 {
-		parallel(len(rest), func(k int) { more[k], _ = q.scoreOne(rest[k], st, exact) })
-		return all[:len(all)+len(rest)]
+		q.scoreEach(rest, more, st, exact)
+		all = all[:len(all)+len(rest)]
+	} else {
+		pairs := make([]float64, len(rest))
+		parallel(len(rest), func(k int) { more[k], pairs[k] = q.scoreOne(rest[k], st, math.Inf(1)) })
+		all = all[:len(all)+len(rest)]
+		floor = limitth(all, limit)
+		parallel(len(rest), func(k int) {
+			if pairs[k]+0.001 >= floor {
+				more[k], _ = q.scoreOne(rest[k], st, exact)
+			}
+		})
 	}
-	pairs := make([]float64, len(rest))
-	parallel(len(rest), func(k int) { more[k], pairs[k] = q.scoreOne(rest[k], st, math.Inf(1)) })
-	all = all[:len(all)+len(rest)]
-	floor = limitth(all, limit)
-	parallel(len(rest), func(k int) {
-		if pairs[k]+0.001 >= floor {
-			more[k], _ = q.scoreOne(rest[k], st, exact)
+	return q.scoreTies(all, ties, st, limit)
+}
+
+// tieMargin is how far over a floor (a score rounded to 0.001) a bound may
+// be and still round, with any score under it, to the floor at most: under
+// half of 0.001, with room for the bounds' and the scores' float errors.
+const tieMargin = 0.0004
+
+// scoreTies scores those of ties (matched notes whose bound rounds to the
+// floor at most) that could still be among the best limit, and adds them to
+// all. Such a note can at most tie the limit-th best note so far, and a tie
+// goes to the effective note, then the lesser path (better): a note that
+// loses that order to the limit-th best stays out of the best limit whatever
+// its score. When a common word's idf is about 0 every score rounds to 0, and
+// this is what spares scoring every note holding it (issue 26). They are
+// scored first in that order, a limit at first and twice as many each round
+// (a run of notes that score under their bounds costs a few rounds, not one
+// per limit), the limit-th best found again after each round.
+func (q *query) scoreTies(all []scored, ties []tie, st lineStats, limit int) []scored {
+	sorted := false
+	for round := limit; len(ties) > 0; round *= 2 {
+		floor := limitth(all, limit)
+		worst := topScored(all, limit)[limit-1].c
+		ties = slices.DeleteFunc(ties, func(t tie) bool { return t.bound+0.001 < floor || !tieBefore(t.c, worst) })
+		if len(ties) == 0 {
+			break
 		}
-	})
+		n := min(round, len(ties))
+		switch {
+		case sorted:
+		case n > 64 && n < len(ties):
+			slices.SortFunc(ties, func(x, y tie) int { return tieCompare(x.c, y.c) })
+			sorted = true
+		case n < len(ties):
+			firstInTieOrder(ties, n)
+		}
+		pick := ties[:n]
+		more := all[len(all) : len(all)+n]
+		parallel(n, func(k int) { more[k], _ = q.scoreOne(pick[k].c, st, math.Inf(-1)) })
+		all = all[:len(all)+n]
+		ties = ties[n:]
+	}
 	return all
 }
+
+// tie is a matched note that can at most tie the floor, with its bound.
+type tie struct {
+	c     *cand
+	bound float64
+}
+
+// firstInTieOrder moves the first n of ties in tie order (tieCompare) to
+// its head, in that order: the head is kept in order, and a later note that
+// comes before its last takes that one's place.
+func firstInTieOrder(ties []tie, n int) {
+	head := ties[:n]
+	slices.SortFunc(head, func(x, y tie) int { return tieCompare(x.c, y.c) })
+	for j := n; j < len(ties); j++ {
+		if t := ties[j]; tieBefore(t.c, head[n-1].c) {
+			ties[j] = head[n-1]
+			i := sort.Search(n-1, func(i int) bool { return tieBefore(t.c, head[i].c) })
+			copy(head[i+1:], head[i:n-1])
+			head[i] = t
+		}
+	}
+}
+
+// tieCompare orders notes of the same score as better does: the effective
+// one first, then the lesser path.
+func tieCompare(x, y *cand) int {
+	if x.effective != y.effective {
+		if x.effective {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(x.e.Path, y.e.Path)
+}
+
+func tieBefore(x, y *cand) bool { return tieCompare(x, y) < 0 }
 
 // limitth is the limit-th best score of all: at least limit notes score as
 // much.
@@ -908,14 +1028,14 @@ func limitth(all []scored, limit int) float64 {
 	return quickSelect(scores, limit-1)
 }
 
-// upperBound is at least what scoreOne scores c, read from its postings
-// and its lines' lengths only. Per term, the most a passage can give it: on
-// a centre line l, its occurrences there at full weight against a passage no
-// shorter than l (on a heading they weigh less, and on a side line less than
-// on its own line), or its heading's weight; proximity at most the
-// second-best idf per occurrence on one line; the stop words at most their
-// cap; every word pair the note's terms allow; the key and the date as
-// scored.
+// upperBound is at least what scoreOne scores c, read from its postings'
+// summaries only (lineSummary), never their occurrences. Per term, the most a
+// passage can give it: on a centre line l, its occurrences there at full
+// weight against a passage no shorter than l (on a heading they weigh less,
+// and on a side line less than on its own line), or its heading's weight;
+// proximity at most the second-best idf per occurrence on one line; the stop
+// words at most their cap; every word pair the note's terms allow; the key
+// and the date as scored.
 func (q *query) upperBound(c *cand, st lineStats) float64 {
 	if len(q.terms) == 0 {
 		if c.inDate {
@@ -923,31 +1043,15 @@ func (q *query) upperBound(c *cand, st lineStats) float64 {
 		}
 		return 1
 	}
-	a := c.a
 	var passage, top, second, most float64
 	var held uint32
-	sat := func(f, n float64) float64 {
-		return f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*max(f, n)/st.avgPassage))
-	}
 	for i, h := range c.hits {
-		if h == nil || len(h.at) == 0 {
+		if h == nil || h.n == 0 {
 			continue
 		}
 		held |= 1 << (i & 31)
-		best, peak := 0.0, 0
-		for k := 0; k < len(h.at); {
-			l := atLine(h.at[k])
-			n := 1
-			for k+n < len(h.at) && atLine(h.at[k+n]) == l {
-				n++
-			}
-			k += n
-			ll := float64(a.lineLen.at(l))
-			best = max(best, sat(float64(n), ll))
-			peak = max(peak, n)
-		}
-		passage += st.idf[i] * max(best, headWeight)
-		most += float64(peak)
+		passage += st.idf[i] * max(st.lineBound(h.sum), headWeight)
+		most += float64(h.sum.peak)
 		if idf := st.idf[i]; idf > top {
 			top, second = idf, top
 		} else if idf > second {
@@ -976,12 +1080,33 @@ func (q *query) upperBound(c *cand, st lineStats) float64 {
 	return passage
 }
 
+// sat is a term's saturation on a centre line holding it f times, in a
+// passage of n terms (no fewer than f).
+func (st *lineStats) sat(f, n float64) float64 {
+	return f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*max(f, n)/st.avgPassage))
+}
+
+// lineBound is at least the saturation any centre line gives a term of
+// summary s (upperBound). Saturation grows with the occurrences on the line
+// and shrinks with the line's length: no line gives more than the peak on the
+// shortest line holding the peak, or one fewer on the shortest line holding
+// the term. That is the most over the lines exactly when the term is at most
+// twice on any line (TestBoundSummary), and at most a little more otherwise.
+func (st *lineStats) lineBound(s lineSummary) float64 {
+	best := st.sat(float64(s.peak), float64(s.shortestPeak))
+	if s.peak > 1 {
+		best = max(best, st.sat(float64(s.peak-1), float64(s.shortest)))
+	}
+	return best
+}
+
 // scoreOne scores one matched note, looking for the query's word pairs only
 // on the centre lines whose bound reaches floor (-Inf: on every line that
 // could be the note's best, the exact score; +Inf: on none, a lower bound).
 // It also returns a bound of the note's exact score.
 func (q *query) scoreOne(c *cand, st lineStats, floor float64) (scored, float64) {
 	sc := scored{c: c}
+	c.decode()
 	var body []byte
 	var starts []int32
 	if floor < math.Inf(1) && len(q.pairs) > 0 {
@@ -1044,10 +1169,7 @@ func better(x, y *scored) bool {
 	if x.score != y.score {
 		return x.score > y.score
 	}
-	if x.c.effective != y.c.effective {
-		return x.c.effective
-	}
-	return x.c.e.Path < y.c.e.Path
+	return tieBefore(x.c, y.c)
 }
 
 // topScored keeps the best limit notes in order; a full sort of every match

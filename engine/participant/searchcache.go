@@ -168,7 +168,8 @@ func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored 
 			}
 			lm := &lim[id]
 			a := ix.docs[id].a
-			if held, ok := checkOccs(occ, n, &a.lineLen); !ok || held != lines || n == 0 && !key {
+			sum, held, ok := checkOccs(occ, n, &a.lineLen)
+			if !ok || held != lines || n == 0 && !key {
 				return false, 0
 			}
 			if lm.held += int32(n); lm.held > lm.terms {
@@ -177,7 +178,7 @@ func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored 
 			if key {
 				a.keyTerms = append(a.keyTerms, t)
 			}
-			l.b = appendRef(l.b, l.last, ref{id: id, n: int32(n), lines: int32(lines), key: key, occ: occ})
+			l.b = appendRef(l.b, l.last, ref{id: id, n: int32(n), lines: int32(lines), key: key, sum: sum, occ: occ})
 			l.refs, l.last = l.refs+1, id
 		}
 		if r.err || len(r.b) != end || ix.terms[t] != nil {
@@ -201,32 +202,41 @@ func (ix *searchIndex) decode(data []byte, scope []scopedNote) (ok bool, stored 
 
 // checkOccs says whether occ is the encoding of n occurrences (postings.go)
 // in order, each at a position its line holds (lineLen: the terms on each
-// line), and how many lines hold them.
-func checkOccs(occ []byte, n int, lineLen *lineLens) (lines int, ok bool) {
+// line), how many lines hold them and their summary (the stored index does
+// not keep it).
+func checkOccs(occ []byte, n int, lineLen *lineLens) (sum lineSummary, lines int, ok bool) {
 	line, pos, count, nl := -1, 0, 0, len(lineLen.n)
+	onLine := int32(0) // the occurrences on line so far
 	for i := 0; i < len(occ); count++ {
 		v, k := binary.Uvarint(occ[i:])
 		if i += k; k <= 0 || v>>2 == 0 || v>>2 > 1<<31 {
-			return 0, false
+			return sum, 0, false
 		}
 		if d := int(v >> 2); v&1 == 0 {
 			if count == 0 {
-				return 0, false
+				return sum, 0, false
 			}
 			pos += d
+			onLine++
 		} else {
-			line, lines = line+d, lines+1
+			if onLine > 0 {
+				sum.add(onLine, lineLen.at(line))
+			}
+			line, lines, onLine = line+d, lines+1, 1
 			p, k := binary.Uvarint(occ[i:])
 			if i += k; k <= 0 || line >= nl || p > 1<<31 {
-				return 0, false
+				return sum, 0, false
 			}
 			pos = int(p)
 		}
 		if pos >= int(lineLen.at(line)) {
-			return 0, false
+			return sum, 0, false
 		}
 	}
-	return lines, count == n
+	if onLine > 0 {
+		sum.add(onLine, lineLen.at(line))
+	}
+	return sum, lines, count == n
 }
 
 // decodeNote is the analysis (without its terms: the lists hold them) that

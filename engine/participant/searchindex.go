@@ -52,19 +52,15 @@ type searchIndex struct {
 }
 
 // searchScratch is the space one search works in: its candidates and their
-// postings, and the matched ones.
+// postings, and the matched ones. The occurrences a search decodes (of the
+// notes it scores, cand.decode) are not kept in it: they are a few notes'.
 type searchScratch struct {
 	cands   []cand
 	posts   []posting // the candidates' postings of the query's terms
-	at      []uint64  // their occurrences, decoded
 	hits    []*posting
 	inKey   []bool
 	matched []*cand
 }
-
-// maxSpareOccs bounds the decoded occurrences a scratch keeps between
-// searches (8 MB).
-const maxSpareOccs = 1 << 20
 
 // borrow lends the index's scratch, or a new one when it is lent.
 func (ix *searchIndex) borrow() *searchScratch {
@@ -84,9 +80,6 @@ func (ix *searchIndex) giveBack(sc *searchScratch) {
 	clear(sc.hits[:cap(sc.hits)])
 	clear(sc.posts[:cap(sc.posts)])
 	clear(sc.matched[:cap(sc.matched)])
-	if cap(sc.at) > maxSpareOccs {
-		sc.at = nil // a rare query's: not kept
-	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.spare = sc
@@ -172,7 +165,7 @@ func (sc *analysisScratch) list(a *analyzed, id int32) {
 	for slot, tid := range sc.vids {
 		at := sc.all[sc.off[slot] : sc.off[slot]+sc.n[slot]]
 		sc.enc = appendOccs(sc.enc[:0], at)
-		sc.share(tid).put(ref{id: id, n: int32(len(at)), lines: sc.lines[slot], key: slices.Contains(keyIDs, tid), occ: sc.enc})
+		sc.share(tid).put(ref{id: id, n: int32(len(at)), lines: sc.lines[slot], key: slices.Contains(keyIDs, tid), sum: summarize(at, &a.lineLen), occ: sc.enc})
 	}
 	for _, tid := range keyIDs {
 		if sc.seen[tid] == sc.note {

@@ -282,3 +282,54 @@ func TestSearchPruneAgrees(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchTiesAgree: a search told a limit answers as one that scores
+// every match where many notes tie: a word on every line of a scope of
+// thousands of lines (at least 4,800), whose idf is about 0, so that every score rounds to 0
+// while the bounds differ (the lines' lengths), and shadowed notes. The notes whose bound can only tie the
+// limit-th best are scored only when they would win the tie (effective
+// first, then the lesser path).
+func TestSearchTiesAgree(t *testing.T) {
+	words := []string{"pottery", "class", "went", "the", "to"}
+	rapid.Check(t, func(rt *rapid.T) {
+		data, project, dir, shared := journalTree(rt, t.TempDir())
+		// Every note's 400 lines hold "ramen" with the same few words, which
+		// differ from note to note, so that the bounds differ too.
+		body := func() string {
+			line := strings.Join(append(rapid.SliceOfN(rapid.SampledFrom(words), 0, 4).Draw(rt, "line"), "ramen"), " ")
+			return strings.Repeat(line+"\n", 400)
+		}
+		for n := rapid.IntRange(2*limitTies+2, 40).Draw(rt, "notes"); n > 0; n-- {
+			d := []string{dir, shared, filepath.Dir(dir)}[rapid.IntRange(0, 2).Draw(rt, "where")]
+			name := fmt.Sprintf("2026-05-%02d.md", rapid.IntRange(1, 28).Draw(rt, "day"))
+			if d == filepath.Dir(dir) {
+				name = fmt.Sprintf("note-%d.md", n)
+			}
+			if err := os.WriteFile(filepath.Join(d, name), []byte("---\nrevision: 1\n---\n"+body()), 0o644); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		m, p := openJournal(rt, data, project)
+		all, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, Today: "2026-06-01"})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		participant.Exhaustive(all)
+		q := rapid.SampledFrom([]string{"ramen", "ramen ramen", "went ramen", "ramen in May", "to ramen"}).Draw(rt, "query")
+		limit := rapid.IntRange(1, limitTies).Draw(rt, "limit")
+		want, err := all.Search(q, limit)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		got, err := p.Search(q, limit)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			rt.Fatalf("%q limit %d:\n%+v\nevery match scored:\n%+v", q, limit, got, want)
+		}
+	})
+}
+
+// limitTies is TestSearchTiesAgree's largest limit.
+const limitTies = 5

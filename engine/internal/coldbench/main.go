@@ -907,6 +907,48 @@
 //     kept, fails render after part of the block was written (RenderTo's
 //     error; a change before the first pass fails it before anything is
 //     written).
+//
+// Twentieth pass, warm search at 100,000 notes (issue 26; go test -bench
+// Search100k -run NONE -benchtime 20x ./engine/participant, the binaries
+// before and after in turn, 3 runs each, 2 CPUs shared with another
+// session's benchmarks, load average 0-6, so the wall p99s are loose):
+//
+//   - Each note's entry in a term's list keeps a summary of its lines (the
+//     most occurrences on one line, the fewest terms of a line holding the
+//     term and of one holding that peak: lineSummary, postings.go), derived
+//     from the occurrences wherever an entry is made (the stored index read
+//     back included: its format stays 3). The bound of a note's score is
+//     read from it (the bound from the occurrences exactly, unless a term
+//     is more than twice on a line: TestBoundSummary), a phrase reads the
+//     encoded occurrences where they are, and only the notes scored in full
+//     are decoded. That alone moved the two-word and the question queries
+//     (CPU 41-42 to 29-31 ms, 24-28 to 16-20), not the common word nor the
+//     phrase: every one of their notes was scored in full.
+//   - The common word's idf is about 0, so every score rounds to 0 and every
+//     bound reaches the floor: a note whose bound can at most tie the
+//     limit-th best is scored only when it would win the tie (effective,
+//     then the lesser path), in that order (scoreTies; TestSearchTiesAgree
+//     against every match scored). Its CPU 102-129 to 46-57 ms, p99 195-318
+//     to 116-165 ms.
+//   - The phrase ("bml erly"): its 44,000 matches' bounds all reach the
+//     true floor (the proximity part assumes every pair of occurrences
+//     adjacent), so all are decoded and scored. They are scored a run per
+//     CPU, each run's notes decoded into one array in turn (scoreEach), not
+//     an array each. Measured again after it (load average 1.4-5.9): the
+//     phrase CPU 138-161 to 102-130 ms, p99 202-292 to 125-166; the common
+//     word 93-105 to 43-55 ms, p99 121-344 to 73-279; the two words 43-46
+//     to 26-34; the question 26-31 to 14-21.
+//   - Left: the phrase's p99 over 100 ms; a tighter proximity bound needs
+//     more than a per-posting summary (one that counts the transitions a
+//     line's peaks allow, 2*(most - the largest peak), moved nothing
+//     measurable). The cold build (-bench SearchCold
+//     -benchtime 5x -benchmem, in turn, load average 4-6): its CPU against
+//     the floor's 2.24-2.89x (median 2.40) before, 2.13-2.64x (2.46) after;
+//     allocated 47.9 to 55.9 MB a build, the stored copy's 25.6 to 34.6 MB
+//     (the summary is 1 to 2 bytes an entry: these notes' single lines are
+//     of 128 terms or more). Same results (TestSearchPruneAgrees,
+//     TestSearchLimitAgrees, TestSearchTiesAgree); hit@1 0.82, hit@5 0.94,
+//     snippet 0.92.
 package main
 
 import (
