@@ -126,13 +126,11 @@ func decodedSummary(at []uint64, ll *lineLens) lineSummary {
 // before the postings kept their summaries: per term, its saturation on each
 // line holding it.
 func decodedBound(q *query, c *cand, st lineStats) float64 {
-	var passage, top, second, most float64
-	var held uint32
+	var b boundSum
 	for i, h := range c.hits {
 		if h == nil || len(h.at) == 0 {
 			continue
 		}
-		held |= 1 << (i & 31)
 		best, peak := 0.0, 0
 		for k := 0; k < len(h.at); {
 			l := atLine(h.at[k])
@@ -144,32 +142,7 @@ func decodedBound(q *query, c *cand, st lineStats) float64 {
 			best = max(best, st.sat(float64(n), float64(c.a.lineLen.at(l))))
 			peak = max(peak, n)
 		}
-		passage += st.idf[i] * max(best, headWeight)
-		most += float64(peak)
-		if idf := st.idf[i]; idf > top {
-			top, second = idf, top
-		} else if idf > second {
-			second = idf
-		}
+		b.term(i, st.idf[i], best, peak)
 	}
-	if held != 0 {
-		if len(q.minor) > 0 && st.minorTotal > 0 {
-			passage += minorWeight * st.weakest
-		}
-		passage += nearWeight * second * max(0, most-1)
-		for k, need := range st.pairNeeds {
-			if held&need == need {
-				passage += pairWeight * st.pairIdf[k]
-			}
-		}
-	}
-	for i, k := range c.inKey {
-		if k {
-			passage += keyWeight * st.idf[i]
-		}
-	}
-	if c.inDate {
-		passage *= 1 + dateBoost
-	}
-	return passage
+	return q.boundOf(c, st, b)
 }

@@ -1043,28 +1043,47 @@ func (q *query) upperBound(c *cand, st lineStats) float64 {
 		}
 		return 1
 	}
-	var passage, top, second, most float64
-	var held uint32
+	var b boundSum
 	for i, h := range c.hits {
-		if h == nil || h.n == 0 {
-			continue
-		}
-		held |= 1 << (i & 31)
-		passage += st.idf[i] * max(st.lineBound(h.sum), headWeight)
-		most += float64(h.sum.peak)
-		if idf := st.idf[i]; idf > top {
-			top, second = idf, top
-		} else if idf > second {
-			second = idf
+		if h != nil && h.n != 0 {
+			b.term(i, st.idf[i], st.lineBound(h.sum), int(h.sum.peak))
 		}
 	}
-	if held != 0 {
+	return q.boundOf(c, st, b)
+}
+
+// boundSum gathers the per-term parts of a candidate's upper bound: each held
+// term's best passage weight, its peak of occurrences on one line, the two
+// best idfs (proximity) and which terms are held (the word pairs).
+type boundSum struct {
+	passage, top, second, most float64
+	held                       uint32
+}
+
+// term adds term i, of weight idf, at best best on a line and at most peak
+// occurrences on one line.
+func (b *boundSum) term(i int, idf, best float64, peak int) {
+	b.held |= 1 << (i & 31)
+	b.passage += idf * max(best, headWeight)
+	b.most += float64(peak)
+	if idf > b.top {
+		b.top, b.second = idf, b.top
+	} else if idf > b.second {
+		b.second = idf
+	}
+}
+
+// boundOf is the bound of c from its terms' parts: the stop words, the
+// proximity, the word pairs, the key and the date added as scoreOne adds them.
+func (q *query) boundOf(c *cand, st lineStats, b boundSum) float64 {
+	passage := b.passage
+	if b.held != 0 {
 		if len(q.minor) > 0 && st.minorTotal > 0 {
 			passage += minorWeight * st.weakest
 		}
-		passage += nearWeight * second * max(0, most-1)
+		passage += nearWeight * b.second * max(0, b.most-1)
 		for k, need := range st.pairNeeds {
-			if held&need == need {
+			if b.held&need == need {
 				passage += pairWeight * st.pairIdf[k]
 			}
 		}
