@@ -221,6 +221,12 @@ func (s *Session) PromotedAway(uri, to string) {
 
 // rebase records what a buffer is based on after a save: the disk version when
 // the buffer holds exactly the disk's bytes, else only the revision it names.
+// A save whose bytes the disk no longer holds does not take the buffer back
+// from a later base the disk still holds: Keep mine, answered while the
+// editor wrote anyway, writes the next revision and rebases the buffer on it,
+// and the editor's didSave for the older bytes may come after (Neovim 0.12:
+// the next :write was asked about again, "revision 6 on disk, written after
+// this buffer read revision 1").
 func (s *Session) rebase(uri string, text []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -228,7 +234,13 @@ func (s *Session) rebase(uri string, text []byte) {
 	if !ok {
 		return
 	}
-	st.base, st.hasBase = baseOf(st.doc.Path, text), st.doc.Path != ""
+	b := baseOf(st.doc.Path, text)
+	if b.Hash == "" && st.hasBase && st.base.Hash != "" && st.base.Revision > b.Revision {
+		if disk := readNote(st.doc.Path); disk != nil && store.Hash(disk) == st.base.Hash {
+			return
+		}
+	}
+	st.base, st.hasBase = b, st.doc.Path != ""
 }
 
 // rebaseOnDisk makes the buffer's base whatever the disk holds now. The disk is
