@@ -7,8 +7,8 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
-func change(l1, c1, l2, c2 int, text string) protocol.TextDocumentContentChangeEvent {
-	return protocol.TextDocumentContentChangeEvent{Range: &protocol.Range{Start: pos(l1, c1), End: pos(l2, c2)}, Text: text}
+func change(l1, c1, l2, c2 int, text string) ContentChange {
+	return ContentChange{Range: &protocol.Range{Start: pos(l1, c1), End: pos(l2, c2)}, Text: text}
 }
 
 func TestDocumentsIncrementalChanges(t *testing.T) {
@@ -17,7 +17,7 @@ func TestDocumentsIncrementalChanges(t *testing.T) {
 	if _, err := ds.Open(uri, "markdown", 1, []byte("---\r\nrevision: 3\r\n---\r\nhé 😀 x\r\n")); err != nil {
 		t.Fatal(err)
 	}
-	d, err := ds.Change(uri, 2, []any{
+	d, err := ds.Change(uri, 2, []ContentChange{
 		change(1, 10, 1, 11, "4"),    // revision: 4
 		change(3, 5, 3, 6, "y"),      // the space after 😀, at UTF-16 column 5 (😀 takes two units)
 		change(4, 0, 4, 0, "tail\n"), // append on the last, empty line
@@ -32,12 +32,12 @@ func TestDocumentsIncrementalChanges(t *testing.T) {
 		t.Errorf("version = %d", d.Version)
 	}
 	// Whole-document replacement.
-	d, err = ds.Change(uri, 3, []any{protocol.TextDocumentContentChangeEventWhole{Text: "new"}})
+	d, err = ds.Change(uri, 3, []ContentChange{{Text: "new"}})
 	if err != nil || string(d.Text) != "new" || d.Version != 3 {
 		t.Fatalf("whole change: %q v%d, %v", d.Text, d.Version, err)
 	}
 	// A change out of range fails as a whole: the document keeps version 3.
-	_, err = ds.Change(uri, 4, []any{change(0, 0, 0, 1, "N"), change(9, 0, 9, 1, "?")})
+	_, err = ds.Change(uri, 4, []ContentChange{change(0, 0, 0, 1, "N"), change(9, 0, 9, 1, "?")})
 	if err == nil {
 		t.Fatal("out-of-range change succeeded")
 	}
@@ -54,7 +54,7 @@ func TestDocumentsIncrementalChanges(t *testing.T) {
 	if !ds.Close(uri) {
 		t.Error("Close of an open document returned false")
 	}
-	if _, err := ds.Change(uri, 5, []any{change(0, 0, 0, 0, "x")}); err == nil {
+	if _, err := ds.Change(uri, 5, []ContentChange{change(0, 0, 0, 0, "x")}); err == nil {
 		t.Error("change to a closed document succeeded")
 	}
 }
@@ -70,15 +70,15 @@ func TestDocumentsSizeLimit(t *testing.T) {
 		t.Error("too-large document is tracked")
 	}
 	// Incremental edits to it are ignored quietly...
-	if d, err := ds.Change(uri, 2, []any{change(0, 0, 0, 0, "x")}); d != nil || err != nil {
+	if d, err := ds.Change(uri, 2, []ContentChange{change(0, 0, 0, 0, "x")}); d != nil || err != nil {
 		t.Errorf("change to ignored document = %v, %v; want nil, nil", d, err)
 	}
 	// ...until a full-text change brings it under the limit.
-	if d, err := ds.Change(uri, 3, []any{protocol.TextDocumentContentChangeEventWhole{Text: "small"}}); err != nil || d == nil || string(d.Text) != "small" {
+	if d, err := ds.Change(uri, 3, []ContentChange{{Text: "small"}}); err != nil || d == nil || string(d.Text) != "small" {
 		t.Errorf("shrinking change = %v, %v", d, err)
 	}
 	// Growing past the limit drops it again.
-	if _, err := ds.Change(uri, 4, []any{change(0, 5, 0, 5, "+123456")}); !errors.As(err, &tooLarge) {
+	if _, err := ds.Change(uri, 4, []ContentChange{change(0, 5, 0, 5, "+123456")}); !errors.As(err, &tooLarge) {
 		t.Errorf("growing change: %v", err)
 	}
 }

@@ -22,7 +22,7 @@ func (s *Server) registerHandlers() {
 
 	// Text synchronization (documents.go).
 	h.TextDocumentDidOpen = s.didOpen
-	h.TextDocumentDidChange = s.didChange
+	s.extra[string(protocol.MethodTextDocumentDidChange)] = rawParams(s.didChange) // one pass over the params (changeParams)
 	h.TextDocumentDidSave = s.didSave
 	h.TextDocumentDidClose = s.didClose
 
