@@ -51,7 +51,11 @@ func keepWorkers() int { return min(2, max(1, runtime.GOMAXPROCS(0)/4)) }
 // kept before (the rest is Left, for the caller to say). It stops when ctx
 // is done. A tree loaded with ScopeOnly is not passed over (it records
 // nothing it sees, as Refresh).
-func (m *Memory) KeepLoaded(ctx context.Context) (KeptLoaded, error) {
+//
+// before, when set, is called before each note is read: a caller's
+// foreground work goes first (the session waits there while its editor is
+// busy). It returns when the pass may go on; the pass checks ctx after it.
+func (m *Memory) KeepLoaded(ctx context.Context, before func(context.Context)) (KeptLoaded, error) {
 	var out KeptLoaded
 	if m.scopeOnly {
 		return out, nil
@@ -113,6 +117,11 @@ func (m *Memory) KeepLoaded(ctx context.Context) (KeptLoaded, error) {
 					i := int(next.Add(1)) - 1
 					if i >= len(todo) {
 						return
+					}
+					if before != nil {
+						if before(ctx); ctx.Err() != nil {
+							return
+						}
 					}
 					c := todo[i]
 					size := int64(c.n.Size())

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 // keepLoaded runs the pass the language server starts after a load.
 func keepLoaded(t *testing.T, m *engine.Memory) engine.KeptLoaded {
 	t.Helper()
-	got, err := m.KeepLoaded(context.Background())
+	got, err := m.KeepLoaded(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,5 +122,31 @@ func TestKeepLoadedWithinTheBound(t *testing.T) {
 		if want := i >= 2; (len(vs) == 1) != want {
 			t.Errorf("%s: %d versions, want kept %v (the newest first)", name, len(vs), want)
 		}
+	}
+}
+
+// TestKeepLoadedLetsTheCallerGoFirst: the pass calls before ahead of each
+// note it reads, and a context cancelled there stops it before that note.
+func TestKeepLoadedLetsTheCallerGoFirst(t *testing.T) {
+	big := strings.Repeat("a line of a long note that no mf-lsp ever wrote\n", 120)
+	_, _, m := openOnDemand(t, map[string]string{
+		"data/memory/user/a.md": note(1, "a "+big),
+		"data/memory/user/b.md": note(1, "b "+big),
+		"data/memory/user/c.md": note(1, "c "+big),
+	})
+	var calls atomic.Int32
+	got, err := m.KeepLoaded(context.Background(), func(context.Context) { calls.Add(1) })
+	if err != nil || got.Kept != 3 || calls.Load() != 3 {
+		t.Fatalf("kept %+v (%v) with %d calls of before, want 3 and 3", got, err, calls.Load())
+	}
+
+	_, _, m = openOnDemand(t, map[string]string{
+		"data/memory/user/a.md": note(1, "a2 "+big),
+		"data/memory/user/b.md": note(1, "b2 "+big),
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	got, err = m.KeepLoaded(ctx, func(context.Context) { cancel() }) // the caller stops the pass while it waits
+	if err == nil || got.Kept != 0 || got.Read != 0 {
+		t.Fatalf("cancelled before the first note: %+v, %v; want nothing read and the context's error", got, err)
 	}
 }

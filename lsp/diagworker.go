@@ -75,6 +75,7 @@ func (w *diagWorker) serve(uri protocol.DocumentUri) {
 // run publishes the diagnostics of uri's current version, or clears them when
 // it is closed.
 func (w *diagWorker) run(uri protocol.DocumentUri) {
+	defer w.s.sess.Busy()() // a run answers the client too: background passes wait for it
 	defer func() {
 		if p := recover(); p != nil {
 			w.s.log.Printf("panic in diagnostics of %s: %v", uri, p)

@@ -176,6 +176,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 // wrong: -32600 instead of -32002 before initialize, and it refuses exit after
 // shutdown) and passes everything else to extra, then to glsp's typed dispatch.
 func (s *Server) Handle(ctx *glsp.Context) (r any, validMethod, validParams bool, err error) {
+	defer s.sess.Busy()() // the session's background passes wait for the client's messages
 	state := lifecycle(s.state.Load())
 	switch ctx.Method {
 	case string(protocol.MethodInitialize):

@@ -70,7 +70,7 @@ func (s *Session) keepLoaded(t *tree, m *engine.Memory) {
 		k, err := engine.KeptLoaded{}, ctx.Err()
 		start := time.Now()
 		if err == nil {
-			k, err = m.KeepLoaded(ctx)
+			k, err = m.KeepLoaded(ctx, s.activity.idle) // the front end's messages first (activity.go)
 		}
 		if k.Kept > 0 {
 			s.opts.Logf("local history: kept %d versions seen at load (%d notes read) in %v", k.Kept, k.Read, time.Since(start).Round(time.Millisecond))

@@ -75,6 +75,8 @@ type Session struct {
 	byPath   map[string]*docState // the same states, by path
 	tooLarge map[string]bool      // open in the client, ignored by us
 	shutdown bool
+
+	activity *activity // the front end's messages, which background work lets go first
 }
 
 // New makes a session with default settings and no tree; Load opens the tree.
@@ -93,7 +95,8 @@ func New(opts Options) *Session {
 		maxDoc = DefaultMaxDocumentBytes
 	}
 	return &Session{opts: opts, maxDoc: maxDoc, settings: DefaultSettings(), main: newTree(""),
-		lone: map[string]*tree{}, docs: map[string]*docState{}, byPath: map[string]*docState{}, tooLarge: map[string]bool{}}
+		lone: map[string]*tree{}, docs: map[string]*docState{}, byPath: map[string]*docState{}, tooLarge: map[string]bool{},
+		activity: newActivity(time.Now)}
 }
 
 // tree is one loaded memory tree, its watcher and its symbol index.

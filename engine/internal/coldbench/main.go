@@ -1625,10 +1625,15 @@ func latency(c config, t *synth.Tree, cache string) error {
 	// is the first after its own change: -requests of each (at least 10), as
 	// many as the steady rows, so a p99 is not the slowest of 100 samples.
 	key := filepath.ToSlash(strings.TrimSuffix(strings.TrimPrefix(note, filepath.Join(t.ProjectDir, ".magicfrog", "memory", t.Task)+string(filepath.Separator)), ".md"))
+	base := string(text)
+	if !strings.HasSuffix(base, "\n") {
+		base += "\n" // the stamp on a line of its own
+	}
 	navText := func(edit int) string {
-		return string(text) + fmt.Sprintf("edit %06d\n", edit) + "See [[" + key + "]] and [[topics/"
+		return base + fmt.Sprintf("edit %06d\n", edit) + "See [[" + key + "]] and [[topics/"
 	}
 	navLine := strings.Count(navText(0), "\n")
+	stampLine := navLine - 1 // "edit 000000"
 	version := 2
 	if err := srv.notify("textDocument/didChange", map[string]any{
 		"textDocument":   map[string]any{"uri": uri, "version": version},
@@ -1678,9 +1683,15 @@ func latency(c config, t *synth.Tree, cache string) error {
 			r := &nav[i]
 			edits++
 			version++
+			// The stamp replaced in place, as an editor sends a keystroke
+			// (the server asks for incremental sync): a range and six
+			// characters, not the 8-64 KB of the whole note.
 			if err := srv.notify("textDocument/didChange", map[string]any{
-				"textDocument":   map[string]any{"uri": uri, "version": version},
-				"contentChanges": []any{map[string]any{"text": navText(edits)}}}); err != nil {
+				"textDocument": map[string]any{"uri": uri, "version": version},
+				"contentChanges": []any{map[string]any{"range": map[string]any{
+					"start": map[string]any{"line": stampLine, "character": len("edit ")},
+					"end":   map[string]any{"line": stampLine, "character": len("edit 000000")}},
+					"text": fmt.Sprintf("%06d", edits)}}}); err != nil {
 				return err
 			}
 			d, err := first(r.method, r.params)
