@@ -571,10 +571,34 @@ func notOnDisk() bool { return false }
 // between the two would find a version no entry names yet and delete it. The
 // lock is let go before the overwrites file is touched (it takes the lock
 // exclusively).
+//
+// A version the log names as written or observed is there already (stored):
+// it takes no lock and stores nothing. A refresh judges again the versions a
+// write has just recorded, and a lock, a folder check and a stat of the
+// object each time were most of an append's history.
 func (s *Store) keep(rel string, log []Entry, content []byte, how string, now time.Time) (Entry, error) {
 	rev, _ := store.RevisionOf(content)
 	e := Entry{Time: now.UTC(), How: how, Revision: rev, Blob: BlobID(content)}
+	if stored(log, e.Blob) {
+		return e, nil
+	}
 	return e, s.keepNamed(rel, content, e, !has(log, e.Blob))
+}
+
+// stored reports whether the log since the last deletion names blob in an
+// entry logged with its content (written, observed): such an entry is
+// appended only after its blob was stored, under the same shared lock, and a
+// prune deletes a blob only with the last entry naming it (a blob stored
+// again without an entry of its own would go at the next prune anyway). An
+// overwrite's entry may name a version stored after it (Replaced names the
+// version being written, which Wrote stores next): it is not proof.
+func stored(log []Entry, blob string) bool {
+	for _, e := range current(log) {
+		if e.Blob == blob && (e.How == Written || e.How == Observed) {
+			return true
+		}
+	}
+	return false
 }
 
 // keepNamed stores content (unless nil) and, when logIt, logs e, which

@@ -339,3 +339,36 @@ func TestRecordWhilePruning(t *testing.T) {
 		}
 	}
 }
+
+// A version the log names already is there (its blob was stored under the
+// same shared lock as the entry, and a prune deletes a blob only with the
+// last entry naming it): judging it again takes no lock and stores nothing,
+// so a refresh after a write, which sees the two versions the write just
+// recorded, costs a read of the log. A version the log does not name still
+// needs the lock.
+func TestSeenOfLoggedVersionsTakesNoLock(t *testing.T) {
+	s := For(t.TempDir())
+	now := time.Now()
+	v1, v2 := note(1, "one"), note(2, "two")
+	for _, v := range [][]byte{v1, v2} {
+		if err := s.Record("n.md", v, Written, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lock := filepath.Join(s.Dir(), "lock")
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(lock, 0o755); err != nil { // any lock taken fails
+		t.Fatal(err)
+	}
+	if o, err := s.Seen("n.md", v1, v2, func() []byte { return v2 }, now); o != nil || err != nil {
+		t.Fatalf("Seen of two logged versions = %+v, %v; want nothing to do", o, err)
+	}
+	if err := s.Record("n.md", v2, Observed, now); err != nil {
+		t.Fatalf("Record of a logged version: %v", err)
+	}
+	if err := s.Record("n.md", note(3, "three"), Written, now); err == nil {
+		t.Fatal("a version the log does not name was recorded without the lock")
+	}
+}

@@ -159,6 +159,14 @@ func appendRecord(b []byte, k Key, n uint32) []byte {
 // kept and the rest are dropped. Errors are for the curious: a cache that
 // cannot be written costs only speed.
 func (c *File) Flush() error {
+	// Nothing made: nothing to write, and no read of the file (every
+	// command flushes both caches at its exit, most having used neither).
+	c.mu.Lock()
+	nothing := len(c.added) == 0
+	c.mu.Unlock()
+	if nothing {
+		return nil
+	}
 	c.load.Do(func() { c.records = c.Records() })
 	c.mu.Lock()
 	if len(c.added) == 0 {

@@ -119,3 +119,26 @@ func TestOtherHeader(t *testing.T) {
 		t.Errorf("b: %d, %v after replacing the other header's file", n, ok)
 	}
 }
+
+// TestFlushOfNothingReadsNothing: a command that made no value (mf-hook
+// append, version) pays no read of the cache file at its exit, nor the
+// header's build information; the first lookup after it reads the file.
+func TestFlushOfNothingReadsNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "values")
+	c := Open(path, header, 16)
+	c.Add(keyOf("a"), 1)
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	c = Open(path, func() []byte { asked++; return testHeader }, 16)
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if asked != 0 {
+		t.Errorf("Flush with nothing added read the file (asked for the header %d times)", asked)
+	}
+	if n, ok := c.Lookup(keyOf("a")); !ok || n != 1 || asked != 1 {
+		t.Errorf("Lookup after an empty Flush = %d, %v (header asked %d times); want 1, true (once)", n, ok, asked)
+	}
+}
