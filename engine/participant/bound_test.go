@@ -2,6 +2,7 @@ package participant
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,7 +17,11 @@ import (
 // decoded occurrences when no term is more than twice on a line, never below
 // it otherwise, and never below the note's score in full; and the summary is
 // the same whether the analysis, a list entry read back or the stored index's
-// check of the occurrences makes it. Over random notes of short and long
+// check of the occurrences makes it. The proximity read from the encoded
+// positions (nearest) is the one counted again from the decoded occurrences,
+// and the bound that reads it (nearBound) is never above the summaries' nor
+// below the score, and is the one line's score with its pairs on a note of
+// one line: a bound too low there fails. Over random notes of short and long
 // lines, headings and words said again on a line.
 func TestBoundSummary(t *testing.T) {
 	vocab := []string{"keep", "answers", "short", "went", "home", "Caroline", "ran", "pottery", "class", "the", "to", "of"}
@@ -79,10 +84,64 @@ func TestBoundSummary(t *testing.T) {
 		case bound < decoded:
 			rt.Fatalf("%q: bound %v from the summaries, below %v from the occurrences", text, bound, decoded)
 		}
-		if sc, _ := q.scoreOne(&c, st, math.Inf(-1)); sc.score > bound+0.0005 {
+		sc, _ := q.scoreOne(&c, st, math.Inf(-1))
+		if sc.score > bound+0.0005 {
 			rt.Fatalf("%q: score %v over its bound %v", text, sc.score, bound)
 		}
+		// The proximity read from the encoded positions is the most any
+		// line gives, counted again from the decoded ones; the bound that
+		// reads it is never above the summaries' nor below the score, and on
+		// a note of one line (not a heading), for a query without stop
+		// words, it is what that line scores with every pair its terms
+		// allow: a bound under it would leave out a note of the best.
+		if got, want := c.nearest(st.idf), decodedNearest(&c, st.idf); math.Abs(got-want) > 1e-9 {
+			rt.Fatalf("%q: proximity %v from the positions, %v counted again", text, got, want)
+		}
+		near := q.nearBound(&c, st)
+		switch {
+		case near > bound+1e-9:
+			rt.Fatalf("%q: bound %v from the positions, over %v from the summaries", text, near, bound)
+		case sc.score > near+0.0005:
+			rt.Fatalf("%q: score %v over its bound %v from the positions", text, sc.score, near)
+		}
+		if a.lines() == 1 && len(a.heads) == 0 && (len(q.minor) == 0 || st.minorTotal == 0) {
+			_, line, _, _ := bestPassage(c.a, nil, nil, c.hits, st, &q, math.Inf(1))
+			for i, k := range c.inKey {
+				if k {
+					line += keyWeight * st.idf[i]
+				}
+			}
+			if math.Abs(near-line) > 1e-9 {
+				rt.Fatalf("%q: bound %v from the positions, the one line scores %v at most", text, near, line)
+			}
+		}
 	})
+}
+
+// decodedNearest is the proximity of each line counted from the decoded
+// occurrences, each line's sorted by position, the most of the lines.
+func decodedNearest(c *cand, idf []float64) float64 {
+	type at struct{ pos, term int }
+	byLine := map[int][]at{}
+	for i, h := range c.hits {
+		if h != nil {
+			for _, x := range h.at {
+				byLine[atLine(x)] = append(byLine[atLine(x)], at{atPos(x), i})
+			}
+		}
+	}
+	best := 0.0
+	for _, ats := range byLine {
+		slices.SortStableFunc(ats, func(x, y at) int { return x.pos - y.pos })
+		s := 0.0
+		for k := 1; k < len(ats); k++ {
+			if ats[k].term != ats[k-1].term {
+				s += nearWeight * min(idf[ats[k].term], idf[ats[k-1].term]) / max(1, float64(ats[k].pos-ats[k-1].pos))
+			}
+		}
+		best = max(best, s)
+	}
+	return best
 }
 
 func anyTrue(bs []bool) bool {

@@ -882,7 +882,10 @@ type scored struct {
 // without scoring a passage): the notes of the highest bounds are scored in
 // full, and the limit-th best of their scores is a floor every note of the
 // best limit reaches; a note whose bound does not reach it is left out of
-// the result. Then the query's word pairs, which re-read the note's lines:
+// the result. A query of more than one term then bounds the notes still over
+// the floor again with their proximity read from their positions
+// (nearBound), scores those of the highest such bounds and raises the floor.
+// Then the query's word pairs, which re-read the note's lines:
 // the others are first scored without them (a score they can only raise),
 // with a bound of what they could add, and only a note whose bound reaches
 // the limit-th best score so far is scored again in full. A note left at its
@@ -898,24 +901,26 @@ func (q *query) score(matched []*cand, st lineStats, limit int) []scored {
 	}
 	bound := make([]float64, len(matched))
 	parallel(len(matched), func(j int) { bound[j] = q.upperBound(matched[j], st) })
-	cut := quickSelect(slices.Clone(bound), min(len(matched), 2*limit)-1)
-	var batch []int
-	for j, b := range bound {
-		if b >= cut {
-			batch = append(batch, j)
-		}
-	}
-	all := make([]scored, len(batch), len(matched))
-	parallel(len(batch), func(k int) { all[k], _ = q.scoreOne(matched[batch[k]], st, exact) })
+	done := make([]bool, len(matched)) // scored in full
+	all := q.scoreHighest(make([]scored, 0, len(matched)), matched, bound, done, st, limit, exact)
 	// Scores are rounded to 0.001: a bound below a floor by more than that
 	// cannot tie it, and one above it by less than half of that cannot pass
 	// it (ties: such a note can at most tie the floor).
 	floor := limitth(all, limit)
+	if len(q.terms) > 1 {
+		parallel(len(matched), func(j int) {
+			if !done[j] && bound[j]+0.001 >= floor {
+				bound[j] = min(bound[j], q.nearBound(matched[j], st))
+			}
+		})
+		all = q.scoreHighest(all, matched, bound, done, st, limit, floor)
+		floor = limitth(all, limit)
+	}
 	var rest []*cand
 	var ties []tie
 	for j, b := range bound {
 		switch {
-		case b >= cut || b+0.001 < floor:
+		case done[j] || b+0.001 < floor:
 		case b < floor+tieMargin:
 			ties = append(ties, tie{matched[j], b})
 		default:
@@ -938,6 +943,31 @@ func (q *query) score(matched []*cand, st lineStats, limit int) []scored {
 		})
 	}
 	return q.scoreTies(all, ties, st, limit)
+}
+
+// scoreHighest scores in full, into all, the notes not done of the 2×limit
+// highest bounds among those not done whose bound reaches floor (all of a
+// tie at the last), and marks them done.
+func (q *query) scoreHighest(all []scored, matched []*cand, bound []float64, done []bool, st lineStats, limit int, floor float64) []scored {
+	var open []float64
+	for j, b := range bound {
+		if !done[j] && b+0.001 >= floor {
+			open = append(open, b)
+		}
+	}
+	if len(open) == 0 {
+		return all
+	}
+	cut := quickSelect(open, min(len(open), 2*limit)-1)
+	var batch []*cand
+	for j, b := range bound {
+		if !done[j] && b >= cut && b+0.001 >= floor {
+			batch, done[j] = append(batch, matched[j]), true
+		}
+	}
+	more := all[len(all) : len(all)+len(batch)]
+	parallel(len(batch), func(k int) { more[k], _ = q.scoreOne(batch[k], st, math.Inf(-1)) })
+	return all[:len(all)+len(batch)]
 }
 
 // tieMargin is how far over a floor (a score rounded to 0.001) a bound may
@@ -1038,25 +1068,54 @@ func limitth(all []scored, limit int) float64 {
 // and the date as scored.
 func (q *query) upperBound(c *cand, st lineStats) float64 {
 	if len(q.terms) == 0 {
-		if c.inDate {
-			return 1 + dateBoost
-		}
-		return 1
+		return q.dateOnlyBound(c)
 	}
+	return q.boundOf(c, st, termParts(c, st))
+}
+
+// nearBound is upperBound with its proximity read from the occurrences
+// (nearest) instead of the summaries, which take every occurrence of the
+// terms on a line to be next to another term's: a quoted phrase's notes all
+// hold its terms, mostly on the same lines, and with that bound nearly every
+// one of them was scored in full (issue 26). It reads each occurrence once,
+// where it is, and decodes none.
+func (q *query) nearBound(c *cand, st lineStats) float64 {
+	if len(q.terms) == 0 {
+		return q.dateOnlyBound(c)
+	}
+	b := termParts(c, st)
+	b.near, b.exact = c.nearest(st.idf), true
+	return q.boundOf(c, st, b)
+}
+
+// dateOnlyBound is the score of a note that a query of dates only matched.
+func (q *query) dateOnlyBound(c *cand) float64 {
+	if c.inDate {
+		return 1 + dateBoost
+	}
+	return 1
+}
+
+// termParts is the per-term parts of c's bound, read from its postings'
+// summaries.
+func termParts(c *cand, st lineStats) boundSum {
 	var b boundSum
 	for i, h := range c.hits {
 		if h != nil && h.n != 0 {
 			b.term(i, st.idf[i], st.lineBound(h.sum), int(h.sum.peak))
 		}
 	}
-	return q.boundOf(c, st, b)
+	return b
 }
 
 // boundSum gathers the per-term parts of a candidate's upper bound: each held
 // term's best passage weight, its peak of occurrences on one line, the two
-// best idfs (proximity) and which terms are held (the word pairs).
+// best idfs (proximity) and which terms are held (the word pairs); and the
+// proximity itself when it is known exactly (exact: nearest's).
 type boundSum struct {
 	passage, top, second, most float64
+	near                       float64
+	exact                      bool
 	held                       uint32
 }
 
@@ -1081,7 +1140,11 @@ func (q *query) boundOf(c *cand, st lineStats, b boundSum) float64 {
 		if len(q.minor) > 0 && st.minorTotal > 0 {
 			passage += minorWeight * st.weakest
 		}
-		passage += nearWeight * b.second * max(0, b.most-1)
+		if b.exact {
+			passage += b.near
+		} else {
+			passage += nearWeight * b.second * max(0, b.most-1)
+		}
 		for k, need := range st.pairNeeds {
 			if b.held&need == need {
 				passage += pairWeight * st.pairIdf[k]
@@ -1097,6 +1160,56 @@ func (q *query) boundOf(c *cand, st lineStats, b boundSum) float64 {
 		passage *= 1 + dateBoost
 	}
 	return passage
+}
+
+// nearest is the most proximity a line of c gives (bestPassage's on a
+// centre line: each two different terms next to each other in order of
+// position, by the lesser idf over their gap), read from the encoded
+// occurrences where they are (occReader), each once, the terms' lists merged
+// by line and position as mergeRuns merges a line's (an equal position, which
+// only a stored index that lies holds, to the term first in the query).
+func (c *cand) nearest(idf []float64) float64 {
+	var readSpace [8]occReader // no allocation for most queries
+	var curSpace [8]uint64
+	var termSpace [8]int
+	reads, cur, term := readSpace[:0], curSpace[:0], termSpace[:0]
+	for i, h := range c.hits {
+		if h == nil || h.n == 0 {
+			continue
+		}
+		r := newOccReader(h.occ)
+		if x, ok := r.next(); ok {
+			reads, cur, term = append(reads, r), append(cur, x), append(term, i)
+		}
+	}
+	if len(reads) < 2 {
+		return 0 // one term: nothing next to another
+	}
+	best, sum := 0.0, 0.0
+	line, prev, prevPos := -1, -1, 0
+	for len(reads) > 0 {
+		k := 0
+		for j := 1; j < len(cur); j++ {
+			if cur[j]&^1 < cur[k]&^1 {
+				k = j
+			}
+		}
+		x, t := cur[k], term[k]
+		if l := atLine(x); l != line {
+			best, sum, line, prev = max(best, sum), 0, l, -1
+		}
+		pos := atPos(x)
+		if prev >= 0 && prev != t {
+			sum += nearWeight * min(idf[t], idf[prev]) / max(1, float64(pos-prevPos))
+		}
+		prev, prevPos = t, pos
+		if next, ok := reads[k].next(); ok {
+			cur[k] = next
+		} else {
+			reads, cur, term = slices.Delete(reads, k, k+1), slices.Delete(cur, k, k+1), slices.Delete(term, k, k+1)
+		}
+	}
+	return max(best, sum)
 }
 
 // sat is a term's saturation on a centre line holding it f times, in a

@@ -196,11 +196,7 @@ func TestSearchLimitAgrees(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		data, project, dir, _ := journalTree(rt, t.TempDir())
 		for day := rapid.IntRange(1, 28).Draw(rt, "notes"); day > 0; day-- {
-			var lines []string
-			for n := rapid.IntRange(1, 6).Draw(rt, "lines"); n > 0; n-- {
-				lines = append(lines, strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 0, 8).Draw(rt, "line"), " "))
-			}
-			text := "---\nrevision: 1\n---\n" + strings.Join(lines, "\n") + "\n"
+			text := drawNote(rt, words, 6, 0, 8)
 			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("2026-05-%02d.md", day)), []byte(text), 0o644); err != nil {
 				rt.Fatal(err)
 			}
@@ -283,6 +279,52 @@ func TestSearchPruneAgrees(t *testing.T) {
 	})
 }
 
+// TestSearchNearAgrees: a search told a limit answers as one that scores
+// every match where proximity decides the ranking: many notes of a few words
+// said again and again, so that every note holds the query's terms (a quoted
+// phrase's, or plain words) and they differ in where the terms are next to
+// each other. The bound that reads the proximity from the positions
+// (nearBound) leaves out no note of the best: one a little too low fails here.
+func TestSearchNearAgrees(t *testing.T) {
+	words := []string{"pottery", "class", "ramen", "went", "to"}
+	rapid.Check(t, func(rt *rapid.T) {
+		data, project, dir, _ := journalTree(rt, t.TempDir())
+		for n := rapid.IntRange(2, 40).Draw(rt, "notes"); n > 0; n-- {
+			text := drawNote(rt, words, 3, 1, 12)
+			if err := os.WriteFile(filepath.Join(filepath.Dir(dir), fmt.Sprintf("note-%d.md", n)), []byte(text), 0o644); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		m, p := openJournal(rt, data, project)
+		q := strings.Join(rapid.SliceOfN(rapid.SampledFrom(words[:4]), 2, 3).Draw(rt, "query"), " ")
+		if rapid.Bool().Draw(rt, "quoted") {
+			q = `"` + q + `"`
+		}
+		agreesExhaustive(rt, m, p, q, rapid.IntRange(1, 3).Draw(rt, "limit"))
+	})
+}
+
+// agreesExhaustive fails rt when p's search of q told limit answers
+// otherwise than one that scores every match, over m.
+func agreesExhaustive(rt *rapid.T, m *engine.Memory, p *participant.Participant, q string, limit int) {
+	all, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, Today: "2026-06-01"})
+	if err != nil {
+		rt.Fatal(err)
+	}
+	participant.Exhaustive(all)
+	want, err := all.Search(q, limit)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	got, err := p.Search(q, limit)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		rt.Fatalf("%q limit %d:\n%+v\nevery match scored:\n%+v", q, limit, got, want)
+	}
+}
+
 // TestSearchTiesAgree: a search told a limit answers as one that scores
 // every match where many notes tie: a word on every line of a scope of
 // thousands of lines (at least 4,800), whose idf is about 0, so that every score rounds to 0
@@ -310,25 +352,18 @@ func TestSearchTiesAgree(t *testing.T) {
 			}
 		}
 		m, p := openJournal(rt, data, project)
-		all, err := participant.New(m, participant.Options{Scope: engine.Scope{Agents: []string{"larry"}}, Today: "2026-06-01"})
-		if err != nil {
-			rt.Fatal(err)
-		}
-		participant.Exhaustive(all)
 		q := rapid.SampledFrom([]string{"ramen", "ramen ramen", "went ramen", "ramen in May", "to ramen"}).Draw(rt, "query")
-		limit := rapid.IntRange(1, limitTies).Draw(rt, "limit")
-		want, err := all.Search(q, limit)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		got, err := p.Search(q, limit)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			rt.Fatalf("%q limit %d:\n%+v\nevery match scored:\n%+v", q, limit, got, want)
-		}
+		agreesExhaustive(rt, m, p, q, rapid.IntRange(1, limitTies).Draw(rt, "limit"))
 	})
+}
+
+// drawNote draws a note's text: 1 to lines lines of least to most words.
+func drawNote(rt *rapid.T, words []string, lines, least, most int) string {
+	var ls []string
+	for n := rapid.IntRange(1, lines).Draw(rt, "lines"); n > 0; n-- {
+		ls = append(ls, strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), least, most).Draw(rt, "line"), " "))
+	}
+	return "---\nrevision: 1\n---\n" + strings.Join(ls, "\n") + "\n"
 }
 
 // limitTies is TestSearchTiesAgree's largest limit.

@@ -997,6 +997,30 @@
 //     its 0.95 M), which no lazy value of ours can defer: only a
 //     pre-tokenizer without regexp2 would.
 //
+// Twenty-second pass, the quoted phrase's bound (issue 26; go test -bench
+// Search100k -run NONE -benchtime 20x ./engine/participant, the binaries
+// before and after in turn, 3 runs each, load average 1.8-4.4):
+//
+//   - A query of more than one term bounds the notes still over the first
+//     floor again, with the proximity read from the encoded positions
+//     (nearBound, nearest: the terms' occurrences merged by line and position
+//     as a centre line's are, none decoded), scores the notes of the highest
+//     such bounds and raises the floor before the rest. At 10,000 notes the
+//     phrase's 4,374 notes over the first floor leave none over the second.
+//     Same results (TestSearchNearAgrees, new: few words said again and again,
+//     where proximity decides; a bound 10% low fails it; TestBoundSummary: the
+//     proximity counted again, the bound a one-line note's score exactly).
+//   - The phrase CPU 95-121 to 89-106 ms (medians 103 to 98), p99 82-137 to
+//     74-83 ms (110 to 83): under issue 26's 100 ms. The common word 50-58 to
+//     48-58 ms; the common and the rarer word 25-32 to 33-37 (alone, 40x:
+//     28-31 to 40-43 ms; not the second bound: 19 notes reach it at 10,000,
+//     and skipping it for such queries left 41 ms); the question 15-19 to
+//     18-22.
+//   - Left: the phrase's scan (phrase.in over every note holding a term) and
+//     collecting the candidates are most of its CPU now; the two-word
+//     query's regression (its cause not found: profile it); the cold
+//     build's ratio is not touched.
+//
 // Twenty-third pass, navigation right after a change at 8-64 KB (issue 25;
 // -n 10000 -bytes 8192-65536 -runs 0 -startup=false -mcp=false -paths NONE
 // -requests 200 -keep, the binaries in turn; 2 CPUs shared with two other
