@@ -14,7 +14,7 @@ import (
 // for a CPU: the first definition after a write on disk went from a p99 of
 // 1.0 to 22 ms (docs/navigation.md). So a front end marks each message it
 // handles (Busy), and the pass, before each note, waits until no message is
-// in flight and none ended in the last quietAfter (Idle).
+// in flight and none ended in the last quietAfter (idle).
 //
 // A client that is never quiet slows the pass but never stops it: the wait
 // ends after maxWait whatever happens, and the pass logs one note before it
@@ -28,13 +28,12 @@ const (
 type activity struct {
 	inFlight atomic.Int32
 	last     atomic.Int64 // when the last message ended, in Unix nanoseconds
-	now      func() time.Time
 	quiet    time.Duration
 	maxWait  time.Duration
 }
 
-func newActivity(now func() time.Time) *activity {
-	return &activity{now: now, quiet: quietAfter, maxWait: maxWait}
+func newActivity() *activity {
+	return &activity{quiet: quietAfter, maxWait: maxWait}
 }
 
 // Busy marks a message the front end handles, until done is called: the
@@ -46,7 +45,7 @@ func (a *activity) busy() func() {
 	var once atomic.Bool
 	return func() {
 		if once.CompareAndSwap(false, true) {
-			a.last.Store(a.now().UnixNano())
+			a.last.Store(time.Now().UnixNano())
 			a.inFlight.Add(-1)
 		}
 	}
@@ -55,9 +54,9 @@ func (a *activity) busy() func() {
 // idle returns when the front end has been quiet for a.quiet, when it has
 // waited a.maxWait, or when ctx is done.
 func (a *activity) idle(ctx context.Context) {
-	start := a.now()
+	start := time.Now()
 	for ctx.Err() == nil {
-		now := a.now()
+		now := time.Now()
 		if now.Sub(start) >= a.maxWait {
 			return
 		}

@@ -7,7 +7,7 @@ import (
 )
 
 func testActivity(quiet, wait time.Duration) *activity {
-	a := newActivity(time.Now)
+	a := newActivity()
 	a.quiet, a.maxWait = quiet, wait
 	return a
 }

@@ -96,7 +96,7 @@ func New(opts Options) *Session {
 	}
 	return &Session{opts: opts, maxDoc: maxDoc, settings: DefaultSettings(), main: newTree(""),
 		lone: map[string]*tree{}, docs: map[string]*docState{}, byPath: map[string]*docState{}, tooLarge: map[string]bool{},
-		activity: newActivity(time.Now)}
+		activity: newActivity()}
 }
 
 // tree is one loaded memory tree, its watcher and its symbol index.
