@@ -31,7 +31,9 @@ func (s *Server) viewDefinition(d *Document, pos protocol.Position) (any, error)
 		if err != nil {
 			return none()
 		}
-		return locations(session.ViewDefinition(snap, d.Text, off)), nil
+		ps := session.ViewDefinition(snap, d.Text, off)
+		defer session.ReleasePlaces(ps)
+		return locations(ps), nil
 	}, none)
 }
 
@@ -49,7 +51,9 @@ func (s *Server) placesAt(p protocol.TextDocumentPositionParams, find func(*sess
 		if err != nil {
 			return none()
 		}
-		return locations(find(n.Snapshot, off)), nil
+		ps := find(n.Snapshot, off)
+		defer session.ReleasePlaces(ps) // locations keep no note's bytes
+		return locations(ps), nil
 	}, none)
 }
 
@@ -80,16 +84,27 @@ func (s *Server) documentLink(p *protocol.DocumentLinkParams) (any, error) {
 	}, none)
 }
 
-// locations are places as LSP locations, each counted in its own note (the
-// places of one note follow each other: its lines are indexed once for them).
+// locations are places as LSP locations, each counted in its own note. A
+// place alone in its text is counted up to its span (OffsetRangeIn); the
+// places of one text follow each other, and a second one has its lines
+// indexed once for the rest.
 func locations(ps []session.Place) []protocol.Location {
 	out := make([]protocol.Location, 0, len(ps))
 	var m *Mapper
-	for _, p := range ps {
-		if m == nil || !sameBytes(m.Content(), p.Src) {
+	var prev []byte
+	for i, p := range ps {
+		var r protocol.Range
+		var err error
+		switch {
+		case m != nil && sameBytes(m.Content(), p.Src):
+			r, err = m.OffsetRange(p.Span.Start, p.Span.End)
+		case i > 0 && sameBytes(prev, p.Src):
 			m = NewMapper(p.Src)
+			r, err = m.OffsetRange(p.Span.Start, p.Span.End)
+		default:
+			r, err = OffsetRangeIn(p.Src, p.Span.Start, p.Span.End)
 		}
-		r, err := m.OffsetRange(p.Span.Start, p.Span.End)
+		prev = p.Src
 		if err != nil {
 			continue
 		}

@@ -1,6 +1,13 @@
 package session
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
 
 // A completion's items are taken from a pool and given back by Release (the
 // language server's handler, once it converted them): a keystroke's answer of
@@ -45,5 +52,59 @@ func TestFileLinkBuildsNoReplacer(t *testing.T) {
 	}
 	if allocs := testing.AllocsPerRun(100, func() { fileLink("a", path) }); allocs > 4 {
 		t.Errorf("fileLink allocates %v times; want the escaper built once", allocs)
+	}
+}
+
+// The notes a references answer points into are read, when the server keeps
+// only their frontmatter, into lent buffers that ReleasePlaces gives back (the
+// language server's handler, once it counted their positions): a request
+// over notes of 8-64 KB then allocates a fraction of their text, not all of
+// it again each time (engine.Note.BorrowText). The places are the same and
+// their text is the notes' own until released.
+func TestReferencesReleaseReusesTheirTexts(t *testing.T) {
+	s, data := loaded(t, Options{})
+	user := filepath.Join(data, "memory", "user")
+	filler := strings.Repeat("more of a long note that links to the target\n", 600) // 27 KB
+	target := filepath.Join(user, "target.md")
+	writeNote(t, target, tone+"The target.\n"+filler)
+	paths := []string{target}
+	for i := range 4 {
+		p := filepath.Join(user, fmt.Sprintf("from%d.md", i))
+		writeNote(t, p, tone+"See [[target]].\n"+filler)
+		paths = append(paths, p)
+	}
+	s.Refresh(paths)
+	snap, err := s.Snapshot(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := References(snap, 0, false)
+	if len(ps) != 4 {
+		t.Fatalf("%d references; want the 4 backlinks", len(ps))
+	}
+	for _, p := range ps {
+		want, err := os.ReadFile(p.Path)
+		if err != nil || string(p.Src) != string(want) || snap.Memory.Note(p.Path).Resident() {
+			t.Fatalf("%s: a place's text is not the note's (%v), or the note is resident", p.Path, err)
+		}
+	}
+	ReleasePlaces(ps)
+	ReleasePlaces(ps) // twice is harmless
+	if ps[0].Src != nil {
+		t.Error("a released place kept its text")
+	}
+	if raceEnabled {
+		return
+	}
+	var before, after runtime.MemStats
+	const runs = 20
+	runtime.ReadMemStats(&before)
+	for range runs {
+		ReleasePlaces(References(snap, 0, false))
+	}
+	runtime.ReadMemStats(&after)
+	perRun := (after.TotalAlloc - before.TotalAlloc) / runs
+	if texts := uint64(4 * len(filler)); perRun > texts/4 {
+		t.Errorf("references over 4 notes of %d KB allocate %d KB a request; want their texts reused (under %d KB)", len(filler)>>10, perRun>>10, texts>>12)
 	}
 }

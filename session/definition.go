@@ -1,6 +1,10 @@
 package session
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+)
 
 // Definition at byte offset off of the snapshot's note: on a link, the note
 // it resolves to (links.go); on the first line of a shadowed note, the note
@@ -9,14 +13,14 @@ import "bytes"
 func Definition(snap *Snapshot, off int) []Place {
 	if l, ok := linkAt(snap, off); ok {
 		if t := resolveLink(snap.Memory, snap.Participant, snap.Path, l); t != nil {
-			return []Place{{Path: t.Path, Src: t.TextOrNil()}}
+			return []Place{placeIn(t, frontmatter.Span{})}
 		}
 		return nil
 	}
 	if off <= firstLineEnd(snap.Src()) {
 		st := snap.Memory.StatusOf(snap.Note, snap.Participant)
 		if st.InScope && !st.Effective && st.Winner != nil {
-			return []Place{{Path: st.Winner.Path, Src: st.Winner.TextOrNil()}}
+			return []Place{placeIn(st.Winner, frontmatter.Span{})}
 		}
 	}
 	return nil

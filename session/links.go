@@ -141,6 +141,28 @@ type Place struct {
 	Path string
 	Src  []byte // the note's bytes the span is of
 	Span frontmatter.Span
+	// release gives Src back when it was borrowed (placeIn): ReleasePlaces.
+	release func()
+}
+
+// placeIn is the place span in e, its text borrowed (engine.Note.BorrowText):
+// a note read on demand is read into a lent buffer, which ReleasePlaces gives
+// back. Src is nil when e changed on disk since the load (the tree is told).
+func placeIn(e *engine.Note, span frontmatter.Span) Place {
+	src, release, _ := e.BorrowText()
+	return Place{Path: e.Path, Src: src, Span: span, release: release}
+}
+
+// ReleasePlaces gives back the texts the places borrowed: a front end calls
+// it when it has turned them into its own positions and keeps no Src. A
+// place it is not called on keeps its text as any slice does.
+func ReleasePlaces(ps []Place) {
+	for i := range ps {
+		if ps[i].release != nil {
+			ps[i].release()
+			ps[i].Src, ps[i].release = nil, nil
+		}
+	}
 }
 
 // linkIndexCache holds a tree's backlink index, kept in step with the tree:
@@ -286,7 +308,7 @@ func (idx *linkIndex) remove(e *engine.Note) {
 func Backlinks(snap *Snapshot, target *engine.Note) []Place {
 	var out []Place
 	for _, b := range backlinks(snap, target) {
-		out = append(out, Place{Path: b.from.Path, Src: b.from.TextOrNil(), Span: b.link.Span})
+		out = append(out, placeIn(b.from, b.link.Span))
 	}
 	return out
 }

@@ -1,6 +1,9 @@
 package session
 
-import "github.com/magicfrog/mf-lsp/engine"
+import (
+	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
+)
 
 // References of the note at byte offset off of the snapshot's note (on a link:
 // of the note it resolves to): first every version of its key the participant
@@ -20,7 +23,11 @@ func References(snap *Snapshot, off int, withSelf bool) []Place {
 		if x.Path == target.Path && !withSelf {
 			continue
 		}
-		out = append(out, Place{Path: x.Path, Src: srcOf(snap, x)})
+		if x.Path == snap.Path {
+			out = append(out, Place{Path: x.Path, Src: snap.Src()}) // the open buffer
+		} else {
+			out = append(out, placeIn(x, frontmatter.Span{}))
+		}
 	}
 	return append(out, Backlinks(snap, target)...)
 }

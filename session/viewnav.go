@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/magicfrog/mf-lsp/engine"
+	"github.com/magicfrog/mf-lsp/engine/frontmatter"
 )
 
 // Definition in the read-only documents an editor shows beside the notes: the
@@ -55,7 +56,7 @@ func ViewDefinition(snap *Snapshot, text []byte, off int) []Place {
 	if e == nil || !inScope(m, sc, e) {
 		return nil
 	}
-	return []Place{{Path: e.Path, Src: e.TextOrNil()}}
+	return []Place{placeIn(e, frontmatter.Span{})}
 }
 
 var (
