@@ -77,17 +77,30 @@ func (m *Memory) keeps(path string, src []byte) bool {
 
 // recordWrite keeps a write of the engine: the version it replaced (judged:
 // a write without the content hash over a version changed in place outside
-// the engine is an overwrite) and the version written.
-func (m *Memory) recordWrite(path string, replaced []byte, existed, hashChecked bool, written []byte, now time.Time) {
+// the engine is an overwrite) and the version written. It reports whether
+// a refresh that sees the note go from replaced to written has nothing left
+// to judge (judged: the history has both, the replaced version was the
+// disk's and no newer than any it holds, no overwrite is open), so the
+// refresh after the write need not read the log again (refreshWritten).
+func (m *Memory) recordWrite(path string, replaced []byte, existed, hashChecked bool, written []byte, now time.Time) (judged bool) {
 	h, rel, ok := m.History(path)
 	if !ok || !m.keeps(path, written) {
-		return
+		return true // a refresh keeps no version of it either
 	}
-	if existed && replaced != nil && m.keeps(path, replaced) {
-		_, _ = h.Replaced(rel, replaced, hashChecked, history.BlobID(written), revisionOf(written), now)
+	judged = existed && replaced != nil && m.keeps(path, replaced)
+	if judged {
+		o, err := h.Replaced(rel, replaced, hashChecked, history.BlobID(written), revisionOf(written), now)
+		judged = err == nil && o == nil
 	}
-	_ = h.Wrote(rel, written, func() []byte { return diskNote(path) }, now)
+	if err := h.Wrote(rel, written, func() []byte { return diskNote(path) }, now); err != nil {
+		judged = false
+	}
 	_ = h.PruneDue(now)
+	if judged {
+		_, open := h.OverwriteAt(rel)
+		judged = !open
+	}
+	return judged
 }
 
 // Recorded keeps, in the local history, a write made through the store

@@ -296,3 +296,61 @@ func TestHistoryEmptyReadOfAWriteInProgress(t *testing.T) {
 		t.Errorf("a version with content is missing: %+v", vs)
 	}
 }
+
+// A refresh of a note whose file holds the text the tree has (an append's
+// refresh before its write, moments after the load) keeps the loaded note
+// and judges nothing again; a change in place of the same size, made
+// between the load and the write, is still read, refused to a write of
+// the loaded revision and hash, and kept in the history by the retry.
+func TestRefreshOfUnchangedNoteJudgesNothing(t *testing.T) {
+	m, dir := newTree(t, map[string]string{"data/machine-id": "m-here\n"})
+	p := filepath.Join(dir, "data", "memory", "user", "n.md")
+	if _, err := m.Write(WriteRequest{Dimension: User, Key: "n.md", Body: []byte("engine 1\n")}); err != nil {
+		t.Fatal(err)
+	}
+	before := m.Note(p)
+	judged := 0
+	m.seenHook = func(string) { judged++ }
+	if m.Refresh(p) {
+		t.Error("a refresh of an unchanged note reports a change")
+	}
+	if m.Note(p) != before || judged != 0 {
+		t.Fatalf("a refresh of an unchanged note read it again (same note %v, judged %d times)", m.Note(p) == before, judged)
+	}
+	// Another program edits the note in place, same size, same revision.
+	first, _ := os.ReadFile(p)
+	edited := bytes.Replace(first, []byte("engine 1\n"), []byte("editor 1\n"), 1)
+	if err := os.WriteFile(p, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := WriteRequest{Dimension: User, Key: "n.md", Body: []byte("engine 2\n"), ExpectRevision: before.Revision(), ExpectHash: before.Hash()}
+	if _, err := m.Write(req); err == nil {
+		t.Fatal("a write over a note changed behind the tree was not refused")
+	} else if _, stale := IsStale(err); !stale {
+		t.Fatalf("want a stale refusal, got %v", err)
+	}
+	m.Refresh(p) // the retry's refresh
+	now := m.Note(p)
+	if now == nil || string(now.src) != string(edited) || judged == 0 {
+		t.Fatalf("the retry's refresh did not read the edited note (judged %d times)", judged)
+	}
+	req.ExpectRevision, req.ExpectHash = now.Revision(), now.Hash()
+	judgedBefore := judged
+	if _, err := m.Write(req); err != nil {
+		t.Fatal(err)
+	}
+	if judged != judgedBefore {
+		t.Errorf("the refresh after the write judged its own two versions again (%d times)", judged-judgedBefore)
+	}
+	got := map[string]bool{}
+	vs, err := m.LocalHistory(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		got[v.Blob] = true
+	}
+	if !got[history.BlobID(first)] || !got[history.BlobID(edited)] {
+		t.Errorf("a version is missing from the history: %+v", vs)
+	}
+}

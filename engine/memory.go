@@ -755,6 +755,26 @@ func (m *Memory) Refresh(path string) bool {
 	return changed
 }
 
+// refreshWritten is the refresh after Write put written at path over
+// replaced, recordWrite having judged both (judged: nothing left to judge).
+// What the refresh saw is judged as Refresh judges it, unless it is that
+// write and nothing else: the tree had replaced and the disk holds written,
+// so judging them again would only read the log. A version another writer
+// put down in between, or a tree that had another, is judged.
+func (m *Memory) refreshWritten(path string, replaced, written []byte, judged bool) {
+	_, seens := m.refresh(path)
+	for _, s := range seens {
+		own := judged && s.path == path && s.exists &&
+			s.now != nil && s.now.Resident() && bytes.Equal(s.now.src, written) &&
+			s.before != nil && s.before.Resident() && bytes.Equal(s.before.src, replaced)
+		if own {
+			m.seen.record(s.path, s.turn, func() {}) // its turn, with nothing to keep
+			continue
+		}
+		m.recordSeen(s)
+	}
+}
+
 // refresh is Refresh below the configuration files. When the tree keeps a
 // history, seens is what the refresh saw of each note that changed (the
 // one at path, or those below the folder at path), with its turn to record
@@ -773,6 +793,16 @@ func (m *Memory) refresh(path string) (changed bool, seens []seen) {
 	info, err := os.Lstat(path)
 	if err == nil && linkOnTheWay(loc.Root.Dir, path) {
 		err = fs.ErrNotExist // reached through a folder link: no note of this tree
+	}
+	if e, ok := m.entries[path]; ok && err == nil && info.Mode().IsRegular() && sameText(e, path, info.Size()) {
+		// The file holds the text the tree has: nothing to parse, hash or
+		// judge again (an append's refresh before its write, moments after
+		// the load read the note). Any other change is read below.
+		if m.changes.pendingAny() {
+			m.bumpLocked()
+			return true, nil
+		}
+		return false, nil
 	}
 	// Whatever was at or below path goes; whatever is there now comes back. A
 	// note's own path is looked up directly: scanning every note for a prefix
@@ -829,6 +859,17 @@ func (m *Memory) refresh(path string) (changed bool, seens []seen) {
 		seens = m.seenBelowLocked(path, dropped, loaded)
 	}
 	return changed, seens
+}
+
+// sameText reports whether the file at path, size bytes, holds e's text to
+// the byte: a resident note's only (one read on demand has part of its text
+// in memory).
+func sameText(e *Note, path string, size int64) bool {
+	if !e.Resident() || int64(e.size) != size {
+		return false
+	}
+	b, err := safefs.ReadFile(path, MaxNoteSize)
+	return err == nil && bytes.Equal(b, e.src)
 }
 
 // seenBelowLocked is what a refresh of the folder at path saw of the notes

@@ -246,8 +246,8 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.recordWrite(p, replaced, existed, req.ExpectHash != "", written, now)
-	m.Refresh(p)
+	judged := m.recordWrite(p, replaced, existed, req.ExpectHash != "", written, now)
+	m.refreshWritten(p, replaced, written, judged)
 	out.Revision = rev
 	if n := m.Note(p); n != nil && n.Resident() && bytes.Equal(n.src, written) {
 		out.Hash = n.Hash() // the refresh hashed the same bytes (Note.Sum)

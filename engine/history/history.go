@@ -103,6 +103,12 @@ type Store struct {
 	heldRefs int
 	ow       cachedOverwrites
 	logs     logCache
+	// dirs are the folders below the history folder this store made or
+	// found (the logs' folders, the objects' fan-out), so that a keep pass
+	// over thousands of notes does not ask the disk for each again; a
+	// folder removed behind its back (a prune, a user) is made again when
+	// a write into it finds it gone (madeDirs.retry).
+	dirs madeDirs
 }
 
 type cachedOverwrites struct {
@@ -375,7 +381,7 @@ func (s *Store) put(content []byte) (string, error) {
 	if fi, err := r.Lstat(looseName(h)); err == nil && fi.Mode().IsRegular() {
 		return h.String(), nil
 	}
-	if err := putLoose(r, h, content); err != nil {
+	if err := putLoose(r, &s.dirs, h, content); err != nil {
 		return "", fmt.Errorf("history: store a version: %w", err)
 	}
 	return h.String(), nil
@@ -477,14 +483,15 @@ func (s *Store) appendLine(rel string, e Entry) error {
 		return err
 	}
 	defer done()
-	if err := r.MkdirAll(path.Dir(logName(rel)), 0o755); err != nil {
+	var fh *os.File
+	err = s.dirs.retry(r, path.Dir(logName(rel)), true, func() (err error) {
+		fh, err = r.OpenFile(logName(rel), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		return err
-	}
-	line := marshalEntry(e)
-	fh, err := r.OpenFile(logName(rel), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	})
 	if err != nil {
 		return err
 	}
+	line := marshalEntry(e)
 	_, werr := fh.Write(append(line, '\n'))
 	if cerr := fh.Close(); werr == nil {
 		werr = cerr

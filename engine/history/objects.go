@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -263,11 +264,9 @@ func (o *objects) size(r *os.Root, h plumbing.Hash) (int64, error) {
 
 // putLoose writes a blob as a loose object: through a temporary file in
 // objects, renamed into place, so a reader never sees half of one.
-func putLoose(r *os.Root, h plumbing.Hash, content []byte) error {
+// Its fan-out folder (objects/xx) is made unless dirs has it.
+func putLoose(r *os.Root, dirs *madeDirs, h plumbing.Hash, content []byte) error {
 	name := looseName(h)
-	if err := r.Mkdir(name[:len("objects/xx")], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
 	tmp := fmt.Sprintf("objects/tmp_obj_%s_%d", h.String()[:12], os.Getpid())
 	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o444)
 	if err != nil {
@@ -278,12 +277,53 @@ func putLoose(r *os.Root, h plumbing.Hash, content []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = r.Rename(tmp, name)
+		err = dirs.retry(r, name[:len("objects/xx")], false, func() error { return r.Rename(tmp, name) })
 	}
 	if err != nil {
 		r.Remove(tmp)
 	}
 	return err
+}
+
+// madeDirs is the set of folders below a history folder known to be there
+// (Store.dirs), safe for concurrent use.
+type madeDirs struct{ m sync.Map }
+
+// retry runs fn, a write into the folder dir (relative to r), after making
+// dir unless the set has it (all, with its parents; else dir alone). When
+// fn finds dir gone (fs.ErrNotExist: removed behind the store's back), dir
+// is made again and fn retried, once.
+func (d *madeDirs) retry(r *os.Root, dir string, all bool, fn func() error) error {
+	if err := d.make(r, dir, all); err != nil {
+		return err
+	}
+	err := fn()
+	if errors.Is(err, fs.ErrNotExist) {
+		d.m.Delete(dir)
+		if err := d.make(r, dir, all); err != nil {
+			return err
+		}
+		err = fn()
+	}
+	return err
+}
+
+// make makes dir unless the set has it.
+func (d *madeDirs) make(r *os.Root, dir string, all bool) error {
+	if _, ok := d.m.Load(dir); ok {
+		return nil
+	}
+	var err error
+	if all {
+		err = r.MkdirAll(dir, 0o755)
+	} else if err = r.Mkdir(dir, 0o755); errors.Is(err, fs.ErrExist) {
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	d.m.Store(dir, struct{}{})
+	return nil
 }
 
 // looseHeader is a loose blob's header: "blob SIZE" and a NUL.
