@@ -136,7 +136,14 @@ func BenchmarkSearch100k(b *testing.B) {
 // turn, 3 runs each, -benchmem): 303-337 ms of CPU -> 271-332 ms, the floor
 // 98-111 ms: about 3.1x -> 2.9x (medians), still short of 1.5x, so the stored
 // copy skips it (laid out as the lists are, it reads back in about 0.9-1.1x
-// the floor). At 100,000 notes a warm query's CPU is scoring the best passage
+// the floor). Then a lexicon probe that compares hashes and the words' first
+// 8 bytes before a word, the keys' words in a lexicon of their own, one slot
+// per term of a note, occurrences encoded in place and shares grown at their
+// rate (3 runs each in turn, -benchtime 5x -benchmem, load average 0.1-0.9):
+// 230-300 ms -> 247-289 ms of CPU, the floor 110-140 ms, medians 2.14x ->
+// 2.06x; 56 -> 44 MB allocated. Still short of 1.5x: half of it is reading
+// the words and probing the lexicon, a third listing them, then the
+// collector. At 100,000 notes a warm query's CPU is scoring the best passage
 // of every note holding a common word (bestPassage, half
 // of it) and collecting the garbage of a 460 MB heap, not reading the lists.
 func BenchmarkSearchCold(b *testing.B) {

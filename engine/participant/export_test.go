@@ -40,10 +40,11 @@ type wholeAnalysis struct {
 }
 
 func analyzeWhole(e *engine.Note, sc *analysisScratch) wholeAnalysis {
-	a := wholeAnalysis{analyzed: analyze(e, sc), vocab: slices.Clone(sc.vocab)}
-	for slot := range a.vocab {
-		at := sc.all[sc.off[slot] : sc.off[slot]+sc.n[slot]]
-		a.posts = append(a.posts, posting{lines: sc.lines[slot], at: slices.Clone(at), n: int32(len(at)), sum: summarize(at, &a.lineLen), occ: appendOccs(nil, at)})
+	a := wholeAnalysis{analyzed: analyze(e, sc)}
+	for slot, tid := range sc.vids {
+		at := sc.all[sc.off[slot] : sc.off[slot]+sc.vs[slot].n]
+		a.vocab = append(a.vocab, sc.terms[tid])
+		a.posts = append(a.posts, posting{lines: sc.vs[slot].lines, at: slices.Clone(at), n: int32(len(at)), sum: summarize(at, &a.lineLen), occ: appendOccs(nil, at)})
 	}
 	return a
 }

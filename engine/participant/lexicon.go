@@ -12,23 +12,28 @@ import (
 // and stemmed once per worker, not once per occurrence. The lexicon is keyed
 // by the word lower-cased (a word's term depends on nothing else), and an
 // ASCII word, which is most words, is hashed and compared lower-cased as it
-// is read, without making its lower-cased copy. nextLexeme reads the same
-// words as runs and gives the terms tokens gives (TestLexiconAgrees).
+// is read, without making its lower-cased copy. A slot holds its lexeme's
+// hash and a lexeme its word's first 8 bytes, so a probe reads neither a
+// lexeme of another hash nor, for a word of up to 8 bytes, the word itself.
+// The keys' words have a lexicon of their own: a note's name is often a
+// word no other note holds (an id, a slug), and would crowd the bodies'
+// table. nextLexeme reads the same words as runs and gives the terms tokens
+// gives (TestLexiconAgrees).
 
-// lexeme is a word as search indexes it: its term (a stop word as it is,
-// any other word stemmed), and the term's id in the scratch.
+// lexeme is a word as search indexes it: the id of its term (a stop word as
+// it is, any other word stemmed; analysisScratch.terms spells it).
 type lexeme struct {
 	word  string // lower-cased, the lexicon's key
+	pre   uint64 // word's first 8 bytes, little-endian, 0 past its end
 	hash  uint32
-	term  string
-	stop  bool
 	id    int32
-	minor int // a stop word's index in stopList
+	minor int32 // a stop word's index in stopList
+	stop  bool
 }
 
 // lexicon is an open-addressing table of lexemes by their lower-cased word.
 type lexicon struct {
-	slots []int32 // an index into lex + 1, 0 for a free slot; a power of two long
+	slots []uint64 // a lexeme's hash<<32 | its index into lex + 1, 0 for a free slot; a power of two long
 	lex   []lexeme
 }
 
@@ -43,24 +48,44 @@ const (
 // find is the lexeme of the word run, hashed to h: lower-cased already
 // (folded false) or an ASCII run of letters and digits whose lower-cased
 // form is each byte |0x20 (folded true); nil if it is not in the lexicon.
+// A slot's hash and a lexeme's first 8 bytes are compared before its word,
+// which is read only past them.
 func find[T string | []byte](lx *lexicon, run T, h uint32, folded bool) *lexeme {
 	if len(lx.slots) == 0 {
 		return nil
 	}
+	pre := prefix(run, folded)
 	mask := uint32(len(lx.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := lx.slots[i]
 		if s == 0 {
 			return nil
 		}
-		l := &lx.lex[s-1]
-		if l.hash != h || len(l.word) != len(run) {
+		if uint32(s>>32) != h {
 			continue
 		}
-		if sameWord(l.word, run, folded) {
+		l := &lx.lex[uint32(s)-1]
+		if l.pre != pre || len(l.word) != len(run) {
+			continue
+		}
+		if len(run) <= 8 || sameWord(l.word[8:], run[8:], folded) {
 			return l
 		}
 	}
+}
+
+// prefix is the first 8 bytes of run (lower-cased as each byte |0x20 when
+// folded), little-endian, 0 past its end: a lexeme's pre.
+func prefix[T string | []byte](run T, folded bool) uint64 {
+	n := min(len(run), 8)
+	var p uint64
+	for k := n - 1; k >= 0; k-- {
+		p = p<<8 | uint64(run[k])
+	}
+	if folded {
+		p |= 0x2020202020202020 >> (64 - 8*n)
+	}
+	return p
 }
 
 func sameWord[T string | []byte](word string, run T, folded bool) bool {
@@ -89,7 +114,7 @@ func (lx *lexicon) insert(l lexeme) *lexeme {
 }
 
 func (lx *lexicon) grow() {
-	lx.slots = make([]int32, max(1024, 2*len(lx.slots)))
+	lx.slots = make([]uint64, max(1024, 2*len(lx.slots)))
 	for i := range lx.lex {
 		lx.place(int32(i + 1))
 	}
@@ -97,11 +122,12 @@ func (lx *lexicon) grow() {
 
 func (lx *lexicon) place(s int32) {
 	mask := uint32(len(lx.slots) - 1)
-	i := lx.lex[s-1].hash & mask
+	h := lx.lex[s-1].hash
+	i := h & mask
 	for lx.slots[i] != 0 {
 		i = (i + 1) & mask
 	}
-	lx.slots[i] = s
+	lx.slots[i] = uint64(h)<<32 | uint64(s)
 }
 
 func hashString(s string) uint32 {
@@ -113,9 +139,9 @@ func hashString(s string) uint32 {
 }
 
 // nextLexeme reads the next word of text from byte i on (a run of letters
-// and digits, as runs reads them) and returns its lexeme and the byte after
-// it; nil at the end of text.
-func nextLexeme[T string | []byte](sc *analysisScratch, text T, i int) (*lexeme, int) {
+// and digits, as runs reads them) and returns its lexeme in lx and the byte
+// after it; nil at the end of text.
+func nextLexeme[T string | []byte](sc *analysisScratch, lx *lexicon, text T, i int) (*lexeme, int) {
 	// Up to the word's first byte.
 	for ; i < len(text); i++ {
 		c := text[i]
@@ -154,18 +180,18 @@ func nextLexeme[T string | []byte](sc *analysisScratch, text T, i int) (*lexeme,
 	}
 	run := text[start:i]
 	if ascii {
-		if l := find(&sc.lex, run, h, true); l != nil {
+		if l := find(lx, run, h, true); l != nil {
 			return l, i
 		}
 		w := strings.ToLower(string(run))
-		return sc.newLexeme(w, h), i
+		return sc.newLexeme(lx, w, h), i
 	}
 	w := strings.ToLower(string(run))
 	h = hashString(w)
-	if l := find(&sc.lex, w, h, false); l != nil {
+	if l := find(lx, w, h, false); l != nil {
 		return l, i
 	}
-	return sc.newLexeme(w, h), i
+	return sc.newLexeme(lx, w, h), i
 }
 
 func decodeRune[T string | []byte](s T) (rune, int) {
@@ -178,22 +204,22 @@ func decodeRune[T string | []byte](s T) (rune, int) {
 	panic("unreachable")
 }
 
-// newLexeme adds the lower-cased word w, hashed to h, to the scratch's
-// lexicon, with its term and the term's id.
-func (sc *analysisScratch) newLexeme(w string, h uint32) *lexeme {
-	l := lexeme{word: w, hash: h, term: w}
+// newLexeme adds the lower-cased word w, hashed to h, to lx, a lexicon of
+// the scratch's, with its term and the term's id.
+func (sc *analysisScratch) newLexeme(lx *lexicon, w string, h uint32) *lexeme {
+	l, term := lexeme{word: w, pre: prefix(w, false), hash: h}, w
 	if l.stop = stopWords()[w]; !l.stop {
-		l.term = stem(w)
+		term = stem(w)
 	} else {
-		l.minor = stopIndex(w)
+		l.minor = int32(stopIndex(w))
 	}
-	id, ok := sc.ids[l.term]
+	id, ok := sc.ids[term]
 	if !ok {
 		id = int32(len(sc.ids))
-		sc.ids[l.term] = id
-		sc.seen, sc.slot = append(sc.seen, -1), append(sc.slot, 0)
-		sc.terms, sc.parts = append(sc.terms, l.term), append(sc.parts, partList{})
+		sc.ids[term] = id
+		sc.at = append(sc.at, termAt{seen: -1})
+		sc.terms, sc.parts = append(sc.terms, term), append(sc.parts, partList{})
 	}
 	l.id = id
-	return sc.lex.insert(l)
+	return lx.insert(l)
 }

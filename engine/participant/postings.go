@@ -129,6 +129,7 @@ type ref struct {
 	key      bool
 	sum      lineSummary // when n > 0
 	occ      []byte      // the encoded occurrences
+	at       []uint64    // when occ is nil, the occurrences (packAt's), encoded in place
 }
 
 // appendRef appends r's entry to a list whose last id is last.
@@ -148,9 +149,31 @@ func appendRef(b []byte, last int32, r ref) []byte {
 			b = binary.AppendUvarint(b, uint64(r.sum.shortest))
 			b = binary.AppendUvarint(b, uint64(r.sum.shortestPeak-r.sum.shortest))
 		}
-		b = binary.AppendUvarint(b, uint64(len(r.occ)))
-		b = append(b, r.occ...)
+		if r.occ != nil || r.at == nil {
+			b = binary.AppendUvarint(b, uint64(len(r.occ)))
+			return append(b, r.occ...)
+		}
+		b = appendSized(b, r.at)
 	}
+	return b
+}
+
+// appendSized appends the length of at's encoding (appendOccs) and the
+// encoding, written in place: a byte is kept for the length, which is
+// moved on when it needs more.
+func appendSized(b []byte, at []uint64) []byte {
+	start := len(b)
+	b = appendOccs(append(b, 0), at)
+	k := len(b) - start - 1
+	if k < 0x80 {
+		b[start] = byte(k)
+		return b
+	}
+	var size [binary.MaxVarintLen64]byte
+	n := binary.PutUvarint(size[:], uint64(k))
+	b = append(b, size[1:n]...)
+	copy(b[start+n:], b[start+1:start+1+k])
+	copy(b[start:], size[:n])
 	return b
 }
 

@@ -263,28 +263,33 @@ func runs(text string, f func(raw string)) {
 // word it has seen is (lexicon.go), and per term, where it is in the note at
 // hand.
 type analysisScratch struct {
-	lex   lexicon
-	ids   map[string]int32 // a term's id in this scratch
-	note  int32            // the note at hand, counted
-	seen  []int32          // per term id, the last note that held it
-	slot  []int32          // per term id, its index in that note's vocab
-	last  []int32          // per vocab slot, the last line that holds it
-	n     []int32          // per vocab slot, its occurrences
-	lines []int32          // per vocab slot, the lines holding it
-	occ   []occurrence
-	vocab []string // the note at hand's
-	vids  []int32  // its terms' ids
-	all   []uint64 // its positions (packAt's), grouped by vocab slot
-	off   []int32  // per vocab slot, where its positions start in all
+	lex  lexicon          // the bodies' words
+	keys lexicon          // the keys' words: a name is often a word of its own (a slug, an id), kept out of the bodies' table
+	ids  map[string]int32 // a term's id in this scratch
+	note int32            // the note at hand, counted
+	left int32            // the notes of the worker's run after it
+	at   []termAt         // per term id, where it is in the note at hand
+	vs   []vocabSlot      // per vocab slot (the note at hand's terms, in order of first use)
+	occ  []occurrence
+	vids []int32  // per vocab slot, its term's id
+	all  []uint64 // its positions (packAt's), grouped by vocab slot
+	off  []int32  // per vocab slot, where its positions start in all
 
 	terms  []string   // by term id
 	parts  []partList // by term id, the worker's share of its list (searchindex.go)
 	used   []int32    // the term ids with a share, in order of first use
 	keyIDs []int32    // the note at hand's key terms' ids
-	enc    []byte     // a posting's occurrences, encoded
 	minor  [][]int32  // per stop word (stopList), the note at hand's lines holding it
 	minors []int      // the stop words the note at hand holds
 }
+
+// termAt is a term's place in the note at hand: the last note that held it
+// (counted as analysisScratch.note) and its vocab slot in that note.
+type termAt struct{ seen, slot int32 }
+
+// vocabSlot is a term of the note at hand: the last line that holds it, its
+// occurrences and the lines holding it.
+type vocabSlot struct{ last, n, lines int32 }
 
 type occurrence struct {
 	slot int32
@@ -297,7 +302,7 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 		sc.minor = make([][]int32, len(stopList()))
 	}
 	sc.note++
-	sc.last, sc.n, sc.lines, sc.occ, sc.vocab, sc.vids = sc.last[:0], sc.n[:0], sc.lines[:0], sc.occ[:0], sc.vocab[:0], sc.vids[:0]
+	sc.vs, sc.occ, sc.vids = sc.vs[:0], sc.occ[:0], sc.vids[:0]
 	body, err := e.Body() // read in place: nothing analyze keeps points into it
 	a := &analyzed{hash: e.Sum(), day: dayOf(e), unread: err != nil}
 	key := e.Key
@@ -306,12 +311,12 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 	}
 	key = strings.TrimSuffix(key, ".md")
 	for i := 0; ; { // words(), through the scratch
-		lx, next := nextLexeme(sc, key, i)
+		lx, next := nextLexeme(sc, &sc.keys, key, i)
 		if lx == nil {
 			break
 		}
-		if i = next; !lx.stop && !slices.Contains(a.keyTerms, lx.term) {
-			a.keyTerms = append(a.keyTerms, lx.term)
+		if i = next; !lx.stop && !slices.Contains(a.keyTerms, sc.terms[lx.id]) {
+			a.keyTerms = append(a.keyTerms, sc.terms[lx.id])
 		}
 	}
 	a.bodyLen = int32(len(body))
@@ -332,7 +337,7 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 		n := int32(0)
 		afterStop := false
 		for i := 0; ; {
-			lx, next := nextLexeme(sc, text, i)
+			lx, next := nextLexeme(sc, &sc.lex, text, i)
 			if lx == nil {
 				break
 			}
@@ -341,21 +346,22 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 				afterStop = true
 				if ls := sc.minor[lx.minor]; len(ls) == 0 || ls[len(ls)-1] != line {
 					if len(ls) == 0 {
-						sc.minors = append(sc.minors, lx.minor)
+						sc.minors = append(sc.minors, int(lx.minor))
 					}
 					sc.minor[lx.minor] = append(ls, line)
 				}
 				continue
 			}
-			if sc.seen[lx.id] != sc.note {
-				sc.seen[lx.id], sc.slot[lx.id] = sc.note, int32(len(sc.vocab))
-				sc.vocab, sc.vids = append(sc.vocab, lx.term), append(sc.vids, lx.id)
-				sc.last, sc.n, sc.lines = append(sc.last, -1), append(sc.n, 0), append(sc.lines, 0)
+			ta := &sc.at[lx.id]
+			if ta.seen != sc.note {
+				ta.seen, ta.slot = sc.note, int32(len(sc.vs))
+				sc.vids, sc.vs = append(sc.vids, lx.id), append(sc.vs, vocabSlot{last: -1})
 			}
-			slot := sc.slot[lx.id]
-			if sc.n[slot]++; sc.last[slot] != line {
-				sc.last[slot] = line
-				sc.lines[slot]++
+			slot := ta.slot
+			v := &sc.vs[slot]
+			if v.n++; v.last != line {
+				v.last = line
+				v.lines++
 			}
 			sc.occ = append(sc.occ, occurrence{slot, packAt(line, n, afterStop)})
 			afterStop = false
@@ -379,16 +385,16 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 	sc.all = slices.Grow(sc.all[:0], len(sc.occ))[:len(sc.occ)]
 	sc.off = sc.off[:0]
 	off := int32(0)
-	for _, n := range sc.n {
+	for _, v := range sc.vs {
 		sc.off = append(sc.off, off)
-		off += n
+		off += v.n
 	}
 	for _, o := range sc.occ {
 		sc.all[sc.off[o.slot]] = o.at
 		sc.off[o.slot]++
 	}
-	for i, n := range sc.n {
-		sc.off[i] -= n
+	for i, v := range sc.vs {
+		sc.off[i] -= v.n
 	}
 	return a
 }

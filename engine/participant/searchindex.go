@@ -108,11 +108,15 @@ type termList struct {
 // merge adds the pending shares to the list, in one new array (a search
 // that has let go of the lock may still be reading the old), or takes the
 // share as it is when it is a new term's, held by the notes of one worker
-// only; the shares are then emptied.
+// only (copied when more than half its array is room); the shares are then
+// emptied.
 func (l *termList) merge() {
 	if l.refs == 0 && len(l.pending) == 1 {
 		p := l.pending[0]
 		l.b, l.refs, l.last = p.b, p.refs, p.last
+		if cap(l.b) > 2*len(l.b) {
+			l.b = slices.Clone(l.b) // put grew it for more notes than came: no more room kept than a doubling's
+		}
 	} else {
 		size := len(l.b)
 		for _, p := range l.pending {
@@ -146,9 +150,18 @@ type partList struct {
 	refs, last int32
 }
 
-func (p *partList) put(r ref) {
+// put appends r to the share, the done-th note of the worker's run with left
+// notes after it. Before the share outgrows its array it grows to what it
+// would hold were the notes left to hold the term as often as those done (2
+// to 8 times its length): a common term's share is copied a few times, not
+// at every doubling from 8 bytes.
+func (p *partList) put(r ref, done, left int32) {
 	if p.refs == 0 {
 		p.last = -1
+	}
+	if len(p.b)+16+4*len(r.at) > cap(p.b) && p.refs >= 4 && left > 0 {
+		n := len(p.b)
+		p.b = slices.Grow(p.b, min(max(n*int(left)/int(done), n), 7*n))
 	}
 	p.b = appendRef(p.b, p.last, r)
 	p.refs++
@@ -163,15 +176,14 @@ func (sc *analysisScratch) list(a *analyzed, id int32) {
 		keyIDs = append(keyIDs, sc.ids[t])
 	}
 	for slot, tid := range sc.vids {
-		at := sc.all[sc.off[slot] : sc.off[slot]+sc.n[slot]]
-		sc.enc = appendOccs(sc.enc[:0], at)
-		sc.share(tid).put(ref{id: id, n: int32(len(at)), lines: sc.lines[slot], key: slices.Contains(keyIDs, tid), sum: summarize(at, &a.lineLen), occ: sc.enc})
+		at := sc.all[sc.off[slot] : sc.off[slot]+sc.vs[slot].n]
+		sc.share(tid).put(ref{id: id, n: int32(len(at)), lines: sc.vs[slot].lines, key: slices.Contains(keyIDs, tid), sum: summarize(at, &a.lineLen), at: at}, sc.note, sc.left)
 	}
 	for _, tid := range keyIDs {
-		if sc.seen[tid] == sc.note {
+		if sc.at[tid].seen == sc.note {
 			continue // in the body too: listed above
 		}
-		sc.share(tid).put(ref{id: id, key: true})
+		sc.share(tid).put(ref{id: id, key: true}, sc.note, sc.left)
 	}
 	sc.keyIDs = keyIDs
 }
@@ -234,6 +246,7 @@ func (p *Participant) syncIndex() {
 	parallelRange(len(missing), func(lo, hi int) {
 		sc := &analysisScratch{}
 		for j := lo; j < hi; j++ {
+			sc.left = int32(hi - j - 1)
 			as[j], scratchOf[j] = analyze(scope[missing[j]].e, sc), sc
 			sc.list(as[j], base+int32(j))
 		}
