@@ -96,14 +96,22 @@ func TestReferencesReleaseReusesTheirTexts(t *testing.T) {
 	if raceEnabled {
 		return
 	}
-	var before, after runtime.MemStats
-	const runs = 20
-	runtime.ReadMemStats(&before)
-	for range runs {
-		ReleasePlaces(References(snap, 0, false))
+	// The least of a few batches: the session's own background work (the
+	// watcher's events for the notes just written, the keep pass) allocates
+	// into the same counter now and then, and a batch it lands in says
+	// nothing of the requests (CI once read 28 KB a request so).
+	const runs, batches = 20, 5
+	perRun := ^uint64(0)
+	for range batches {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range runs {
+			ReleasePlaces(References(snap, 0, false))
+		}
+		runtime.ReadMemStats(&after)
+		perRun = min(perRun, (after.TotalAlloc-before.TotalAlloc)/runs)
 	}
-	runtime.ReadMemStats(&after)
-	perRun := (after.TotalAlloc - before.TotalAlloc) / runs
+	t.Logf("references over 4 notes allocate %d bytes a request", perRun)
 	if texts := uint64(4 * len(filler)); perRun > texts/4 {
 		t.Errorf("references over 4 notes of %d KB allocate %d KB a request; want their texts reused (under %d KB)", len(filler)>>10, perRun>>10, texts>>12)
 	}
