@@ -3,6 +3,7 @@ package participant
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 
 	"github.com/magicfrog/mf-lsp/engine"
@@ -22,6 +23,43 @@ func Exhaustive(p *Participant) {
 	p.index.mu.Lock()
 	defer p.index.mu.Unlock()
 	p.index.exhaustive = true
+}
+
+// ScratchHolds says what the index's spare search scratch still holds over
+// its whole capacity ("" when nothing: every candidate, hit, posting and
+// match zero), as a search leaves it for the next.
+func ScratchHolds(p *Participant) string {
+	p.index.mu.Lock()
+	defer p.index.mu.Unlock()
+	sc := p.index.spare
+	if sc == nil {
+		return ""
+	}
+	for _, held := range []struct {
+		what     string
+		at, n, l int
+	}{
+		{"candidate", nonZero(sc.cands), cap(sc.cands), len(sc.cands)},
+		{"hit", nonZero(sc.hits), cap(sc.hits), len(sc.hits)},
+		{"posting", nonZero(sc.posts), cap(sc.posts), len(sc.posts)},
+		{"match", nonZero(sc.matched), cap(sc.matched), len(sc.matched)},
+	} {
+		if held.at >= 0 {
+			return fmt.Sprintf("%s %d of %d (length %d)", held.what, held.at, held.n, held.l)
+		}
+	}
+	return ""
+}
+
+// nonZero is the first element of s's whole capacity that is not zero, -1
+// for none.
+func nonZero[T any](s []T) int {
+	for i, v := range s[:cap(s)] {
+		if !reflect.ValueOf(v).IsZero() {
+			return i
+		}
+	}
+	return -1
 }
 
 // FromStore is how many notes p's first search read from the stored index.

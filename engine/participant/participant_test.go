@@ -501,3 +501,34 @@ func TestNotANoteIsTheEngines(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchScratchIsEmptyAfterEverySearch: a search gives its scratch back
+// holding no note over its whole capacity (giveBack clears only what the
+// search used), whether the search before it had more candidates than it,
+// fewer, or none: a common word over many notes, then a rarer word, a
+// phrase, a miss, and the common word again.
+func TestSearchScratchIsEmptyAfterEverySearch(t *testing.T) {
+	root := demo(t)
+	user := filepath.Join(root, "data", "memory", "user", "many")
+	for i := range 300 {
+		body := "common words in every note\n"
+		if i%7 == 0 {
+			body += "a rarer word here\n"
+		}
+		if err := os.MkdirAll(user, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(user, fmt.Sprintf("n%03d.md", i)), []byte("---\nrevision: 1\n---\n"+body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := larry(t, root)
+	for _, q := range []string{"common", "rarer", `"rarer word"`, "nothing-matches-this", "common rarer", "common"} {
+		if _, err := p.Search(q, 3); err != nil {
+			t.Fatal(err)
+		}
+		if held := participant.ScratchHolds(p); held != "" {
+			t.Fatalf("after %q the search scratch still holds %s", q, held)
+		}
+	}
+}

@@ -75,11 +75,18 @@ func (ix *searchIndex) borrow() *searchScratch {
 }
 
 // giveBack returns a search's scratch, emptied so that it holds no note.
+// It clears what this search used, the slices' lengths: a search writes
+// only below the lengths it leaves (candidates, their hits and postings,
+// the matched ones are set before or as they are written), and what lies
+// beyond was cleared by the giveBack of the search that used it, so the
+// whole capacity is zero again. Clearing the capacity instead cost a
+// query after a common word's the common word's 100,000 candidates (about
+// 4 ms at 100,000 notes).
 func (ix *searchIndex) giveBack(sc *searchScratch) {
-	clear(sc.cands[:cap(sc.cands)])
-	clear(sc.hits[:cap(sc.hits)])
-	clear(sc.posts[:cap(sc.posts)])
-	clear(sc.matched[:cap(sc.matched)])
+	clear(sc.cands)
+	clear(sc.hits)
+	clear(sc.posts)
+	clear(sc.matched)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.spare = sc
