@@ -143,9 +143,11 @@ func BenchmarkSearch100k(b *testing.B) {
 // 230-300 ms -> 247-289 ms of CPU, the floor 110-140 ms, medians 2.14x ->
 // 2.06x; 56 -> 44 MB allocated. Still short of 1.5x: half of it is reading
 // the words and probing the lexicon, a third listing them, then the
-// collector. At 100,000 notes a warm query's CPU is scoring the best passage
-// of every note holding a common word (bestPassage, half
-// of it) and collecting the garbage of a 460 MB heap, not reading the lists.
+// collector. At 100,000 notes a warm query's CPU was scoring the best passage
+// of every note holding a common word (bestPassage, half of it) and
+// collecting the garbage of a 460 MB heap, not reading the lists: the
+// scoring's space is lent from one search to the next now (17 MB -> 32 KB a
+// common word's query, its CPU 48-56 -> 27-28 ms, docs/architecture.md).
 func BenchmarkSearchCold(b *testing.B) {
 	p, vocab, files := searchTreeAt(b, 10_000)
 	m := p.Memory()

@@ -43,6 +43,9 @@ func ScratchHolds(p *Participant) string {
 		{"hit", nonZero(sc.hits), cap(sc.hits), len(sc.hits)},
 		{"posting", nonZero(sc.posts), cap(sc.posts), len(sc.posts)},
 		{"match", nonZero(sc.matched), cap(sc.matched), len(sc.matched)},
+		{"score", nonZero(sc.all), cap(sc.all), len(sc.all)},
+		{"tie", nonZero(sc.ties), cap(sc.ties), len(sc.ties)},
+		{"rest", nonZero(sc.rest), cap(sc.rest), len(sc.rest)},
 	} {
 		if held.at >= 0 {
 			return fmt.Sprintf("%s %d of %d (length %d)", held.what, held.at, held.n, held.l)

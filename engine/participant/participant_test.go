@@ -511,9 +511,14 @@ func TestSearchScratchIsEmptyAfterEverySearch(t *testing.T) {
 	root := demo(t)
 	user := filepath.Join(root, "data", "memory", "user", "many")
 	for i := range 300 {
+		// Notes alike (every score rounds to the same: ties) and unlike
+		// (bounds over the floor that their scores do not reach: the rest).
 		body := "common words in every note\n"
 		if i%7 == 0 {
 			body += "a rarer word here\n"
+		}
+		if i%2 == 0 {
+			body += strings.Repeat("common filler ", i%5) + strings.Repeat("more words of a longer line ", i%11) + "rarer\n"
 		}
 		if err := os.MkdirAll(user, 0o755); err != nil {
 			t.Fatal(err)

@@ -541,7 +541,7 @@ func (p *Participant) Search(query string, limit int) (*SearchResult, error) {
 	if hybrid || p.index.exhaustive {
 		scoreLimit = 0 // the fusion reads every score
 	}
-	all := q.score(matched, st, scoreLimit)
+	all := q.score(matched, st, scoreLimit, sc)
 	if hybrid {
 		if top, total, err := p.hybrid(query, &q, cands, matched, all, limit); err == nil {
 			return &SearchResult{Total: total, Hits: hitsOf(top)}, nil
@@ -898,32 +898,39 @@ type scored struct {
 // first score stays below all of the best limit. The best limit and their
 // passages are the full ranking's (TestSearchPruneAgrees,
 // TestSearchLimitAgrees).
-func (q *query) score(matched []*cand, st lineStats, limit int) []scored {
+//
+// Its space (the scores, bounds, ties and the rest) is the search's scratch,
+// sc, lent from one search to the next as the candidates are: a common
+// word's 100,000 matches made about 17 MB of it a query, garbage that brought
+// the collector's cycles, and with them the slowest queries, closer.
+func (q *query) score(matched []*cand, st lineStats, limit int, sc *searchScratch) []scored {
 	exact := math.Inf(-1) // scoreOne's floor for a score in full
 	if limit <= 0 || len(matched) <= limit {
-		all := make([]scored, len(matched))
+		all := lent(&sc.all, len(matched))
 		parallel(len(matched), func(j int) { all[j], _ = q.scoreOne(matched[j], st, exact) })
 		return all
 	}
-	bound := make([]float64, len(matched))
+	bound := lent(&sc.bound, len(matched))
 	parallel(len(matched), func(j int) { bound[j] = q.upperBound(matched[j], st) })
-	done := make([]bool, len(matched)) // scored in full
-	all := q.scoreHighest(make([]scored, 0, len(matched)), matched, bound, done, st, limit, exact)
+	done := lent(&sc.done, len(matched)) // scored in full
+	clear(done)
+	// all grows in place up to len(matched); sc.all is given its final
+	// length below, what giveBack clears.
+	all := q.scoreHighest(lent(&sc.all, len(matched))[:0], matched, bound, done, st, limit, exact, sc)
 	// Scores are rounded to 0.001: a bound below a floor by more than that
 	// cannot tie it, and one above it by less than half of that cannot pass
 	// it (ties: such a note can at most tie the floor).
-	floor := limitth(all, limit)
+	floor := limitth(all, limit, sc)
 	if len(q.terms) > 1 {
 		parallel(len(matched), func(j int) {
 			if !done[j] && bound[j]+0.001 >= floor {
 				bound[j] = min(bound[j], q.nearBound(matched[j], st))
 			}
 		})
-		all = q.scoreHighest(all, matched, bound, done, st, limit, floor)
-		floor = limitth(all, limit)
+		all = q.scoreHighest(all, matched, bound, done, st, limit, floor, sc)
+		floor = limitth(all, limit, sc)
 	}
-	var rest []*cand
-	var ties []tie
+	rest, ties := sc.rest[:0], sc.ties[:0]
 	for j, b := range bound {
 		switch {
 		case done[j] || b+0.001 < floor:
@@ -933,34 +940,45 @@ func (q *query) score(matched []*cand, st lineStats, limit int) []scored {
 			rest = append(rest, matched[j])
 		}
 	}
+	sc.rest, sc.ties = rest, ties
 	more := all[len(all) : len(all)+len(rest)]
 	if len(q.pairs) == 0 {
 		q.scoreEach(rest, more, st, exact)
 		all = all[:len(all)+len(rest)]
 	} else {
-		pairs := make([]float64, len(rest))
+		pairs := lent(&sc.pairs, len(rest))
 		parallel(len(rest), func(k int) { more[k], pairs[k] = q.scoreOne(rest[k], st, math.Inf(1)) })
 		all = all[:len(all)+len(rest)]
-		floor = limitth(all, limit)
+		floor = limitth(all, limit, sc)
 		parallel(len(rest), func(k int) {
 			if pairs[k]+0.001 >= floor {
 				more[k], _ = q.scoreOne(rest[k], st, exact)
 			}
 		})
 	}
-	return q.scoreTies(all, ties, st, limit)
+	all = q.scoreTies(all, ties, st, limit, sc)
+	sc.all = all
+	return all
+}
+
+// lent is *space at length n, grown when short (its elements are the last
+// search's, or zero: the caller sets what it reads), and kept in *space.
+func lent[T any](space *[]T, n int) []T {
+	*space = slices.Grow((*space)[:0], n)[:n]
+	return *space
 }
 
 // scoreHighest scores in full, into all, the notes not done of the 2×limit
 // highest bounds among those not done whose bound reaches floor (all of a
 // tie at the last), and marks them done.
-func (q *query) scoreHighest(all []scored, matched []*cand, bound []float64, done []bool, st lineStats, limit int, floor float64) []scored {
-	var open []float64
+func (q *query) scoreHighest(all []scored, matched []*cand, bound []float64, done []bool, st lineStats, limit int, floor float64, sc *searchScratch) []scored {
+	open := sc.open[:0]
 	for j, b := range bound {
 		if !done[j] && b+0.001 >= floor {
 			open = append(open, b)
 		}
 	}
+	sc.open = open
 	if len(open) == 0 {
 		return all
 	}
@@ -991,10 +1009,10 @@ const tieMargin = 0.0004
 // scored first in that order, a limit at first and twice as many each round
 // (a run of notes that score under their bounds costs a few rounds, not one
 // per limit), the limit-th best found again after each round.
-func (q *query) scoreTies(all []scored, ties []tie, st lineStats, limit int) []scored {
+func (q *query) scoreTies(all []scored, ties []tie, st lineStats, limit int, sc *searchScratch) []scored {
 	sorted := false
 	for round := limit; len(ties) > 0; round *= 2 {
-		floor := limitth(all, limit)
+		floor := limitth(all, limit, sc)
 		worst := topScored(all, limit)[limit-1].c
 		ties = slices.DeleteFunc(ties, func(t tie) bool { return t.bound+0.001 < floor || !tieBefore(t.c, worst) })
 		if len(ties) == 0 {
@@ -1056,8 +1074,9 @@ func tieBefore(x, y *cand) bool { return tieCompare(x, y) < 0 }
 
 // limitth is the limit-th best score of all: at least limit notes score as
 // much.
-func limitth(all []scored, limit int) float64 {
-	scores := make([]float64, len(all))
+// Its space is sc's.
+func limitth(all []scored, limit int, sc *searchScratch) float64 {
+	scores := lent(&sc.scores, len(all))
 	for k := range all {
 		scores[k] = all[k].score
 	}

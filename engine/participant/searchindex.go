@@ -60,6 +60,15 @@ type searchScratch struct {
 	hits    []*posting
 	inKey   []bool
 	matched []*cand
+
+	// The scoring's (query.score): the scores and the notes, ties and rest
+	// (which giveBack clears), the bounds, which are scored in full, and the
+	// floats it selects among.
+	all                        []scored
+	ties                       []tie
+	rest                       []*cand
+	bound, open, scores, pairs []float64
+	done                       []bool
 }
 
 // borrow lends the index's scratch, or a new one when it is lent.
@@ -87,6 +96,9 @@ func (ix *searchIndex) giveBack(sc *searchScratch) {
 	clear(sc.hits)
 	clear(sc.posts)
 	clear(sc.matched)
+	clear(sc.all)
+	clear(sc.ties)
+	clear(sc.rest)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.spare = sc
