@@ -26,8 +26,8 @@ func Exhaustive(p *Participant) {
 }
 
 // ScratchHolds says what the index's spare search scratch still holds over
-// its whole capacity ("" when nothing: every candidate, hit, posting and
-// match zero), as a search leaves it for the next.
+// its whole capacity ("" when nothing: every candidate, hit, posting, match,
+// score, tie and rest zero), as a search leaves it for the next.
 func ScratchHolds(p *Participant) string {
 	p.index.mu.Lock()
 	defer p.index.mu.Unlock()

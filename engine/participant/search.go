@@ -1073,8 +1073,7 @@ func tieCompare(x, y *cand) int {
 func tieBefore(x, y *cand) bool { return tieCompare(x, y) < 0 }
 
 // limitth is the limit-th best score of all: at least limit notes score as
-// much.
-// Its space is sc's.
+// much. The scores it selects among are copied into sc's space.
 func limitth(all []scored, limit int, sc *searchScratch) float64 {
 	scores := lent(&sc.scores, len(all))
 	for k := range all {
