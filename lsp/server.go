@@ -315,14 +315,18 @@ func (s *Server) ClientCapabilities() protocol.ClientCapabilities {
 // its own (file watchers) waits for it.
 func (s *Server) Ready() <-chan struct{} { return s.ready }
 
-// Stdio is the server's end of a client that started it: stdin and stdout.
-func Stdio() io.ReadWriteCloser { return stdio{} }
+// Stdio is the server's end of a client that started it: stdin and stdout,
+// each through the runtime's poller when it is a pipe or a socket (see
+// pollable).
+func Stdio() io.ReadWriteCloser {
+	return stdio{in: pollable(os.Stdin), out: pollable(os.Stdout)}
+}
 
-type stdio struct{}
+type stdio struct{ in, out *os.File }
 
-func (stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
-func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
+func (s stdio) Read(p []byte) (int, error)  { return s.in.Read(p) }
+func (s stdio) Write(p []byte) (int, error) { return s.out.Write(p) }
 
 // Close closes stdout, which tells the client we are gone; stdin is left to the
 // process exit (closing it would not unblock a pending read on every platform).
-func (stdio) Close() error { return os.Stdout.Close() }
+func (s stdio) Close() error { return s.out.Close() }
