@@ -317,9 +317,9 @@ func (s *Server) Ready() <-chan struct{} { return s.ready }
 
 // Stdio is the server's end of a client that started it: stdin and stdout,
 // each through the runtime's poller when it is a pipe or a socket (see
-// pollable).
+// Pollable).
 func Stdio() io.ReadWriteCloser {
-	return stdio{in: pollable(os.Stdin), out: pollable(os.Stdout)}
+	return stdio{in: Pollable(os.Stdin), out: Pollable(os.Stdout)}
 }
 
 type stdio struct{ in, out *os.File }

@@ -4,6 +4,6 @@ package lsp
 
 import "os"
 
-// pollable returns f: only unix descriptors are handed to the poller (see
+// Pollable returns f: only unix descriptors are handed to the poller (see
 // stdio_unix.go).
-func pollable(f *os.File) *os.File { return f }
+func Pollable(f *os.File) *os.File { return f }

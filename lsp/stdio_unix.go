@@ -7,7 +7,7 @@ import (
 	"syscall"
 )
 
-// pollable returns f's descriptor as a file the runtime's poller waits on,
+// Pollable returns f's descriptor as a file the runtime's poller waits on,
 // when it is a pipe or a socket (what an editor starts a server with), and f
 // itself otherwise. An editor's pipes come blocking, and Go reads and writes a
 // blocking descriptor in a system call that holds its thread and, for a while,
@@ -19,9 +19,12 @@ import (
 // (engine/internal/coldbench, the twenty-sixth pass). Through the poller a
 // read that must wait parks its goroutine and frees the P at once.
 //
+// Both front ends that serve on stdio use it: the language server (Stdio)
+// and the MCP server (cmd/mf-lsp's mcp).
+//
 // A terminal or a file is left alone: O_NONBLOCK belongs to the open file,
 // which a terminal shares with the shell that started us.
-func pollable(f *os.File) *os.File {
+func Pollable(f *os.File) *os.File {
 	fd := int(f.Fd())
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {

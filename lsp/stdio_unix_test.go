@@ -28,7 +28,7 @@ func TestPollablePipeIsPolled(t *testing.T) {
 		t.Fatalf("precondition: a blocking pipe takes no deadline, got %v", err)
 	}
 
-	in := pollable(raw)
+	in := Pollable(raw)
 	if err := in.SetReadDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
 		t.Fatalf("pollable pipe refuses a deadline (not in the poller): %v", err)
 	}
@@ -54,7 +54,7 @@ func TestPollableLeavesFilesAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := pollable(f); got != f {
-		t.Fatalf("pollable(regular file) = %p, want the file itself %p", got, f)
+	if got := Pollable(f); got != f {
+		t.Fatalf("Pollable(regular file) = %p, want the file itself %p", got, f)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/magicfrog/mf-lsp/cmd/internal/shell"
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/participant"
+	"github.com/magicfrog/mf-lsp/lsp"
 	"github.com/magicfrog/mf-lsp/mcpserver"
 	"github.com/magicfrog/mf-lsp/session"
 )
@@ -92,7 +93,17 @@ budget is given); its JSON is the structured content. See docs/cli.md#mcp.`, std
 	}
 
 	if *addr == "" {
-		if err := srv.Run(ctx, mcpserver.Stdio(stdin, stdout)); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		// An agent host's pipes, like an editor's, are read through the
+		// runtime's poller, so that a read waiting on the host holds no P
+		// (lsp.Pollable).
+		in, out := stdin, stdout
+		if f, ok := stdin.(*os.File); ok {
+			in = lsp.Pollable(f)
+		}
+		if f, ok := stdout.(*os.File); ok {
+			out = lsp.Pollable(f)
+		}
+		if err := srv.Run(ctx, mcpserver.Stdio(in, out)); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return c.Fail("%v", err)
 		}
 		return exitOK
