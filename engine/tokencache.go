@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/magicfrog/mf-lsp/engine/internal/hashcache"
+	"github.com/magicfrog/mf-lsp/engine/internal/o200k"
 )
 
 // The token-count cache remembers, across processes, how many o200k tokens a
@@ -26,10 +27,10 @@ const TokenCacheFile = "token-counts"
 const tokenCacheMaxRecords = 1 << 19
 
 // tokenCacheHeader names the format and what the counts depend on: the
-// encoding and the tokenizer module's version (a new version may split text
-// differently, so its counts are not ours).
+// encoding and the counter's version (a counter that splits text otherwise
+// would make counts that are not ours).
 var tokenCacheHeader = sync.OnceValue(func() []byte {
-	return []byte("mf-lsp token counts 1 o200k_base tiktoken-go/tokenizer@" + hashcache.ModuleVersion("github.com/tiktoken-go/tokenizer") + "\n")
+	return []byte("mf-lsp token counts 1 o200k_base mf-lsp/o200k@" + o200k.Version + "\n")
 })
 
 // TokenCache keeps token counts across processes. It is a value the caller

@@ -113,7 +113,7 @@ func TestTokenCacheDamaged(t *testing.T) {
 	for i := len(header); i < len(offByOne); i += 24 {
 		offByOne[i+16]++
 	}
-	otherVersion := append(bytes.Replace(header, []byte("tiktoken-go/tokenizer@"), []byte("tiktoken-go/tokenizer@v9.9.9-"), 1), records...)
+	otherVersion := append(bytes.Replace(header, []byte("o200k@"), []byte("o200k@9-"), 1), records...)
 	for name, damaged := range map[string][]byte{
 		"records damaged":          offByOne,
 		"cut mid-record":           good[:len(good)-5],

@@ -91,7 +91,8 @@ func NoteMarkdown(snap *Snapshot) string {
 	if n, ok := e.KnownTokens(snap.Memory.TokenCache()); ok {
 		fmt.Fprintf(&md, "- size: %d tokens\n", n)
 	} else {
-		// Counting here would build the tokenizer (about 34 MB) for one line.
+		// Counting here takes about 3 ms for a 64 KB note (the first one
+		// 10 ms more for the vocabulary's table), over hover's 2 ms.
 		md.WriteString("- size: not counted yet (the effective view counts it)\n")
 	}
 

@@ -1167,6 +1167,20 @@
 // steady and after a change) 2.7-12 ms, a row over 5 ms in five of the six
 // runs -> 1.2-3.1 ms and none; the slowest request of a run 9-21 -> 2.4-12
 // ms; peak RSS unchanged (149-155 MB).
+//
+// Twenty-seventh pass, start-up without regexp2 (issue 27; -n 10 -runs 11
+// -paths NONE -latency=false -mcp=false, three runs, load average 0.2-0.6):
+// engine/internal/o200k counts o200k_base with the standard library (the
+// pre-split by hand, the vocabulary embedded as bytes, its table built on the
+// first count: 3.6 MB, 10 ms), in place of tiktoken-go, whose regexp2 built
+// its Unicode tables at init. mf-hook 68 initializers and 19.7 MB -> 64 and
+// 9.3 MB; instructions version 0.94 -> 0.66 M (2.2 -> 1.6× the floor's 0.42
+// M), append 2.96 -> 2.58-2.67 M (7.0 -> 6.1-6.3×), render 1.75 -> 1.45-1.46 M
+// (4.1 -> 3.4×); CPU version 1.23-1.30×, render 1.48-1.71×, append
+// 2.38-2.55× a floor of 1.35-1.51 ms. Budgeted counts 2.9× faster (100 notes
+// of 38 KB, 487 -> 168 ms). Left, append: the fsyncs and the history (see
+// the twenty-fourth pass), the 22 KB roster decoded (0.29 M) and paths
+// cleaned (0.2 M); render: the same roster.
 package main
 
 import (

@@ -147,7 +147,7 @@ func mcpSession(c config, t *synth.Tree, cache string) error {
 	// The token-count cache as an agent's boot of an unchanged tree finds
 	// it (the timed rounds' warm-up fills it too): an empty one makes the
 	// first memory_context count every note in scope, tens of seconds at
-	// 100,000 notes of 8-64 KB, and build the tokenizer (about 34 MB).
+	// 100,000 notes of 8-64 KB.
 	if _, err := runCLI(c.bin, t.ProjectDir, env, []string{"render", "--budget=" + strconv.Itoa(c.budget), "--data-dir", t.DataDir, "--project", t.ProjectDir}); err != nil {
 		return err
 	}
