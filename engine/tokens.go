@@ -11,7 +11,7 @@ import (
 // text, and a budget is only as good as its count. The counter is our own
 // (engine/internal/o200k), tested piece for piece and count for count against
 // tiktoken-go, whose regexp2 dependency built Unicode tables in every process
-// at start, a quarter of what `version` ran.
+// at start, a third of what `version` ran.
 func Tokens(text string) int {
 	tokenizerRuns.Add(1)
 	return o200k.Count(text)

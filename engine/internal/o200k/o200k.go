@@ -137,7 +137,8 @@ func (t *table) count(piece string) int {
 func (t *table) countScan(piece string) int {
 	const none = math.MaxUint32
 	type part struct{ offset, rank uint32 }
-	parts := make([]part, len(piece)+1)
+	var space [longPiece + 1]part // the piece is shorter than longPiece
+	parts := space[:len(piece)+1]
 	for i := range parts {
 		parts[i] = part{uint32(i), none}
 	}

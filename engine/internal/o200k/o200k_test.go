@@ -176,3 +176,26 @@ func BenchmarkLongPiece(b *testing.B) {
 		Count(s)
 	}
 }
+
+// BenchmarkDocs counts the repository's docs/*.md, prose and tables of
+// realistic notes' mix.
+func BenchmarkDocs(b *testing.B) {
+	var texts []string
+	n := 0
+	paths, _ := filepath.Glob("../../../docs/*.md")
+	for _, p := range paths {
+		bs, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		texts, n = append(texts, string(bs)), n+len(bs)
+	}
+	tab()
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, t := range texts {
+			Count(t)
+		}
+	}
+}
