@@ -1187,6 +1187,18 @@
 // the history's 600 system calls, strace -c: 66 openat, 76 fstatat, 60
 // close, 63 fcntl; the journal folder opened 8 times through the root, the
 // lock root's folders Lstat-ed from / twice, the note's log read twice).
+//
+// Twenty-eighth pass, mcp's start without the load's hashes (issue 27;
+// -n 10000 -bytes 8192-65536 -runs 5 -paths 'render --budget|mcp', two
+// runs each, the binaries in turn, load average 0.2): a build whose mcp
+// loads with engine.Options.SumsOnDemand, as render does (not kept), put
+// initialize + the first memory_context at 1.15-1.19x render --budget
+// against 1.39-1.41x (CPU 1.15-1.23x against 1.40-1.58x). Not kept yet:
+// search's first build then reads every large note twice (analyze's
+// Note.Sum reads it again to hash it), and a stored index, checked by each
+// note's SHA-256, re-reads and hashes every note in scope, which costs more
+// than building it. Both need the sum taken from the read analyze makes and
+// the stored copy checked by the load's trusted stamp first.
 package main
 
 import (
