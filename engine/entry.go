@@ -287,6 +287,47 @@ func (e *Note) Sum() [32]byte {
 	return e.sum
 }
 
+// TextSum is Text and Sum from one read: a note the load did not hash
+// (Options.SumsOnDemand) is read once, not once for its text and once more
+// for its hash. The bytes a read answers are the load's (Text answers an
+// unhashed note's only when its file has the load's trusted stamp), so
+// their hash is the load's.
+func (e *Note) TextSum() ([]byte, [32]byte, error) {
+	src, err := e.Text()
+	if err != nil {
+		return nil, [32]byte{}, err
+	}
+	e.sumOnce.Do(func() {
+		if e.od != nil {
+			onDemandHashes.Add(1)
+		}
+		e.sum = sha256.Sum256(src)
+	})
+	return src, e.sum, nil
+}
+
+// SumAtHand is Sum when it reads nothing: false for a note the load did
+// not hash (Options.SumsOnDemand), whose Sum reads its file again.
+func (e *Note) SumAtHand() ([32]byte, bool) {
+	if e.od != nil && e.od.unhashed {
+		return [32]byte{}, false
+	}
+	return e.Sum(), true
+}
+
+// TrustedStamp is the stamp of the note's file as the load read it, when a
+// file found with it again holds the load's bytes (both its times older
+// than the load's start by a margin: any write since moves the change
+// time); the zero Stamp for a resident note, or when the load could not
+// trust it. A derived copy keyed by it (the stored search index) may take
+// the file for the one it analyzed without reading it.
+func (e *Note) TrustedStamp() safefs.Stamp {
+	if e.od == nil {
+		return safefs.Stamp{}
+	}
+	return e.od.stamp
+}
+
 // Doc parses the note's frontmatter: the whole Document, with every field,
 // span and error. The note keeps only what the engine reads of every note
 // (Body, Revision, Updated, Machine), so each call parses the text again

@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/magicfrog/mf-lsp/engine/internal/ondemandtrace"
+)
 
 // TokenizerRuns is how many texts the tokenizer has counted in this process.
 func TokenizerRuns() int64 { return tokenizerRuns.Load() }
@@ -16,11 +20,12 @@ func WalkByPath(t interface{ Cleanup(func()) }) {
 // an on-demand note's stamp must be 2 s older than to be trusted), until
 // the test ends.
 func SetLoadClock(t interface{ Cleanup(func()) }, now func() time.Time) {
-	was := loadClock
-	loadClock = now
-	t.Cleanup(func() { loadClock = was })
+	ondemandtrace.SetLoadClock(t, now)
 }
 
 // OnDemandHashes is how many texts read on demand were hashed in this
 // process to be checked against the load's hash.
 func OnDemandHashes() int64 { return onDemandHashes.Load() }
+
+// OnDemandReads is how many texts were read on demand in this process.
+func OnDemandReads() int64 { return onDemandReads.Load() }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/magicfrog/mf-lsp/engine/history"
+	"github.com/magicfrog/mf-lsp/engine/internal/ondemandtrace"
 	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/secrets/scancache"
 	"github.com/magicfrog/mf-lsp/engine/store"
@@ -94,7 +95,7 @@ type Memory struct {
 	// historyPolicy bounds the local history (magicfrog.json "history").
 	historyPolicy history.Policy
 	// loadStart is when the latest loadRoot (a load's, a refresh's) began,
-	// by loadClock: what a note's stamp must be older than to be trusted
+	// by ondemandtrace.LoadClock: what a note's stamp must be older than to be trusted
 	// (trustedStamp). Set under mu, before the reads it judges.
 	loadStart time.Time
 	// onStale is told of a note whose text, read on demand, no longer
@@ -265,7 +266,7 @@ func (m *Memory) readConfig() {
 // at all, the walk goes by path (filepath.WalkDir) and every note is read
 // through the memory root.
 func (m *Memory) loadRoot(r Root, dir string) {
-	m.loadStart = loadClock()
+	m.loadStart = ondemandtrace.LoadClock()
 	if dir == r.Dir {
 		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 			// A root with no folder yet (most of a machine's dimensions):

@@ -6,10 +6,10 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"time"
 
 	"github.com/magicfrog/mf-lsp/engine/errcode"
+	"github.com/magicfrog/mf-lsp/engine/internal/ondemandtrace"
 	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
@@ -84,11 +84,12 @@ type onDemand struct {
 // would leave every field of the stamp as it was.
 const stampMargin = 2 * time.Second
 
-// loadClock is the clock a load reads its start from; tests set it.
-var loadClock = time.Now
-
-// onDemandHashes counts the texts read on demand that were hashed.
-var onDemandHashes atomic.Int64
+// The clock a load reads its start from (tests set it), and the counts of
+// texts read on demand and hashed, are ondemandtrace's.
+var (
+	onDemandHashes = &ondemandtrace.Hashes
+	onDemandReads  = &ondemandtrace.Reads
+)
 
 // trustedStamp is st, the stamp of size bytes the load read, when a later
 // read finding it again may trust its bytes: both its times more than
@@ -118,6 +119,7 @@ func (m *Memory) readTextQuiet(e *Note) ([]byte, error) { return m.readTextWith(
 // readTextWith is readTextQuiet through t's opened roots and into its
 // buffer; nil t opens the root for this read and reads into a new buffer.
 func (m *Memory) readTextWith(e *Note, t *textReader) ([]byte, error) {
+	onDemandReads.Add(1)
 	memRoot := m.Paths.LockRoot(e.Root)
 	rel, err := filepath.Rel(memRoot, e.Path)
 	var src []byte
@@ -172,6 +174,7 @@ func (m *Memory) sumAgain(e *Note) [32]byte {
 		return [32]byte{}
 	}
 	defer root.Close()
+	onDemandReads.Add(1)
 	src, st, err := readNote(root, rel)
 	if err != nil || !st.Known() || st != e.od.stamp {
 		return [32]byte{}

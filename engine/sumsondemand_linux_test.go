@@ -95,3 +95,42 @@ func TestSumsOnDemand(t *testing.T) {
 		t.Error("a file written within 2 s of the load: want it hashed at load")
 	}
 }
+
+// TestTextSumReadsOnce: TextSum of a note the load did not hash reads its
+// file once and answers its text with the load's hash; Sum after it reads
+// nothing. Its stamp is the trusted one, and a resident note has none.
+// Once the file's stamp moved, TextSum answers the ChangedError Text does.
+func TestTextSumReadsOnce(t *testing.T) {
+	big := note(3, strings.Repeat("a long note read on demand\n", 300))
+	small := note(1, "short\n")
+	engine.SetLoadClock(t, func() time.Time { return time.Now().Add(time.Hour) })
+	dir, _, m := openSumsOnDemand(t, map[string]string{"data/memory/user/big.md": big, "data/memory/user/small.md": small})
+	e := m.Note(filepath.Join(dir, "data", "memory", "user", "big.md"))
+	if e == nil || e.Resident() || !e.TrustedStamp().Known() {
+		t.Fatal("want big.md read on demand, under a trusted stamp")
+	}
+	reads := engine.OnDemandReads()
+	text, sum, err := e.TextSum()
+	if err != nil || string(text) != big || sum != sha256.Sum256([]byte(big)) {
+		t.Fatalf("TextSum: %v, sum %x; want the text and its hash", err, sum)
+	}
+	if e.Sum() != sum {
+		t.Error("Sum after TextSum differs")
+	}
+	if n := engine.OnDemandReads() - reads; n != 1 {
+		t.Errorf("TextSum then Sum read the file %d times, want 1", n)
+	}
+	s := m.Note(filepath.Join(dir, "data", "memory", "user", "small.md"))
+	if _, sum, err := s.TextSum(); err != nil || sum != sha256.Sum256([]byte(small)) || s.TrustedStamp().Known() {
+		t.Errorf("a resident note: TextSum %v, stamp %v; want its hash and no stamp", err, s.TrustedStamp())
+	}
+
+	dir, _, m = openSumsOnDemand(t, map[string]string{"data/memory/user/big.md": big})
+	m.SetOnStale(func(string) {})
+	e = m.Note(filepath.Join(dir, "data", "memory", "user", "big.md"))
+	rewriteKeepingMtime(t, e.Path, big)
+	var changed *engine.ChangedError
+	if _, _, err := e.TextSum(); !errors.As(err, &changed) {
+		t.Errorf("TextSum after the stamp moved: %v, want a ChangedError", err)
+	}
+}
