@@ -303,8 +303,16 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 	}
 	sc.note++
 	sc.vs, sc.occ, sc.vids = sc.vs[:0], sc.occ[:0], sc.vids[:0]
-	body, err := e.Body() // read in place: nothing analyze keeps points into it
-	a := &analyzed{hash: e.Sum(), day: dayOf(e), unread: err != nil}
+	// The text is read in place (nothing analyze keeps points into it), and
+	// hashed from that read when the load left the hash to Sum.
+	text, sum, err := e.TextSum()
+	var body []byte
+	if err == nil {
+		body = text[e.BodyStart():]
+	} else {
+		sum = e.Sum() // the load's, or no text's (the read failed: the note changed)
+	}
+	a := &analyzed{hash: sum, day: dayOf(e), unread: err != nil}
 	key := e.Key
 	if !a.day.IsZero() {
 		key = strings.Replace(key, a.day.String(), " ", 1) // the date is matched as a date
@@ -430,10 +438,13 @@ func (c *cand) textLines() (string, []int32, bool) {
 // load: engine.Note.Text, which has the tree refresh it). Search leaves such
 // a note out rather than rank or quote a text that is no longer there.
 func (c *cand) readLines() ([]byte, []int32, bool) {
-	body, err := c.e.Body()
-	if err != nil || len(body) != int(c.a.bodyLen) {
+	// TextSum: a hit carries its note's hash (NoteOf), which this read
+	// gives for a note the load did not hash.
+	text, _, err := c.e.TextSum()
+	if err != nil || len(text)-c.e.BodyStart() != int(c.a.bodyLen) {
 		return nil, nil, false
 	}
+	body := text[c.e.BodyStart():]
 	starts := lineStarts(make([]int32, 0, c.a.lines()+1), body)
 	if len(starts) != c.a.lines()+1 {
 		return nil, nil, false

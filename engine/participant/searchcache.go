@@ -19,6 +19,7 @@ import (
 
 	"github.com/magicfrog/mf-lsp/engine"
 	"github.com/magicfrog/mf-lsp/engine/internal/hashcache"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // The stored index is a copy of the search index in the user's cache
@@ -33,9 +34,12 @@ import (
 // memory tree and scope
 // (<cache dir>/mf-lsp/search/<hash of the data directory, project and scope>.idx),
 // each note's entry keyed by its path, key, size and the SHA-256 of the text
-// the tree loaded (the load hashes every note, so a note changed behind the
-// cache's back, even to the same size and modification time, disagrees), the
-// whole under a header naming the format and the stemmer's version and a
+// analyzed (so a note changed behind the cache's back, even to the same size
+// and modification time, disagrees), with the file's stamp when its load
+// trusted it: a note a load did not hash (engine.Options.SumsOnDemand, an
+// agent's server) agrees when its file has that stamp still (any write since
+// moves the change time) and is analyzed again otherwise, never read only
+// to be hashed. The whole is under a header naming the format and the stemmer's version and a
 // checksum. An entry that disagrees with its note is analyzed again; a file
 // that is damaged, of another format or version, or that fails a check of its
 // values (positions within their note's lines and terms, every position of
@@ -73,7 +77,7 @@ func DefaultSearchCacheDir() string {
 // storedHeader names the format and what the analyses depend on: the
 // stemmer's version.
 func storedHeader() []byte {
-	return []byte("mf-lsp search index 3 kljensen/snowball@" + hashcache.ModuleVersion("github.com/kljensen/snowball") + "\n")
+	return []byte("mf-lsp search index 4 kljensen/snowball@" + hashcache.ModuleVersion("github.com/kljensen/snowball") + "\n")
 }
 
 // castagnoli is the stored copy's checksum table, built at the first read or
@@ -244,9 +248,27 @@ func checkOccs(occ []byte, n int, lineLen *lineLens) (sum lineSummary, lines int
 // value fails a check.
 func decodeNote(entry []byte, e *engine.Note, words map[string]string) (a *analyzed, bad bool) {
 	r := &reader{b: entry}
-	sum := e.Sum()
-	if string(r.bytes(r.count())) != e.Key || r.u64() != uint64(e.Size()) || !bytes.Equal(r.bytes(len(sum)), sum[:]) || r.err {
-		return nil, r.err
+	key, size := r.bytes(r.count()), r.u64()
+	stored, st := r.bytes(sha256.Size), r.stamp()
+	if r.err {
+		return nil, true
+	}
+	if string(key) != e.Key || size != uint64(e.Size()) {
+		return nil, false
+	}
+	// The entry is of the note's version when its hash is the note's; a
+	// note the load did not hash is not read to tell: the entry is its when
+	// the file's stamp is the one the entry was written under, and is taken
+	// for another version otherwise (analyzing it again reads it once, as
+	// hashing it would).
+	sum, atHand := e.SumAtHand()
+	switch {
+	case atHand && !bytes.Equal(stored, sum[:]):
+		return nil, false
+	case !atHand && !(st.Known() && st == e.TrustedStamp()):
+		return nil, false
+	case !atHand:
+		sum = [32]byte(stored)
 	}
 	a = &analyzed{hash: sum, day: dayOf(e), stored: true}
 	nl := r.count()
@@ -384,6 +406,31 @@ func (r *reader) bytes(n int) []byte {
 
 func (r *reader) fail() { r.err, r.b = true, nil }
 
+// stamp is a file stamp as appendStamp wrote it.
+func (r *reader) stamp() safefs.Stamp {
+	return safefs.Stamp{Dev: r.u64(), Ino: r.u64(), Size: int64(r.u64()), Mtime: r.i64(), Ctime: r.i64()}
+}
+
+func (r *reader) i64() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// appendStamp appends st: the zero Stamp when the entry's note had no
+// trusted one (a resident note, or one its load could not trust).
+func appendStamp(b []byte, st safefs.Stamp) []byte {
+	b = binary.AppendUvarint(b, st.Dev)
+	b = binary.AppendUvarint(b, st.Ino)
+	b = binary.AppendUvarint(b, uint64(st.Size))
+	b = binary.AppendVarint(b, st.Mtime)
+	return binary.AppendVarint(b, st.Ctime)
+}
+
 // saveStored writes the index's live notes and their terms' lists to the
 // stored index, whole, through a rename; a note whose body could not be read
 // is left out (analyzed again next time). Its errors cost only speed.
@@ -512,10 +559,10 @@ func (w *storedWriter) write(n int, b []byte) {
 // encodeNote appends note e's entry, its analysis a without its terms'
 // positions (the lists hold them), to b.
 func encodeNote(b []byte, e *engine.Note, a *analyzed) []byte {
-	sum := e.Sum()
 	b = appendBytes(b, []byte(e.Key))
 	b = binary.AppendUvarint(b, uint64(e.Size()))
-	b = append(b, sum[:]...)
+	b = append(b, a.hash[:]...) // the hash of the text analyzed (analyze), under
+	b = appendStamp(b, e.TrustedStamp())
 	b = binary.AppendUvarint(b, uint64(a.lines()))
 	for l := range a.lines() {
 		b = binary.AppendUvarint(b, uint64(a.lineLen.at(l)))

@@ -242,7 +242,9 @@ func (p *Participant) syncIndex() {
 	keep := make([]bool, len(ix.docs))
 	var missing []int
 	for i, sn := range scope {
-		if id, ok := ix.ids[sn.e.Path]; ok && ix.docs[id].a.hash == sn.e.Sum() {
+		// The same note is the same version (a changed file is a new Note),
+		// and asks no hash: a note the load did not hash is not read again.
+		if id, ok := ix.ids[sn.e.Path]; ok && (ix.docs[id].e == sn.e || ix.docs[id].a.hash == sn.e.Sum()) {
 			d := &ix.docs[id]
 			d.e, d.effective, keep[id] = sn.e, sn.effective, true
 			continue
