@@ -20,7 +20,9 @@ func WalkByPath(t interface{ Cleanup(func()) }) {
 // an on-demand note's stamp must be 2 s older than to be trusted), until
 // the test ends.
 func SetLoadClock(t interface{ Cleanup(func()) }, now func() time.Time) {
-	ondemandtrace.SetLoadClock(t, now)
+	was := ondemandtrace.LoadClock
+	ondemandtrace.LoadClock = now
+	t.Cleanup(func() { ondemandtrace.LoadClock = was })
 }
 
 // OnDemandHashes is how many texts read on demand were hashed in this

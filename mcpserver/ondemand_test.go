@@ -62,11 +62,11 @@ func copyDemo(t *testing.T) string {
 }
 
 // servedAsMCP is the server `mf-lsp mcp` makes: its tree loaded and watched
-// by session.OpenWatched, scope only.
+// by session.OpenWatched, scope only, a large note hashed only when asked.
 func servedAsMCP(t *testing.T, root string) (*engine.Memory, *mcp.ClientSession) {
 	t.Helper()
 	var served atomic.Pointer[mcpserver.Server]
-	m, w, err := session.OpenWatched(engine.Options{DataDir: filepath.Join(root, "data"), ProjectDir: filepath.Join(root, "project"), ScopeOnly: true},
+	m, w, err := session.OpenWatched(engine.Options{DataDir: filepath.Join(root, "data"), ProjectDir: filepath.Join(root, "project"), ScopeOnly: true, SumsOnDemand: true},
 		func(paths []string, ch bool) {
 			if s := served.Load(); s != nil {
 				s.Changed(paths, ch)
@@ -135,11 +135,16 @@ func answer(t *testing.T, cs *mcp.ClientSession, name string, args map[string]an
 // searches (words, a phrase, a miss).
 func TestMCPBodiesOnDemandSameAnswers(t *testing.T) {
 	root := copyDemo(t)
+	// The load trusts a file's stamp 2 s after its last change, and then
+	// takes no hash of it: each tool that needs one takes it.
+	time.Sleep(2100 * time.Millisecond)
 	m, lean := servedAsMCP(t, root)
 	whole := servedResident(t, root)
 	big := filepath.Join(root, "data", "memory", "user", "big.md")
 	if e := m.Note(big); e == nil || e.Resident() {
 		t.Fatalf("mf-lsp mcp keeps %s whole: want its text read on demand", big)
+	} else if _, hashed := e.SumAtHand(); hashed {
+		t.Fatalf("mf-lsp mcp hashed %s at load: want it hashed when asked", big)
 	}
 	if e := m.Note(filepath.Join(root, "project", ".magicfrog", "memory", "T-7", "notes", "small-but-near.md")); e == nil || !e.Resident() {
 		t.Fatalf("a note under %d bytes is read again", engine.ResidentMax)

@@ -10,7 +10,7 @@ import (
 // leaves, listed first). A package missing here fails the test: place it.
 var layers = [][]string{
 	// Leaves: one job each, stdlib and at most one library.
-	{"engine/errcode", "engine/frontmatter", "engine/internal/flatjson", "engine/journal", "engine/safefs", "engine/textmerge", "engine/schedule", "engine/embed", "engine/internal/synth", "engine/internal/o200k", "engine/internal/o200k/gen", "lsp/internal/jsonrpc"},
+	{"engine/errcode", "engine/frontmatter", "engine/internal/flatjson", "engine/journal", "engine/safefs", "engine/textmerge", "engine/schedule", "engine/embed", "engine/internal/synth", "engine/internal/o200k", "engine/internal/o200k/gen", "engine/internal/ondemandtrace", "lsp/internal/jsonrpc"},
 	{"engine/mdlinks", "engine/internal/hashcache", "engine/internal/notetexts", "lsp/lsptest"},
 	{"engine/store", "engine/secrets/scancache"},
 	// Secrets (gitleaks), consulting the scan cache.

@@ -58,8 +58,14 @@ budget is given); its JSON is the structured content. See docs/cli.md#mcp.`, std
 	// show, as render does (engine.Options.ScopeOnly): another registered
 	// agent's or task's folder is neither walked nor watched. The load and
 	// the watch are one walk (watch.Open). Its writes land only inside the
-	// folders it read, the participant's own.
-	c.ScopeOnly, c.Within = true, pf.Within(os.Getenv)
+	// folders it read, the participant's own. Like render it hashes a large
+	// note only when asked (engine.Options.SumsOnDemand): its scope records
+	// nothing it sees in the history (ScopeOnly), so the load's hashes would
+	// serve only to check texts read again, which a trusted stamp does, and
+	// were 42% of its start at 100,000 notes of 8-64 KB. A search hashes
+	// what it analyzes in the same read, and its stored copy knows a note
+	// by its stamp; a tool answering a note's hash reads it then.
+	c.ScopeOnly, c.Within, c.SumsOnDemand = true, pf.Within(os.Getenv), true
 	var (
 		served  atomic.Pointer[mcpserver.Server]
 		watcher *session.Watched

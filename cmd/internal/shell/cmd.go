@@ -37,8 +37,9 @@ type Cmd struct {
 	// (engine.Options.BodiesOnDemand): tree, which prints no body, so a
 	// memory of large notes does not take its text's size in memory.
 	FrontmatterOnly bool
-	// SumsOnDemand, with FrontmatterOnly, hashes a large note only when
-	// asked (engine.Options.SumsOnDemand): render.
+	// SumsOnDemand, with FrontmatterOnly (or a load that reads large notes
+	// on demand anyway, mcp's), hashes a large note only when asked
+	// (engine.Options.SumsOnDemand): render, mcp.
 	SumsOnDemand bool
 	// Load opens the memory; nil is base.OpenMemory (mcp loads and watches
 	// in one walk: watch.Open).

@@ -1199,6 +1199,20 @@
 // note's SHA-256, re-reads and hashes every note in scope, which costs more
 // than building it. Both need the sum taken from the read analyze makes and
 // the stored copy checked by the load's trusted stamp first.
+//
+// Twenty-ninth pass, that done and kept (Note.TextSum: analysis and
+// snippets hash the text they read; the stored index, format 4, keeps each
+// note's trusted stamp; an index build keeps a note it holds by pointer;
+// TestSearchOverUnhashedNotes counts the reads). mcp loads with
+// SumsOnDemand. Same command, -n 10000,100000 -bytes 200-8192,8192-65536,
+// the binaries in turn: initialize + the first memory_context against
+// render --budget 1.13-1.22x (was 1.45-1.50x) at 10,000 notes of 8-64 KB,
+// 1.20x twice (was 1.69x twice; CPU 1.12-1.16x, was 1.64-1.68x) at 100,000
+// of 8-64 KB, 1.12-1.41x (was 1.29-1.48x) at 100,000 of 200 B-8 KB. With
+// -mcp at 10,000 notes of 8-64 KB: the first memory_view, which answers
+// every winner's hash, 18 -> 75 ms (the winners unhashed at load are read
+// and hashed there), the first memory_search 204 -> 177 ms (one read a
+// note, not two), the load 102 -> 60 ms.
 package main
 
 import (

@@ -184,8 +184,14 @@ func mcpSession(c config, t *synth.Tree, cache string) error {
 	}); err != nil {
 		return err
 	}
-	view, err := srv.tool("memory_view", map[string]any{})
-	if err != nil {
+	// The first view: each winner's hash, which a load that left large
+	// notes unhashed takes here (the server's SumsOnDemand).
+	var view string
+	if err := timed("memory_view (the first hashes the winners)", 1, func(int) error {
+		v, err := srv.tool("memory_view", map[string]any{})
+		view = v
+		return err
+	}); err != nil {
 		return err
 	}
 	keys := viewKeys(view)

@@ -11,17 +11,9 @@ import (
 
 // LoadClock is the clock a load reads its start from (the time an
 // on-demand note's stamp must be older than, by a margin, to be trusted).
-// Tests set it, through SetLoadClock.
+// Tests set it (and put it back when they end); nothing else does.
 var LoadClock = time.Now
 
 // Reads counts the texts read on demand; Hashes those of them hashed (to
 // be checked against the load's hash, or to take the hash the load left).
 var Reads, Hashes atomic.Int64
-
-// SetLoadClock makes now the clock a load reads its start from, until the
-// test ends.
-func SetLoadClock(t interface{ Cleanup(func()) }, now func() time.Time) {
-	was := LoadClock
-	LoadClock = now
-	t.Cleanup(func() { LoadClock = was })
-}
