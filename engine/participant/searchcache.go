@@ -39,8 +39,8 @@ import (
 // trusted it: a note a load did not hash (engine.Options.SumsOnDemand, an
 // agent's server) agrees when its file has that stamp still (any write since
 // moves the change time) and is analyzed again otherwise, never read only
-// to be hashed. The whole is under a header naming the format and the stemmer's version and a
-// checksum. An entry that disagrees with its note is analyzed again; a file
+// to be hashed. The whole is under a header naming the format and the
+// stemmer's version and a checksum. An entry that disagrees with its note is analyzed again; a file
 // that is damaged, of another format or version, or that fails a check of its
 // values (positions within their note's lines and terms, every position of
 // a note in some list, ids in order) is ignored whole. Whenever the first build read anything but exactly
@@ -265,7 +265,7 @@ func decodeNote(entry []byte, e *engine.Note, words map[string]string) (a *analy
 	switch {
 	case atHand && !bytes.Equal(stored, sum[:]):
 		return nil, false
-	case !atHand && !(st.Known() && st == e.TrustedStamp()):
+	case !atHand && st != e.TrustedStamp(): // an unhashed note's stamp is never the zero one
 		return nil, false
 	case !atHand:
 		sum = [32]byte(stored)
@@ -408,27 +408,18 @@ func (r *reader) fail() { r.err, r.b = true, nil }
 
 // stamp is a file stamp as appendStamp wrote it.
 func (r *reader) stamp() safefs.Stamp {
-	return safefs.Stamp{Dev: r.u64(), Ino: r.u64(), Size: int64(r.u64()), Mtime: r.i64(), Ctime: r.i64()}
+	return safefs.Stamp{Dev: r.u64(), Ino: r.u64(), Size: int64(r.u64()), Mtime: int64(r.u64()), Ctime: int64(r.u64())}
 }
 
-func (r *reader) i64() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-// appendStamp appends st: the zero Stamp when the entry's note had no
-// trusted one (a resident note, or one its load could not trust).
+// appendStamp appends st, each field as an unsigned varint (a time before
+// 1970 takes ten bytes and reads back the same): the zero Stamp when the
+// entry's note had no trusted one (a resident note, or one its load could
+// not trust).
 func appendStamp(b []byte, st safefs.Stamp) []byte {
-	b = binary.AppendUvarint(b, st.Dev)
-	b = binary.AppendUvarint(b, st.Ino)
-	b = binary.AppendUvarint(b, uint64(st.Size))
-	b = binary.AppendVarint(b, st.Mtime)
-	return binary.AppendVarint(b, st.Ctime)
+	for _, v := range [...]uint64{st.Dev, st.Ino, uint64(st.Size), uint64(st.Mtime), uint64(st.Ctime)} {
+		b = binary.AppendUvarint(b, v)
+	}
+	return b
 }
 
 // saveStored writes the index's live notes and their terms' lists to the
@@ -561,7 +552,7 @@ func (w *storedWriter) write(n int, b []byte) {
 func encodeNote(b []byte, e *engine.Note, a *analyzed) []byte {
 	b = appendBytes(b, []byte(e.Key))
 	b = binary.AppendUvarint(b, uint64(e.Size()))
-	b = append(b, a.hash[:]...) // the hash of the text analyzed (analyze), under
+	b = append(b, a.hash[:]...) // the hash of the text analyzed (analyze)
 	b = appendStamp(b, e.TrustedStamp())
 	b = binary.AppendUvarint(b, uint64(a.lines()))
 	for l := range a.lines() {
