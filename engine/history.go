@@ -87,6 +87,7 @@ func (m *Memory) recordWrite(path string, replaced []byte, existed, hashChecked 
 	if !ok || !m.keeps(path, written) {
 		return true // a refresh keeps no version of it either
 	}
+	defer h.Hold()()
 	judged = existed && replaced != nil && m.keeps(path, replaced)
 	if judged {
 		o, err := h.Replaced(rel, replaced, hashChecked, history.BlobID(written), revisionOf(written), now)

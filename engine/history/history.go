@@ -35,7 +35,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
-	"github.com/gofrs/flock"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -251,6 +251,18 @@ func (s *Store) openRootNow() (*os.Root, error) {
 	return os.OpenRoot(s.dir)
 }
 
+// Hold keeps the history's folder open for every use of the store until
+// release, as holdRoot does for one judgement: a write's record (Replaced,
+// Wrote, PruneDue, the overwrites file) opened it, each time after its two
+// checks, five times. When the folder is not there yet (the first version
+// is being kept) each use opens it on its own.
+func (s *Store) Hold() (release func()) {
+	if release, ok := s.holdRoot(); ok {
+		return release
+	}
+	return func() {}
+}
+
 // holdRoot opens the root (unless one is held already) and keeps it for
 // every openRoot until its release; false when it could not be opened (each
 // openRoot then tries, and fails, on its own).
@@ -295,7 +307,7 @@ func (s *Store) readFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer done()
-	return r.ReadFile(name)
+	return safefs.ReadFileIn(r, name)
 }
 
 // lock takes the history's own lock, shared (appends) or exclusive (the
@@ -305,7 +317,7 @@ func (s *Store) lock(exclusive bool) (func(), error) {
 	if fi, err := s.stat("lock"); err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("history: %s is %s; it must be the history's lock file (remove it)", filepath.Join(s.dir, "lock"), fi.Mode().Type())
 	}
-	fl := flock.New(filepath.Join(s.dir, "lock"))
+	fl := store.NewFlock(filepath.Join(s.dir, "lock"), 0o600)
 	var err error
 	if exclusive {
 		err = fl.Lock()
@@ -485,7 +497,7 @@ func (s *Store) appendLine(rel string, e Entry) error {
 	defer done()
 	var fh *os.File
 	err = s.dirs.retry(r, path.Dir(logName(rel)), true, func() (err error) {
-		fh, err = r.OpenFile(logName(rel), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		fh, err = safefs.OpenIn(r, logName(rel), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		return err
 	})
 	if err != nil {
@@ -896,7 +908,7 @@ func (s *Store) writeFile(name string, b []byte) error {
 	}
 	defer done()
 	tmp := path.Join(path.Dir(name), fmt.Sprintf(".tmp-%d-%d", os.Getpid(), time.Now().UnixNano()))
-	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := safefs.OpenIn(r, tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
@@ -970,7 +982,7 @@ func (s *Store) manyLoose() bool {
 		return false
 	}
 	defer done()
-	f, err := r.Open("objects/17")
+	f, err := safefs.OpenIn(r, "objects/17", os.O_RDONLY, 0)
 	if err != nil {
 		return false
 	}
@@ -1010,7 +1022,7 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 		if err != nil || !d.Type().IsRegular() || !strings.HasSuffix(f, ".log") {
 			return nil // a link or anything else that is not a log is not read
 		}
-		b, err := r.ReadFile(f)
+		b, err := safefs.ReadFileIn(r, f)
 		if err != nil {
 			return err
 		}
@@ -1280,7 +1292,7 @@ func (s *Store) packBatch(r *os.Root, there []plumbing.Hash) (plumbing.Hash, err
 	if err != nil {
 		return made, fmt.Errorf("history: pack: %w", err)
 	}
-	f, err := r.Open(packName(made, ".pack"))
+	f, err := safefs.OpenIn(r, packName(made, ".pack"), os.O_RDONLY, 0)
 	if err != nil {
 		return made, fmt.Errorf("history: pack: %w", err)
 	}
@@ -1332,7 +1344,7 @@ func packHashes(r *os.Root, p plumbing.Hash) ([]plumbing.Hash, error) {
 
 // syncFile syncs a file or folder of the history to disk.
 func syncFile(r *os.Root, name string) error {
-	f, err := r.Open(name)
+	f, err := safefs.OpenIn(r, name, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}

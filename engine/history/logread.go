@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // A note's log is read every time the note changes on disk (Seen) or is
@@ -86,7 +88,7 @@ func (s *Store) openLog(rel string) (*os.File, error) {
 		return nil, err
 	}
 	defer done()
-	return r.Open(logName(rel))
+	return safefs.OpenIn(r, logName(rel), os.O_RDONLY, 0)
 }
 
 func (c *logCache) forget(rel string) {

@@ -20,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // The object store: a bare repository's objects folder, read and written
@@ -48,7 +49,7 @@ type indexedPack struct {
 
 // open opens the pack's file for a read; close it after.
 func (o *objects) open(r *os.Root, p indexedPack) (*packfile.Packfile, *os.File, error) {
-	f, err := r.Open(packName(p.id, ".pack"))
+	f, err := safefs.OpenIn(r, packName(p.id, ".pack"), os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -86,7 +87,7 @@ func initBare(r *os.Root) error {
 		}
 	}
 	// HEAD last: its presence is what says the repository is made.
-	f, err := r.OpenFile("HEAD", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := safefs.OpenIn(r, "HEAD", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return nil
 	}
@@ -154,7 +155,7 @@ func packIDs(r *os.Root) ([]plumbing.Hash, error) {
 
 // readIndex decodes a pack's index.
 func readIndex(r *os.Root, id plumbing.Hash) (*idxfile.MemoryIndex, error) {
-	f, err := r.Open(packName(id, ".idx"))
+	f, err := safefs.OpenIn(r, packName(id, ".idx"), os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +202,7 @@ func (o *objects) has(r *os.Root, h plumbing.Hash) bool {
 
 // readLoose reads a loose object.
 func readLoose(r *os.Root, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	f, err := r.Open(looseName(h))
+	f, err := safefs.OpenIn(r, looseName(h), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, plumbing.ErrObjectNotFound
 	}
@@ -245,7 +246,7 @@ func (o *objects) size(r *os.Root, h plumbing.Hash) (int64, error) {
 		defer f.Close()
 		return pf.GetSizeByOffset(off)
 	}
-	f, err := r.Open(looseName(h))
+	f, err := safefs.OpenIn(r, looseName(h), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, plumbing.ErrObjectNotFound
 	}
@@ -268,7 +269,7 @@ func (o *objects) size(r *os.Root, h plumbing.Hash) (int64, error) {
 func putLoose(r *os.Root, dirs *madeDirs, h plumbing.Hash, content []byte) error {
 	name := looseName(h)
 	tmp := fmt.Sprintf("objects/tmp_obj_%s_%d", h.String()[:12], os.Getpid())
-	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o444)
+	f, err := safefs.OpenIn(r, tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o444)
 	if err != nil {
 		return err
 	}
@@ -387,7 +388,7 @@ func looseHashes(r *os.Root) []plumbing.Hash {
 // The pack's id.
 func (o *objects) writePack(r *os.Root, hs []plumbing.Hash) (plumbing.Hash, error) {
 	tmp := fmt.Sprintf("objects/pack/tmp_pack_%d", os.Getpid())
-	f, err := r.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o444)
+	f, err := safefs.OpenIn(r, tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o444)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 	"github.com/magicfrog/mf-lsp/engine/store"
 )
 
@@ -51,7 +52,7 @@ func (s *Store) appendSum(rel string, content []byte, blob string) error {
 		return err
 	}
 	defer done()
-	f, err := r.OpenFile(sumsFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := safefs.OpenIn(r, sumsFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}

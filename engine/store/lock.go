@@ -7,10 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // LockDir is the folder inside a memory root that holds its lock file, with a
@@ -82,7 +84,7 @@ func Lock(root string) (unlock func() error, err error) {
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w %s (waited %v; another goroutine of this process holds it)", ErrLockTimeout, root, lockTimeout)
 	}
-	fl := flock.New(path, flock.SetPermissions(0o644))
+	fl := NewFlock(path, 0o644)
 	ok, err := fl.TryLockContext(ctx, lockRetry)
 	if !ok || err != nil {
 		<-mu
@@ -131,6 +133,19 @@ func lockPath(root string) (string, error) {
 		return "", fmt.Errorf("store: %s is %s; it must be the store's lock file (remove it)", path, kindOf(fi.Mode()))
 	}
 	return path, nil
+}
+
+// NewFlock is the advisory lock on path, its file made with perm when
+// missing: opened as gofrs/flock opens it (read-only; read-write where a
+// write lock needs it), and non-blocking, which saves four fcntl calls per
+// lock taken (safefs.OpenIn says why).
+func NewFlock(path string, perm fs.FileMode) *flock.Flock {
+	flag := os.O_CREATE | os.O_RDONLY
+	switch runtime.GOOS {
+	case "aix", "solaris", "illumos":
+		flag = os.O_CREATE | os.O_RDWR
+	}
+	return flock.New(path, flock.SetFlag(flag|safefs.ONonblock), flock.SetPermissions(perm))
 }
 
 // RemoveLock removes root's lock folder when nothing holds it: for a tree

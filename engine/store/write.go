@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/magicfrog/mf-lsp/engine/safefs"
 )
 
 // tempMarker sits between the note's name and the random suffix of a
@@ -206,7 +208,7 @@ func (t *target) createTemp(dir string) (*os.File, string, error) {
 			return nil, "", err
 		}
 		name := filepath.Join(t.in(dir), "."+t.base+tempMarker+hex.EncodeToString(b[:]))
-		f, err := t.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := safefs.OpenIn(t.root, name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -222,7 +224,7 @@ func (t *target) syncDir(dir string) error {
 	if runtime.GOOS == "windows" {
 		return nil
 	}
-	d, err := t.root.Open(t.in(dir))
+	d, err := safefs.OpenIn(t.root, t.in(dir), os.O_RDONLY, 0)
 	if err != nil {
 		return fmt.Errorf("store: open directory for fsync: %w", err)
 	}
