@@ -1,6 +1,7 @@
 package participant
 
 import (
+	"encoding/binary"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -11,8 +12,9 @@ import (
 // it has seen is (lexicon), so a word is lower-cased, looked up as a stop word
 // and stemmed once per worker, not once per occurrence. The lexicon is keyed
 // by the word lower-cased (a word's term depends on nothing else), and an
-// ASCII word, which is most words, is hashed and compared lower-cased as it
-// is read, without making its lower-cased copy. A slot holds its lexeme's
+// ASCII word, which is most words, is hashed and compared lower-cased in
+// place (its first 8 bytes in one load), without making its lower-cased
+// copy. A slot holds its lexeme's
 // hash and a lexeme its word's first 8 bytes, so a probe reads neither a
 // lexeme of another hash nor, for a word of up to 8 bytes, the word itself.
 // The keys' words have a lexicon of their own: a note's name is often a
@@ -45,16 +47,16 @@ const (
 	fnvPrime  = 16777619
 )
 
-// find is the lexeme of the word run, hashed to h: lower-cased already
+// find is the lexeme of the word run, hashed to h (wordHash), its first 8
+// bytes lower-cased pre (prefix's): lower-cased already
 // (folded false) or an ASCII run of letters and digits whose lower-cased
 // form is each byte |0x20 (folded true); nil if it is not in the lexicon.
 // A slot's hash and a lexeme's first 8 bytes are compared before its word,
 // which is read only past them.
-func find[T string | []byte](lx *lexicon, run T, h uint32, folded bool) *lexeme {
+func find[T string | []byte](lx *lexicon, run T, h uint32, pre uint64, folded bool) *lexeme {
 	if len(lx.slots) == 0 {
 		return nil
 	}
-	pre := prefix(run, folded)
 	mask := uint32(len(lx.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := lx.slots[i]
@@ -130,48 +132,57 @@ func (lx *lexicon) place(s int32) {
 	lx.slots[i] = uint64(h)<<32 | uint64(s)
 }
 
-func hashString(s string) uint32 {
-	h := uint32(fnvOffset)
-	for k := 0; k < len(s); k++ {
-		h = (h ^ uint32(s[k])) * fnvPrime
+// wordHash is a lexeme's hash: of its lower-cased word's first 8 bytes
+// (pre, prefix's), the FNV-1a of the bytes past them (tail; fnvOffset for a
+// word of up to 8 bytes) and its length. An ASCII word's pre is one load,
+// and find compares it too: FNV-1a over the whole word as it was read was a
+// multiply per byte, each waiting on the last, and most words are short.
+func wordHash(pre uint64, tail uint32, n int) uint32 {
+	x := (pre ^ uint64(n)<<56 ^ uint64(tail)<<17) * 0x9e3779b97f4a7c15
+	return uint32(x>>32) ^ uint32(x)
+}
+
+// hashWord is w's wordHash, w lower-cased.
+func hashWord(w string) (uint32, uint64) {
+	pre, tail := prefix(w, false), uint32(fnvOffset)
+	for k := 8; k < len(w); k++ {
+		tail = (tail ^ uint32(w[k])) * fnvPrime
 	}
-	return h
+	return wordHash(pre, tail, len(w)), pre
 }
 
 // nextLexeme reads the next word of text from byte i on (a run of letters
 // and digits, as runs reads them) and returns its lexeme in lx and the byte
 // after it; nil at the end of text.
-func nextLexeme[T string | []byte](sc *analysisScratch, lx *lexicon, text T, i int) (*lexeme, int) {
-	// Up to the word's first byte.
-	for ; i < len(text); i++ {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if c|0x20-'a' < 26 || c-'0' < 10 {
-				break
-			}
-			continue
+func nextLexeme(sc *analysisScratch, lx *lexicon, text []byte, i int) (*lexeme, int) {
+	// Up to the word's first byte. The loops over ASCII call nothing, so
+	// that their index stays in a register: a loop that could decode a
+	// rune spilled it on every byte.
+	for {
+		for i < len(text) && byteClass[text[i]] == asciiOther {
+			i++
 		}
-		r, size := decodeRune(text[i:])
+		if i >= len(text) {
+			return nil, i
+		}
+		if byteClass[text[i]] == asciiWord {
+			break
+		}
+		r, size := utf8.DecodeRune(text[i:])
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			break
 		}
-		i += size - 1
+		i += size
 	}
-	if i >= len(text) {
-		return nil, i
-	}
-	start, h, ascii := i, uint32(fnvOffset), true
-	for i < len(text) {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if c|0x20-'a' >= 26 && c-'0' >= 10 {
-				break
-			}
-			h = (h ^ uint32(c|0x20)) * fnvPrime
+	start, ascii := i, true
+	for {
+		for i < len(text) && byteClass[text[i]] == asciiWord {
 			i++
-			continue
 		}
-		r, size := decodeRune(text[i:])
+		if i >= len(text) || byteClass[text[i]] == asciiOther {
+			break
+		}
+		r, size := utf8.DecodeRune(text[i:])
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			break
 		}
@@ -180,34 +191,57 @@ func nextLexeme[T string | []byte](sc *analysisScratch, lx *lexicon, text T, i i
 	}
 	run := text[start:i]
 	if ascii {
-		if l := find(lx, run, h, true); l != nil {
+		// Lower-cased as each byte |0x20 (a digit has the bit already): the
+		// first 8 bytes in one load, the rest (a long word's) one by one.
+		pre, tail := uint64(0), uint32(fnvOffset)
+		if start+8 <= len(text) {
+			pre = (binary.LittleEndian.Uint64(text[start:]) | 0x2020202020202020) & (^uint64(0) >> (64 - 8*min(len(run), 8)))
+		} else {
+			pre = prefix(run, true)
+		}
+		for k := start + 8; k < i; k++ {
+			tail = (tail ^ uint32(text[k]|0x20)) * fnvPrime
+		}
+		h := wordHash(pre, tail, len(run))
+		if l := find(lx, run, h, pre, true); l != nil {
 			return l, i
 		}
 		w := strings.ToLower(string(run))
-		return sc.newLexeme(lx, w, h), i
+		return sc.newLexeme(lx, w, h, pre), i
 	}
 	w := strings.ToLower(string(run))
-	h = hashString(w)
-	if l := find(lx, w, h, false); l != nil {
+	h, pre := hashWord(w)
+	if l := find(lx, w, h, pre, false); l != nil {
 		return l, i
 	}
-	return sc.newLexeme(lx, w, h), i
+	return sc.newLexeme(lx, w, h, pre), i
 }
 
-func decodeRune[T string | []byte](s T) (rune, int) {
-	switch s := any(s).(type) {
-	case string:
-		return utf8.DecodeRuneInString(s)
-	case []byte:
-		return utf8.DecodeRune(s)
+// The classes of a byte that nextLexeme's loops tell apart, in one load
+// (byteClass) where two ranges were tested: a letter or digit of ASCII, any
+// other ASCII byte, and a byte of a longer UTF-8 sequence (decoded).
+const (
+	asciiOther = iota
+	asciiWord
+	multiByte
+)
+
+var byteClass = func() (t [256]uint8) {
+	for i := range t {
+		switch c := byte(i); {
+		case c >= utf8.RuneSelf:
+			t[c] = multiByte
+		case c|0x20-'a' < 26 || c-'0' < 10:
+			t[c] = asciiWord
+		}
 	}
-	panic("unreachable")
-}
+	return t
+}()
 
-// newLexeme adds the lower-cased word w, hashed to h, to lx, a lexicon of
-// the scratch's, with its term and the term's id.
-func (sc *analysisScratch) newLexeme(lx *lexicon, w string, h uint32) *lexeme {
-	l, term := lexeme{word: w, pre: prefix(w, false), hash: h}, w
+// newLexeme adds the lower-cased word w, hashed to h, its first 8 bytes
+// pre, to lx, a lexicon of the scratch's, with its term and the term's id.
+func (sc *analysisScratch) newLexeme(lx *lexicon, w string, h uint32, pre uint64) *lexeme {
+	l, term := lexeme{word: w, pre: pre, hash: h}, w
 	if l.stop = stopWords()[w]; !l.stop {
 		term = stem(w)
 	} else {

@@ -265,6 +265,7 @@ func runs(text string, f func(raw string)) {
 type analysisScratch struct {
 	lex  lexicon          // the bodies' words
 	keys lexicon          // the keys' words: a name is often a word of its own (a slug, an id), kept out of the bodies' table
+	key  []byte           // the note at hand's key, as nextLexeme reads it
 	ids  map[string]int32 // a term's id in this scratch
 	note int32            // the note at hand, counted
 	left int32            // the notes of the worker's run after it
@@ -302,7 +303,12 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 		sc.minor = make([][]int32, len(stopList()))
 	}
 	sc.note++
-	sc.vs, sc.occ, sc.vids = sc.vs[:0], sc.occ[:0], sc.vids[:0]
+	// The note's vocabulary and occurrences grow in locals, kept in the
+	// scratch for the next note at the end: an append to a slice of the
+	// scratch (on the heap) stored its header there, and while the
+	// collector runs each store is a write barrier, which cost the build
+	// more than the appends themselves.
+	vs, occ, vids, note := sc.vs[:0], sc.occ[:0], sc.vids[:0], sc.note
 	// The text is read in place (nothing analyze keeps points into it), and
 	// hashed from that read when the load left the hash to Sum.
 	text, sum, err := e.TextSum()
@@ -318,14 +324,20 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 		key = strings.Replace(key, a.day.String(), " ", 1) // the date is matched as a date
 	}
 	key = strings.TrimSuffix(key, ".md")
+	sc.key = append(sc.key[:0], key...)
+	var kept [8]string // the key's terms gather here, and are kept in one allocation of their size
+	keyTerms := kept[:0]
 	for i := 0; ; { // words(), through the scratch
-		lx, next := nextLexeme(sc, &sc.keys, key, i)
+		lx, next := nextLexeme(sc, &sc.keys, sc.key, i)
 		if lx == nil {
 			break
 		}
-		if i = next; !lx.stop && !slices.Contains(a.keyTerms, sc.terms[lx.id]) {
-			a.keyTerms = append(a.keyTerms, sc.terms[lx.id])
+		if i = next; !lx.stop && !slices.Contains(keyTerms, sc.terms[lx.id]) {
+			keyTerms = append(keyTerms, sc.terms[lx.id])
 		}
+	}
+	if len(keyTerms) > 0 {
+		a.keyTerms = slices.Clone(keyTerms)
 	}
 	a.bodyLen = int32(len(body))
 	a.lineLen.n = make([]uint8, 0, bytes.Count(body, []byte{'\n'})+1)
@@ -361,17 +373,17 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 				continue
 			}
 			ta := &sc.at[lx.id]
-			if ta.seen != sc.note {
-				ta.seen, ta.slot = sc.note, int32(len(sc.vs))
-				sc.vids, sc.vs = append(sc.vids, lx.id), append(sc.vs, vocabSlot{last: -1})
+			if ta.seen != note {
+				ta.seen, ta.slot = note, int32(len(vs))
+				vids, vs = append(vids, lx.id), append(vs, vocabSlot{last: -1})
 			}
 			slot := ta.slot
-			v := &sc.vs[slot]
+			v := &vs[slot]
 			if v.n++; v.last != line {
 				v.last = line
 				v.lines++
 			}
-			sc.occ = append(sc.occ, occurrence{slot, packAt(line, n, afterStop)})
+			occ = append(occ, occurrence{slot, packAt(line, n, afterStop)})
 			afterStop = false
 			n++
 		}
@@ -390,20 +402,21 @@ func analyze(e *engine.Note, sc *analysisScratch) *analyzed {
 	sc.minors = sc.minors[:0]
 	// Every term's positions, in one array of the scratch, grouped by term,
 	// until the index lists them (searchindex.go).
-	sc.all = slices.Grow(sc.all[:0], len(sc.occ))[:len(sc.occ)]
-	sc.off = sc.off[:0]
+	all := slices.Grow(sc.all[:0], len(occ))[:len(occ)]
+	offs := sc.off[:0]
 	off := int32(0)
-	for _, v := range sc.vs {
-		sc.off = append(sc.off, off)
+	for _, v := range vs {
+		offs = append(offs, off)
 		off += v.n
 	}
-	for _, o := range sc.occ {
-		sc.all[sc.off[o.slot]] = o.at
-		sc.off[o.slot]++
+	for _, o := range occ {
+		all[offs[o.slot]] = o.at
+		offs[o.slot]++
 	}
-	for i, v := range sc.vs {
-		sc.off[i] -= v.n
+	for i, v := range vs {
+		offs[i] -= v.n
 	}
+	sc.vs, sc.occ, sc.vids, sc.all, sc.off = vs, occ, vids, all, offs
 	return a
 }
 
