@@ -76,3 +76,23 @@ func TestLexiconGrows(t *testing.T) {
 		t.Fatalf("%d words remembered, want 3000 (each once)", n)
 	}
 }
+
+// TestByteClass: byteClass gives each byte the class of its range: an ASCII
+// letter or digit, any other ASCII byte, a byte of a longer UTF-8 sequence.
+func TestByteClass(t *testing.T) {
+	if len(byteClass) != 256 {
+		t.Fatalf("byteClass has %d bytes, want 256", len(byteClass))
+	}
+	for i := 0; i < 256; i++ {
+		c, want := byte(i), byte(asciiOther)
+		switch {
+		case c >= 0x80:
+			want = multiByte
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+			want = asciiWord
+		}
+		if byteClass[c] != want {
+			t.Errorf("byte %#x: class %d, want %d", c, byteClass[c], want)
+		}
+	}
+}

@@ -51,10 +51,15 @@ type startupBin struct{ name, path string }
 
 // startup measures what an agent's hook pays per call: version, append and
 // render on a one-note tree, run by mf-lsp and by mf-hook beside the minimal
-// program, in -runs rounds interleaved (each at least 11), and, when valgrind
-// is on PATH, the instructions each executes (callgrind's count is the same
-// run to run on a busy machine, which CPU time is not). The target is
-// mf-hook's: the binary the installed hooks call.
+// program, in -runs rounds interleaved (each at least 21), and, when valgrind
+// is on PATH, the instructions each executes. The target is mf-hook's (the
+// binary the installed hooks call), and it is the issue's: CPU, user and
+// system, the median of the rounds. Callgrind's count is the same run to
+// run on a busy machine, which CPU time is not, but it counts only the
+// program's own instructions: most of an append's CPU is the kernel's (page
+// faults, the fsyncs, the runtime's sleeps while they wait), and most of the
+// minimal program's instructions are the runtime's start, so it is shown,
+// not decided by.
 func startup(c config, tmp string) error {
 	dir := filepath.Join(tmp, "startup")
 	t, err := synth.Generate(filepath.Join(dir, "tree"), 1)
@@ -93,7 +98,7 @@ func startup(c config, tmp string) error {
 			}
 		}
 	}
-	runs := max(c.runs, 11)
+	runs := max(c.runs, 21)
 	var floors []sample
 	got := make([][][]sample, len(bins)) // [binary][row]
 	for i := range bins {
@@ -117,7 +122,7 @@ func startup(c config, tmp string) error {
 	}
 	floorIns, insErr := instructions(floorCmd(), t.ProjectDir, env)
 	floorCPU := medianCPU(floors)
-	fmt.Fprintf(c.out, "\nstart-up on a one-note tree, %d runs each; CPU: median user+system; the floor is a minimal Go program that reads one file (CPU %s, wall %s); %d CPUs, load average %s\n\n",
+	fmt.Fprintf(c.out, "\nstart-up on a one-note tree, %d runs each; CPU: median user+system, which the target is met by; the floor is a minimal Go program that reads one file (CPU %s, wall %s); %d CPUs, load average %s\n\n",
 		runs, ms(floorCPU), ms(median(floors)), runtime.NumCPU(), loadAverage())
 	fmt.Fprintln(c.out, "| start-up | binary | CPU floor | CPU | CPU ratio | instructions floor | instructions | instructions ratio | target | met |")
 	fmt.Fprintln(c.out, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -131,7 +136,6 @@ func startup(c config, tmp string) error {
 				if err == nil {
 					insRatio := float64(n) / float64(floorIns)
 					insF, insM, insR = mega(floorIns), mega(n), fmt.Sprintf("%.1f×", insRatio)
-					met = yesNo(insRatio <= startupTarget) // the steadier measure decides
 				} else {
 					fmt.Fprintf(c.out, "(%s %s under callgrind: %v)\n", b.name, r.name, strings.SplitN(err.Error(), "\n", 2)[0])
 				}
