@@ -307,7 +307,7 @@ func (s *Store) readFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer done()
-	return safefs.ReadFileIn(r, name)
+	return safefs.ReadInFollow(r, name, -1) // as r.ReadFile, non-blocking, a regular file only
 }
 
 // lock takes the history's own lock, shared (appends) or exclusive (the
@@ -1022,7 +1022,7 @@ func (s *Store) Prune(p Policy, now time.Time) (Pruned, error) {
 		if err != nil || !d.Type().IsRegular() || !strings.HasSuffix(f, ".log") {
 			return nil // a link or anything else that is not a log is not read
 		}
-		b, err := safefs.ReadFileIn(r, f)
+		b, err := safefs.ReadInFollow(r, f, -1)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package safefs
 
 import (
-	"io"
 	"io/fs"
 	"os"
 )
@@ -15,31 +14,4 @@ import (
 // writer.
 func OpenIn(r *os.Root, name string, flag int, perm fs.FileMode) (*os.File, error) {
 	return r.OpenFile(name, flag|ONonblock, perm)
-}
-
-// ReadFileIn is r.ReadFile through OpenIn.
-func ReadFileIn(r *os.Root, name string) ([]byte, error) {
-	f, err := OpenIn(r, name, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var size int64
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
-	b := make([]byte, 0, size+1) // one read to the end, as os.ReadFile sizes it
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
 }
