@@ -83,6 +83,16 @@ type Options struct {
 	// since the load reads as changed (Note.Text's *ChangedError), even when
 	// its bytes are the same: there is no hash to tell.
 	SumsOnDemand bool
+	// OneShot is for a process that runs one command on this memory and
+	// exits (the CLI's append): nothing reads the tree after the command, so
+	// a write does not read the note it wrote back into it (Memory.Write's
+	// refresh: a tenth of a hook's append), and an append's first try does
+	// not look again at the note the load read moments before
+	// (Memory.OneShot). A change on disk since the load still fails the
+	// write (the store checks the revision under the lock), and a writer that
+	// tries again refreshes first. Memory.Write's result is the same; the
+	// tree is the load's after it.
+	OneShot bool
 }
 
 // ResolveDataDir finds the data directory: the flag or client setting, else

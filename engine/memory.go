@@ -75,6 +75,7 @@ type Memory struct {
 	scopeOnly   bool             // Options.ScopeOnly
 	onDemand    bool             // Options.BodiesOnDemand
 	sumsLater   bool             // Options.SumsOnDemand
+	oneShot     bool             // Options.OneShot
 	tokenCache  *TokenCache      // Options.TokenCache
 	secretScans *scancache.Cache // Options.SecretScans
 	within      Scope            // Options.Within
@@ -127,6 +128,7 @@ func Open(opts Options) (*Memory, error) {
 	m.scopeOnly = opts.ScopeOnly
 	m.onDemand = opts.BodiesOnDemand
 	m.sumsLater = opts.BodiesOnDemand && opts.SumsOnDemand
+	m.oneShot = opts.OneShot
 	m.tokenCache, m.secretScans = opts.TokenCache, opts.SecretScans
 	m.within = Scope{Task: opts.Within.Task, Agents: append([]string(nil), opts.Within.Agents...)}
 	m.reload()
@@ -735,6 +737,10 @@ func (m *Memory) versionsLocked(key string) []*Note {
 	more := m.moreByKey[key]
 	return append(append(make([]*Note, 0, 1+len(more)), first), more...)
 }
+
+// OneShot reports a memory that serves one command and is never read again
+// (Options.OneShot).
+func (m *Memory) OneShot() bool { return m.oneShot }
 
 // Refresh re-reads whatever changed at path: a note, a folder of notes, or a
 // configuration file (which reloads everything). It reports whether the tree

@@ -247,7 +247,9 @@ func (m *Memory) Write(req WriteRequest) (*WriteResult, error) {
 		return nil, err
 	}
 	judged := m.recordWrite(p, replaced, existed, req.ExpectHash != "", written, now)
-	m.refreshWritten(p, replaced, written, judged)
+	if !m.oneShot { // a one-shot memory is not read again (Options.OneShot)
+		m.refreshWritten(p, replaced, written, judged)
+	}
 	out.Revision = rev
 	if n := m.Note(p); n != nil && n.Resident() && bytes.Equal(n.src, written) {
 		out.Hash = n.Hash() // the refresh hashed the same bytes (Note.Sum)

@@ -101,7 +101,12 @@ func (p *Participant) Append(place, text string, day journal.Day) (*AppendResult
 	}
 	deadline := time.Now().Add(AppendTimeout)
 	for attempt := 1; ; attempt++ {
-		p.m.Refresh(path)
+		if attempt > 1 || !p.m.OneShot() {
+			// The tree may be older than the note (a server's); a one-shot
+			// process loaded it moments ago, and a change since then fails
+			// the write below, whose retry refreshes.
+			p.m.Refresh(path)
+		}
 		e := p.m.Note(path)
 		req := engine.WriteRequest{Dimension: pl.Dimension, Owner: pl.ID, Key: key}
 		if e == nil {

@@ -30,7 +30,14 @@ func demo(t testing.TB) string {
 
 func open(t testing.TB, root string) *engine.Memory {
 	t.Helper()
-	m, err := engine.Open(engine.Options{DataDir: filepath.Join(root, "data"), ProjectDir: filepath.Join(root, "project")})
+	return openWith(t, root, engine.Options{})
+}
+
+// openWith opens the tree at root with opts (its folders set here).
+func openWith(t testing.TB, root string, opts engine.Options) *engine.Memory {
+	t.Helper()
+	opts.DataDir, opts.ProjectDir = filepath.Join(root, "data"), filepath.Join(root, "project")
+	m, err := engine.Open(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +47,13 @@ func open(t testing.TB, root string) *engine.Memory {
 // larry is the demo's participant: agent larry on task T-7.
 func larry(t testing.TB, root string) *participant.Participant {
 	t.Helper()
-	m := open(t, root)
+	return larryWith(t, root, engine.Options{})
+}
+
+// larryWith is larry on the tree opened with opts.
+func larryWith(t testing.TB, root string, opts engine.Options) *participant.Participant {
+	t.Helper()
+	m := openWith(t, root, opts)
 	s, err := participant.Resolve(m, participant.Given{}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +374,16 @@ func TestAppend(t *testing.T) {
 
 // TestAppendConcurrent runs writers with memory trees of their own, as separate
 // processes would be: every line lands once and the note parses.
+// Concurrent appends all land, each once, in each writer's order: writers
+// that each keep one memory (servers), and writers that open a one-shot
+// memory for every append (engine.Options.OneShot: the hooks' processes),
+// whose first try does not refresh a tree loaded moments before.
 func TestAppendConcurrent(t *testing.T) {
+	t.Run("long-lived", func(t *testing.T) { testAppendConcurrent(t, false) })
+	t.Run("one-shot", func(t *testing.T) { testAppendConcurrent(t, true) })
+}
+
+func testAppendConcurrent(t *testing.T, oneShot bool) {
 	root := demo(t)
 	const writers, each = 8, 12
 	day, _ := journal.ParseDay("2026-11-30")
@@ -373,6 +395,9 @@ func TestAppendConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
+				if oneShot {
+					p = larryWith(t, root, engine.Options{OneShot: true})
+				}
 				if _, err := p.Append("task", fmt.Sprintf("- writer %d line %d", w, i), day); err != nil {
 					errs <- err
 				}

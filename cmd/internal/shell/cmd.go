@@ -41,6 +41,9 @@ type Cmd struct {
 	// on demand anyway, mcp's), hashes a large note only when asked
 	// (engine.Options.SumsOnDemand): render, mcp.
 	SumsOnDemand bool
+	// OneShot says the command's memory is read once and never again
+	// (engine.Options.OneShot): append.
+	OneShot bool
 	// Load opens the memory; nil is base.OpenMemory (mcp loads and watches
 	// in one walk: watch.Open).
 	Load func(engine.Options) (*engine.Memory, error)
@@ -164,7 +167,7 @@ func (c *Cmd) Open(warn bool) (*engine.Memory, error) {
 			opts.Named.Agents = []string{a} // the agent participant.Resolve will pick
 		}
 	}
-	opts.ScopeOnly, opts.Within, opts.BodiesOnDemand, opts.SumsOnDemand = c.ScopeOnly, c.Within, c.FrontmatterOnly, c.SumsOnDemand
+	opts.ScopeOnly, opts.Within, opts.BodiesOnDemand, opts.SumsOnDemand, opts.OneShot = c.ScopeOnly, c.Within, c.FrontmatterOnly, c.SumsOnDemand, c.OneShot
 	load := base.OpenMemory
 	if c.Load != nil {
 		load = c.Load
