@@ -41,7 +41,9 @@ func (d *Dir) OpenDir(name string) (*Dir, error) {
 	return &Dir{c}, nil
 }
 
-// ReadDir lists d sorted by name, as os.ReadDir does.
+// ReadDir lists d sorted by name, as os.ReadDir does. An entry's Type is the
+// listing's; its Info is not loaded, and would stat a path relative to the
+// root, not to d: read what a file is by opening it through d.
 func (d *Dir) ReadDir() ([]fs.DirEntry, error) {
 	entries, err := d.readDir()
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })

@@ -15,12 +15,19 @@ type dir struct {
 	fd int
 }
 
+// openDirIn opens the folder name in root, then the same folder again
+// relative to that descriptor, and keeps the second: a File opened in an
+// os.Root lists its folder with an lstat of every entry (os cannot load a
+// listed entry's FileInfo lazily there), where a plain one reads getdents
+// alone. Non-blocking: a folder is never offered to the poller anyway, and
+// opened blocking it was set non-blocking and back, four fcntl calls.
 func openDirIn(root *os.Root, name string) (dir, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return dir{}, err
 	}
-	return dir{f: f, fd: int(f.Fd())}, nil
+	defer f.Close()
+	return dir{f: f, fd: int(f.Fd())}.openDir(".")
 }
 
 // openat opens name relative to d, retrying on EINTR; a symbolic link fails

@@ -53,26 +53,34 @@ func procLock(key string) chan struct{} {
 // ErrLockTimeout. The returned unlock releases both; calling it again is a
 // no-op.
 func Lock(root string) (unlock func() error, err error) {
+	unlock, _, err = lockRoot(root)
+	return unlock, err
+}
+
+// lockRoot is Lock, which also returns root as it found it: absolute, its
+// symbolic links resolved (the store's writes resolve their note below it,
+// resolveAt, without resolving the root a second time).
+func lockRoot(root string) (unlock func() error, real string, err error) {
 	if root == "" {
-		return nil, errors.New("store: empty memory root")
+		return nil, "", errors.New("store: empty memory root")
 	}
 	if err := checkRoot(root); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, fmt.Errorf("store: create memory root: %w", err)
+		return nil, "", fmt.Errorf("store: create memory root: %w", err)
 	}
-	real, err := filepath.EvalSymlinks(root)
+	real, err = filepath.EvalSymlinks(root)
 	if err != nil {
-		return nil, fmt.Errorf("store: resolve memory root: %w", err)
+		return nil, "", fmt.Errorf("store: resolve memory root: %w", err)
 	}
 	real, err = filepath.Abs(real)
 	if err != nil {
-		return nil, fmt.Errorf("store: resolve memory root: %w", err)
+		return nil, "", fmt.Errorf("store: resolve memory root: %w", err)
 	}
 	path, err := lockPath(real)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), lockTimeout)
@@ -82,7 +90,7 @@ func Lock(root string) (unlock func() error, err error) {
 	select {
 	case mu <- struct{}{}:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w %s (waited %v; another goroutine of this process holds it)", ErrLockTimeout, root, lockTimeout)
+		return nil, "", fmt.Errorf("%w %s (waited %v; another goroutine of this process holds it)", ErrLockTimeout, root, lockTimeout)
 	}
 	fl := NewFlock(path, 0o644)
 	ok, err := fl.TryLockContext(ctx, lockRetry)
@@ -90,9 +98,9 @@ func Lock(root string) (unlock func() error, err error) {
 		<-mu
 		_ = fl.Close()
 		if err == nil || errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%w %s (waited %v; another process holds %s)", ErrLockTimeout, root, lockTimeout, path)
+			return nil, "", fmt.Errorf("%w %s (waited %v; another process holds %s)", ErrLockTimeout, root, lockTimeout, path)
 		}
-		return nil, fmt.Errorf("store: lock %s: %w", path, err)
+		return nil, "", fmt.Errorf("store: lock %s: %w", path, err)
 	}
 	var once sync.Once
 	return func() error {
@@ -105,7 +113,7 @@ func Lock(root string) (unlock func() error, err error) {
 			<-mu
 		})
 		return err
-	}, nil
+	}, real, nil
 }
 
 // lockPath makes <root>/.mf-lsp/ with its .gitignore and returns the lock
@@ -113,10 +121,13 @@ func Lock(root string) (unlock func() error, err error) {
 // opening the lock creates its file, which must not happen outside the tree.
 func lockPath(root string) (string, error) {
 	dir := filepath.Join(root, LockDir)
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("store: create lock folder: %w", err)
+	fi, err := os.Lstat(dir) // there but for a root's first write: no mkdir to fail
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("store: create lock folder: %w", err)
+		}
+		fi, err = os.Lstat(dir)
 	}
-	fi, err := os.Lstat(dir)
 	if err != nil {
 		return "", fmt.Errorf("store: lock folder: %w", err)
 	}

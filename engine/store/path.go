@@ -33,6 +33,7 @@ var (
 // folder swapped for a link after the checks still cannot lead out.
 type target struct {
 	root     *os.Root           // the memory root, opened
+	folder   *os.Root           // dir, opened inside root once it has no missing parents (openFolder); nil before
 	rootReal string             // root, absolute, symbolic links resolved
 	rel      string             // path relative to root, cleaned
 	display  string             // root joined with rel, for messages
@@ -57,11 +58,44 @@ func (t *target) in(abs string) string {
 	return rel
 }
 
-// close releases the opened root.
+// close releases the opened root and folder.
 func (t *target) close() {
+	if t.folder != nil && t.folder != t.root {
+		t.folder.Close()
+	}
 	if t.root != nil {
 		t.root.Close()
 	}
+}
+
+// openFolder opens the note's folder inside the root, for the operations
+// on the note and its temporary file: each of them, by a path below the
+// root, opened and closed every folder on the way (an append's write opened
+// its journal folder eleven times). The folder's parents must exist.
+func (t *target) openFolder() error {
+	if t.folder != nil {
+		return nil
+	}
+	rel := t.in(t.dir)
+	if rel == "." {
+		t.folder = t.root
+		return nil
+	}
+	f, err := t.root.OpenRoot(rel)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	t.folder = f
+	return nil
+}
+
+// at is where the operations on the folder dir (inside the root) go: the
+// opened note's folder and "." for it, else the root and dir below it.
+func (t *target) at(dir string) (*os.Root, string) {
+	if t.folder != nil && dir == t.dir {
+		return t.folder, "."
+	}
+	return t.root, t.in(dir)
 }
 
 // resolve checks that path (absolute, or relative to root) names a note inside
@@ -79,6 +113,22 @@ func resolve(root, path string) (*target, error) {
 	if err := checkRoot(rootAbs); err != nil {
 		return nil, err
 	}
+	return resolveAt(root, rootAbs, rootReal, path)
+}
+
+// resolveLocked is resolve under root's lock, whose taking checked root and
+// resolved it (lockRoot: real).
+func resolveLocked(root, real, path string) (*target, error) {
+	rootAbs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("store: memory root: %w", err)
+	}
+	return resolveAt(root, rootAbs, real, path)
+}
+
+// resolveAt is resolve once the root is known: root as given, rootAbs
+// absolute, rootReal with its links resolved.
+func resolveAt(root, rootAbs, rootReal, path string) (*target, error) {
 	p := path
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(rootAbs, p)
@@ -195,8 +245,11 @@ func (t *target) read() (content []byte, mode fs.FileMode, exists bool, err erro
 	if len(t.missing) > 0 {
 		return nil, 0, false, nil
 	}
-	f := t.in(t.file())
-	fi, err := t.root.Lstat(f)
+	if err := t.openFolder(); err != nil {
+		return nil, 0, false, err
+	}
+	f := t.base
+	fi, err := t.folder.Lstat(f)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, 0, false, nil
@@ -207,7 +260,7 @@ func (t *target) read() (content []byte, mode fs.FileMode, exists bool, err erro
 	case !fi.Mode().IsRegular():
 		return nil, 0, false, fmt.Errorf("store: %s is %s, not a note", t.display, safefs.Kind(fi.Mode()))
 	}
-	b, err := safefs.ReadIn(t.root, f, MaxRead)
+	b, err := safefs.ReadIn(t.folder, f, MaxRead)
 	switch {
 	case errors.Is(err, safefs.ErrTooLarge):
 		return nil, 0, false, fmt.Errorf("store: %s is larger than %d MiB: not a note, not replaced", t.display, MaxRead>>20)

@@ -51,12 +51,12 @@ func Update(root, path string, expect Expect, fn func(current []byte, exists boo
 // crash, when set (by this package's tests), is called at each step of the
 // atomic write: "after-write", "after-sync", "after-rename".
 func update(root, path string, expect *Expect, fn func(current []byte, exists bool) ([]byte, error), crash func(point string)) ([]byte, error) {
-	unlock, err := Lock(root)
+	unlock, real, err := lockRoot(root)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock() // an unlock error cannot undo the write; closing the file releases the lock anyway
-	t, err := resolve(root, path)
+	t, err := resolveLocked(root, real, path)
 	if err != nil {
 		return nil, err
 	}
@@ -112,12 +112,12 @@ func Write(root, path string, content []byte, expect Expect) error {
 // empty, up to but not including root. A note that does not exist while
 // expect says it should not is nothing to do.
 func Remove(root, path string, expect Expect) error {
-	unlock, err := Lock(root)
+	unlock, real, err := lockRoot(root)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	t, err := resolve(root, path)
+	t, err := resolveLocked(root, real, path)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func Remove(root, path string, expect Expect) error {
 		return nil
 	}
 	t.cleanTemps(t.dir)
-	if err := t.root.Remove(t.in(t.file())); err != nil {
+	if err := t.folder.Remove(t.base); err != nil { // read opened the folder
 		return fmt.Errorf("store: %w", err)
 	}
 	if err := t.syncDir(t.dir); err != nil {
@@ -162,9 +162,12 @@ func Remove(root, path string, expect Expect) error {
 // writeAtomic writes data over t's file through a temporary file in the same
 // directory.
 func writeAtomic(t *target, data []byte, mode fs.FileMode) (err error) {
+	if err := t.openFolder(); err != nil { // its parents exist now (mkdirs)
+		return err
+	}
 	dir := t.dir
 	t.cleanTemps(dir)
-	f, tmp, err := t.createTemp(dir)
+	f, tmp, err := t.createTemp()
 	if err != nil {
 		return fmt.Errorf("store: create temporary file: %w", err)
 	}
@@ -172,7 +175,7 @@ func writeAtomic(t *target, data []byte, mode fs.FileMode) (err error) {
 	defer func() {
 		if !renamed {
 			f.Close()
-			t.root.Remove(tmp)
+			t.folder.Remove(tmp)
 		}
 	}()
 	if runtime.GOOS != "windows" {
@@ -191,7 +194,7 @@ func writeAtomic(t *target, data []byte, mode fs.FileMode) (err error) {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("store: close temporary file: %w", err)
 	}
-	if err := t.root.Rename(tmp, t.in(t.file())); err != nil {
+	if err := t.folder.Rename(tmp, t.base); err != nil {
 		return fmt.Errorf("store: replace %s: %w", t.display, err)
 	}
 	renamed = true
@@ -199,16 +202,16 @@ func writeAtomic(t *target, data []byte, mode fs.FileMode) (err error) {
 	return t.syncDir(dir)
 }
 
-// createTemp creates ".<name>.tmp-<random>" in dir (inside the root) and
-// returns it with its path relative to the root.
-func (t *target) createTemp(dir string) (*os.File, string, error) {
+// createTemp creates ".<name>.tmp-<random>" in the note's opened folder and
+// returns it with its name there.
+func (t *target) createTemp() (*os.File, string, error) {
 	for range 10 {
 		var b [6]byte
 		if _, err := rand.Read(b[:]); err != nil {
 			return nil, "", err
 		}
-		name := filepath.Join(t.in(dir), "."+t.base+tempMarker+hex.EncodeToString(b[:]))
-		f, err := safefs.OpenIn(t.root, name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		name := "." + t.base + tempMarker + hex.EncodeToString(b[:])
+		f, err := safefs.OpenIn(t.folder, name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -224,7 +227,8 @@ func (t *target) syncDir(dir string) error {
 	if runtime.GOOS == "windows" {
 		return nil
 	}
-	d, err := safefs.OpenIn(t.root, t.in(dir), os.O_RDONLY, 0)
+	r, rel := t.at(dir)
+	d, err := safefs.OpenIn(r, rel, os.O_RDONLY, 0)
 	if err != nil {
 		return fmt.Errorf("store: open directory for fsync: %w", err)
 	}
@@ -246,18 +250,26 @@ func (t *target) cleanTemps(dir string) {
 	if !sweepDue(dir) {
 		return
 	}
-	rel := t.in(dir)
-	entries, err := fs.ReadDir(t.root.FS(), filepath.ToSlash(rel))
+	r, rel := t.at(dir)
+	d, err := safefs.OpenIn(r, rel, os.O_RDONLY, 0)
+	if err != nil {
+		return
+	}
+	// Names only: a folder opened in an os.Root lists its entries with an
+	// lstat each (os.ReadDir's), and a journal's folder holds a note a day.
+	names, err := d.Readdirnames(-1)
+	d.Close()
 	if err != nil {
 		return
 	}
 	cutoff := time.Now().Add(-tempMaxAge)
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !isTemp(e.Name()) {
+	for _, name := range names {
+		if !isTemp(name) {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
-			t.root.Remove(filepath.Join(rel, e.Name()))
+		p := filepath.Join(rel, name)
+		if fi, err := r.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.ModTime().Before(cutoff) {
+			r.Remove(p)
 		}
 	}
 }
