@@ -103,12 +103,6 @@ type Store struct {
 	heldRefs int
 	ow       cachedOverwrites
 	logs     logCache
-	// dirs are the folders below the history folder this store made or
-	// found (the logs' folders, the objects' fan-out), so that a keep pass
-	// over thousands of notes does not ask the disk for each again; a
-	// folder removed behind its back (a prune, a user) is made again when
-	// a write into it finds it gone (madeDirs.retry).
-	dirs madeDirs
 }
 
 type cachedOverwrites struct {
@@ -393,7 +387,7 @@ func (s *Store) put(content []byte) (string, error) {
 	if fi, err := r.Lstat(looseName(h)); err == nil && fi.Mode().IsRegular() {
 		return h.String(), nil
 	}
-	if err := putLoose(r, &s.dirs, h, content); err != nil {
+	if err := putLoose(r, h, content); err != nil {
 		return "", fmt.Errorf("history: store a version: %w", err)
 	}
 	return h.String(), nil
@@ -474,17 +468,24 @@ func (s *Store) appendEntry(rel string, e Entry) error {
 // underShared runs fn with the history's folder made and its shared lock
 // held (appends take it; a prune takes it exclusively).
 func (s *Store) underShared(fn func() error) error {
-	if err := s.makeDir(); err != nil {
-		return err
+	// A held folder is there (holdRoot opened it, checks first), and so is
+	// the .mf-lsp folder's .gitignore, made with it (or by the store's lock,
+	// which every write takes first); otherwise it is made.
+	release, held := s.holdRoot()
+	if !held {
+		if err := s.makeDir(); err != nil {
+			return err
+		}
+		if release, held = s.holdRoot(); !held {
+			release = func() {}
+		}
 	}
+	defer release()
 	unlock, err := s.lock(false)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if release, ok := s.holdRoot(); ok {
-		defer release()
-	}
 	return fn()
 }
 
@@ -496,7 +497,7 @@ func (s *Store) appendLine(rel string, e Entry) error {
 	}
 	defer done()
 	var fh *os.File
-	err = s.dirs.retry(r, path.Dir(logName(rel)), true, func() (err error) {
+	err = inDir(r, path.Dir(logName(rel)), true, func() (err error) {
 		fh, err = safefs.OpenIn(r, logName(rel), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		return err
 	})

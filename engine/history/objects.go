@@ -12,7 +12,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -266,7 +265,7 @@ func (o *objects) size(r *os.Root, h plumbing.Hash) (int64, error) {
 // putLoose writes a blob as a loose object: through a temporary file in
 // objects, renamed into place, so a reader never sees half of one.
 // Its fan-out folder (objects/xx) is made unless dirs has it.
-func putLoose(r *os.Root, dirs *madeDirs, h plumbing.Hash, content []byte) error {
+func putLoose(r *os.Root, h plumbing.Hash, content []byte) error {
 	name := looseName(h)
 	tmp := fmt.Sprintf("objects/tmp_obj_%s_%d", h.String()[:12], os.Getpid())
 	f, err := safefs.OpenIn(r, tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o444)
@@ -278,7 +277,7 @@ func putLoose(r *os.Root, dirs *madeDirs, h plumbing.Hash, content []byte) error
 		err = cerr
 	}
 	if err == nil {
-		err = dirs.retry(r, name[:len("objects/xx")], false, func() error { return r.Rename(tmp, name) })
+		err = inDir(r, name[:len("objects/xx")], false, func() error { return r.Rename(tmp, name) })
 	}
 	if err != nil {
 		r.Remove(tmp)
@@ -286,35 +285,17 @@ func putLoose(r *os.Root, dirs *madeDirs, h plumbing.Hash, content []byte) error
 	return err
 }
 
-// madeDirs is the set of folders below a history folder known to be there
-// (Store.dirs), safe for concurrent use.
-type madeDirs struct{ m sync.Map }
-
-// retry runs fn, a write into the folder dir (relative to r), after making
-// dir unless the set has it (all, with its parents; else dir alone). When
-// fn finds dir gone (fs.ErrNotExist: removed behind the store's back), dir
-// is made again and fn retried, once.
-func (d *madeDirs) retry(r *os.Root, dir string, all bool, fn func() error) error {
-	if err := d.make(r, dir, all); err != nil {
+// inDir runs fn, a write into the folder dir (relative to r), and when it
+// finds dir missing (fs.ErrNotExist: not made yet, or removed behind the
+// store's back) makes dir (all: with its parents) and runs fn again, once.
+// Trying first costs a write into a folder that is there (nearly every
+// one) no mkdir: made up front, each write asked the disk for its folders
+// again in every process.
+func inDir(r *os.Root, dir string, all bool, fn func() error) error {
+	err := fn()
+	if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	err := fn()
-	if errors.Is(err, fs.ErrNotExist) {
-		d.m.Delete(dir)
-		if err := d.make(r, dir, all); err != nil {
-			return err
-		}
-		err = fn()
-	}
-	return err
-}
-
-// make makes dir unless the set has it.
-func (d *madeDirs) make(r *os.Root, dir string, all bool) error {
-	if _, ok := d.m.Load(dir); ok {
-		return nil
-	}
-	var err error
 	if all {
 		err = r.MkdirAll(dir, 0o755)
 	} else if err = r.Mkdir(dir, 0o755); errors.Is(err, fs.ErrExist) {
@@ -323,8 +304,7 @@ func (d *madeDirs) make(r *os.Root, dir string, all bool) error {
 	if err != nil {
 		return err
 	}
-	d.m.Store(dir, struct{}{})
-	return nil
+	return fn()
 }
 
 // looseHeader is a loose blob's header: "blob SIZE" and a NUL.
