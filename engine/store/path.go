@@ -34,6 +34,7 @@ var (
 type target struct {
 	root     *os.Root           // the memory root, opened
 	folder   *os.Root           // dir, opened inside root once it has no missing parents (openFolder); nil before
+	dirInfo  fs.FileInfo        // dir as resolve (or mkdirs) found it, by Lstat; nil: the root itself
 	rootReal string             // root, absolute, symbolic links resolved
 	rel      string             // path relative to root, cleaned
 	display  string             // root joined with rel, for messages
@@ -84,6 +85,13 @@ func (t *target) openFolder() error {
 	f, err := t.root.OpenRoot(rel)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
+	}
+	// The folder opened is the one resolve found, no link on the way: one
+	// swapped for a link since (to another owner's folder inside the root,
+	// which os.Root follows) is refused, not written into.
+	if st, err := f.Stat("."); err != nil || t.dirInfo == nil || !os.SameFile(st, t.dirInfo) {
+		f.Close()
+		return fmt.Errorf("%w: the folder %s changed since the write looked at it (replaced by a link?)", ErrSymlink, filepath.Join(t.rootReal, rel))
 	}
 	t.folder = f
 	return nil
@@ -179,7 +187,7 @@ func resolveAt(root, rootAbs, rootReal, path string) (*target, error) {
 		case !fi.IsDir():
 			return nil, fmt.Errorf("store: parent %s of %s is not a directory", next, t.display)
 		default:
-			cur = next
+			cur, t.dirInfo = next, fi
 		}
 	}
 	t.dir = cur
@@ -234,6 +242,13 @@ func (t *target) mkdirs() error {
 			return err
 		}
 		cur = next
+	}
+	if len(t.missing) > 0 {
+		fi, err := t.root.Lstat(t.in(cur))
+		if err != nil || !fi.IsDir() {
+			return fmt.Errorf("store: create directory %s: not a folder after making it", cur)
+		}
+		t.dirInfo = fi
 	}
 	t.dir, t.missing = cur, nil
 	return nil
