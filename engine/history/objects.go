@@ -264,7 +264,7 @@ func (o *objects) size(r *os.Root, h plumbing.Hash) (int64, error) {
 
 // putLoose writes a blob as a loose object: through a temporary file in
 // objects, renamed into place, so a reader never sees half of one.
-// Its fan-out folder (objects/xx) is made unless dirs has it.
+// Its fan-out folder (objects/xx) is made when missing (inDir).
 func putLoose(r *os.Root, h plumbing.Hash, content []byte) error {
 	name := looseName(h)
 	tmp := fmt.Sprintf("objects/tmp_obj_%s_%d", h.String()[:12], os.Getpid())
