@@ -83,17 +83,34 @@ func lockRoot(root string) (unlock func() error, real string, err error) {
 		return nil, "", err
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), lockTimeout)
-	defer cancel()
+	// The timeout's timer is made only when the lock is contended: made on
+	// every write, it woke an idle thread of the runtime to look at it (a
+	// new earliest timer), two context switches for a lock that was free.
+	var ctx context.Context
+	cancel := context.CancelFunc(func() {})
+	defer func() { cancel() }()
+	waiting := func() context.Context {
+		if ctx == nil {
+			ctx, cancel = context.WithTimeout(context.Background(), lockTimeout)
+		}
+		return ctx
+	}
 
 	mu := procLock(path)
 	select {
 	case mu <- struct{}{}:
-	case <-ctx.Done():
-		return nil, "", fmt.Errorf("%w %s (waited %v; another goroutine of this process holds it)", ErrLockTimeout, root, lockTimeout)
+	default:
+		select {
+		case mu <- struct{}{}:
+		case <-waiting().Done():
+			return nil, "", fmt.Errorf("%w %s (waited %v; another goroutine of this process holds it)", ErrLockTimeout, root, lockTimeout)
+		}
 	}
 	fl := NewFlock(path, 0o644)
-	ok, err := fl.TryLockContext(ctx, lockRetry)
+	ok, err := fl.TryLock()
+	if !ok && err == nil {
+		ok, err = fl.TryLockContext(waiting(), lockRetry)
+	}
 	if !ok || err != nil {
 		<-mu
 		_ = fl.Close()

@@ -1,11 +1,12 @@
 package store
 
 import (
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -206,11 +207,12 @@ func writeAtomic(t *target, data []byte, mode fs.FileMode) (err error) {
 // returns it with its name there.
 func (t *target) createTemp() (*os.File, string, error) {
 	for range 10 {
-		var b [6]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return nil, "", err
-		}
-		name := "." + t.base + tempMarker + hex.EncodeToString(b[:])
+		// Unique, not secret (O_EXCL refuses a name taken): the runtime's
+		// generator. crypto/rand's Read set a timer each call (to warn of a
+		// blocked getrandom), which woke an idle thread of the runtime.
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], rand.Uint64())
+		name := "." + t.base + tempMarker + hex.EncodeToString(b[:6])
 		f, err := safefs.OpenIn(t.folder, name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue
