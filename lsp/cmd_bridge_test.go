@@ -27,7 +27,7 @@ func TestCommandRenderInto(t *testing.T) {
 		Tokens                         int
 	}
 	mustExec(t, c, "magicfrog.renderInto", map[string]any{}, &res)
-	if res.Path != host || res.Outcome != "appended" || len(res.Generation) != 8 || res.Tokens == 0 {
+	if res.Path != host || res.URI != session.PathToURI(host) || res.Outcome != "appended" || len(res.Generation) != 8 || res.Tokens == 0 {
 		t.Fatalf("renderInto: %+v", res)
 	}
 	b, _ := os.ReadFile(host)

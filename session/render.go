@@ -103,6 +103,7 @@ func RenderInto(snap *Snapshot, r RenderRequest, file string) (base.Written, err
 	if err != nil {
 		return base.Written{}, &WriteError{Err: err}
 	}
+	w.URI = PathToURI(w.Path)
 	return w, nil
 }
 

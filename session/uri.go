@@ -5,8 +5,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
-
-	"github.com/magicfrog/mf-lsp/session/base"
+	"strings"
 )
 
 // URIToPath converts a file:// URI to a local path. Other schemes (untitled:,
@@ -39,5 +38,11 @@ func URIToPath(uri string) (string, error) {
 }
 
 // PathToURI converts an absolute local path to a file:// URI, percent-encoded
-// as clients expect (base.PathToURI, where the shell's block writes name it).
-func PathToURI(path string) string { return base.PathToURI(path) }
+// as clients expect.
+func PathToURI(path string) string {
+	p := filepath.ToSlash(path)
+	if runtime.GOOS == "windows" && !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
+}

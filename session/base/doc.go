@@ -2,8 +2,7 @@
 // commands need, and nothing else: loading a tree once (OpenMemory), the
 // caches a process keeps (OpenCaches), rendering the blocks a scope as given
 // asks for (RenderEach: `render`), writing one into an agent host's file
-// (CheckHostFile, WriteBlockInto: `render --into`, magicfrog.renderInto), and
-// file URIs (PathToURI).
+// (CheckHostFile, WriteBlockInto: `render --into`, magicfrog.renderInto).
 //
 // It is a package of its own, beneath session, so that a binary that only
 // renders and appends (cmd/mf-hook) links neither the checks (diagnostics,

@@ -13,7 +13,9 @@ import (
 // Written is where a rendered block went (magicfrog.renderInto, render
 // --into): the file, what happened to its managed section, and the block.
 // Its fields are in the order of their JSON names, the order clients have
-// always received.
+// always received. URI is the language server's (session.RenderInto sets
+// it): a file URI is the protocol's, and net/url's netip started a
+// goroutine at every hook call's start.
 type Written struct {
 	Generation string          `json:"generation"`
 	Outcome    managed.Outcome `json:"outcome"`
@@ -33,7 +35,7 @@ func WriteBlockInto(m *engine.Memory, file string, b *engine.Block) (Written, er
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Path: file, URI: PathToURI(file), Outcome: outcome, Generation: b.Generation, Tokens: b.CountTokens()}, nil
+	return Written{Path: file, Outcome: outcome, Generation: b.Generation, Tokens: b.CountTokens()}, nil
 }
 
 // inHostComment is the section's comment line naming the notes left out of
