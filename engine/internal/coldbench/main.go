@@ -1262,6 +1262,22 @@
 // created and renamed per version (openat with O_CREAT and renameat are
 // half of its samples), and the linked packages 0.25x. GOMAXPROCS=1 in the
 // environment, over 101 runs, is 2% less (in main, nothing).
+//
+// Then the threads (perf record -e syscalls:sys_enter_futex -g, the stacks
+// of the futex wakes): beside the runtime's own start, which the floor
+// shares, three wakes of an idle thread were mf-hook's, each two context
+// switches on another vCPU: the write lock's context.WithTimeout (a new
+// earliest timer wakes a thread to watch it), crypto/rand.Read for the
+// temporary file's name (sysrand sets a timer to warn of a blocked
+// getrandom), and net/netip's initializer (unique's cleanup goroutine),
+// linked through session/base's file URIs. The timer is made only when the
+// lock is contended, the name comes from math/rand/v2, and the URIs are
+// session's: mf-hook's futex calls are the floor's (12). -n 1 -runs 31, the
+// old binary and the new in turn, twice (load average 1.2-1.4): version
+// 1.46-1.49x -> 1.40-1.43x, render 1.82-1.92x -> 1.76-1.88x, append
+// 3.06-3.46x -> 2.88-2.89x. Pinned to one CPU (taskset) the floor and append
+// both cost about a millisecond less: that much of each is waking the other
+// vCPU, which a ratio to the floor cannot remove.
 package main
 
 import (
