@@ -19,7 +19,11 @@ func TestFolderSwappedForLinkRefused(t *testing.T) {
 	theirs := filepath.Join(root, "agent", "moe", "n.md")
 	mustWrite(t, mine, note(1, "larry's"))
 	mustWrite(t, theirs, note(1, "moe's"))
-	tg, err := resolve(root, mine)
+	real, err := filepath.EvalSymlinks(root) // as lockRoot resolves it
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := resolve(root, real, mine)
 	if err != nil {
 		t.Fatal(err)
 	}

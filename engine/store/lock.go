@@ -59,7 +59,7 @@ func Lock(root string) (unlock func() error, err error) {
 
 // lockRoot is Lock, which also returns root as it found it: absolute, its
 // symbolic links resolved (the store's writes resolve their note below it,
-// resolveAt, without resolving the root a second time).
+// resolve, without resolving the root a second time).
 func lockRoot(root string) (unlock func() error, real string, err error) {
 	if root == "" {
 		return nil, "", errors.New("store: empty memory root")

@@ -44,11 +44,6 @@ type target struct {
 	crash    func(point string) // the write's crash hook (tests), if any
 }
 
-// file is the path the note is read from and written to.
-func (t *target) file() string {
-	return filepath.Join(append(append([]string{t.dir}, t.missing...), t.base)...)
-}
-
 // in is the path of abs (t.dir or below, symbolic links resolved) relative to
 // the root, for os.Root.
 func (t *target) in(abs string) string {
@@ -108,35 +103,13 @@ func (t *target) at(dir string) (*os.Root, string) {
 
 // resolve checks that path (absolute, or relative to root) names a note inside
 // root, and finds where its existing parent directories really are. It
-// creates nothing; root itself must exist.
-func resolve(root, path string) (*target, error) {
+// creates nothing. It runs under root's lock, whose taking checked root and
+// resolved it (lockRoot: rootReal, absolute, its links resolved).
+func resolve(root, rootReal, path string) (*target, error) {
 	rootAbs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("store: memory root: %w", err)
 	}
-	rootReal, err := filepath.EvalSymlinks(rootAbs)
-	if err != nil {
-		return nil, fmt.Errorf("store: memory root: %w", err)
-	}
-	if err := checkRoot(rootAbs); err != nil {
-		return nil, err
-	}
-	return resolveAt(root, rootAbs, rootReal, path)
-}
-
-// resolveLocked is resolve under root's lock, whose taking checked root and
-// resolved it (lockRoot: real).
-func resolveLocked(root, real, path string) (*target, error) {
-	rootAbs, err := filepath.Abs(root)
-	if err != nil {
-		return nil, fmt.Errorf("store: memory root: %w", err)
-	}
-	return resolveAt(root, rootAbs, real, path)
-}
-
-// resolveAt is resolve once the root is known: root as given, rootAbs
-// absolute, rootReal with its links resolved.
-func resolveAt(root, rootAbs, rootReal, path string) (*target, error) {
 	p := path
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(rootAbs, p)

@@ -57,7 +57,7 @@ func update(root, path string, expect *Expect, fn func(current []byte, exists bo
 		return nil, err
 	}
 	defer unlock() // an unlock error cannot undo the write; closing the file releases the lock anyway
-	t, err := resolveLocked(root, real, path)
+	t, err := resolve(root, real, path)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func Remove(root, path string, expect Expect) error {
 		return err
 	}
 	defer unlock()
-	t, err := resolveLocked(root, real, path)
+	t, err := resolve(root, real, path)
 	if err != nil {
 		return err
 	}
