@@ -185,12 +185,16 @@ func (s *Server) resolveKeepMine(uri protocol.DocumentUri) {
 		s.ShowMessage(protocol.MessageTypeWarning, "mf-lsp: cannot set the revision of %s: its frontmatter does not parse", uri)
 		return
 	}
-	s.applyEdit(uri, ActionKeepMine, edit)
+	// Whether the buffer took the edit decides who writes the revision when
+	// the editor's save of the old text lands after the answer: the buffer's
+	// next save (it holds the edit), or the server (it does not).
+	s.sess.KeepMineApplied(uri, s.applyEdit(uri, ActionKeepMine, edit))
 }
 
 // applyEdit sends workspace/applyEdit (from a goroutine beside the read loop) and
-// republishes the buffer's diagnostics against its new base.
-func (s *Server) applyEdit(uri protocol.DocumentUri, label string, edit protocol.WorkspaceEdit) {
+// republishes the buffer's diagnostics against its new base. It reports
+// whether the client applied the edit.
+func (s *Server) applyEdit(uri protocol.DocumentUri, label string, edit protocol.WorkspaceEdit) (applied bool) {
 	if d, ok := s.Docs.Get(uri); ok {
 		s.publishFor(d)
 	}
@@ -199,7 +203,7 @@ func (s *Server) applyEdit(uri protocol.DocumentUri, label string, edit protocol
 	var res protocol.ApplyWorkspaceEditResponse
 	if err := s.Call(ctx, string(protocol.ServerWorkspaceApplyEdit), &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit}, &res); err != nil {
 		s.LogMessage(protocol.MessageTypeWarning, "mf-lsp: %s: workspace/applyEdit failed: %v", label, err)
-		return
+		return false
 	}
 	if !res.Applied {
 		reason := "no reason given"
@@ -208,6 +212,7 @@ func (s *Server) applyEdit(uri protocol.DocumentUri, label string, edit protocol
 		}
 		s.ShowMessage(protocol.MessageTypeWarning, "mf-lsp: %s was not applied by the editor (%s)", label, reason)
 	}
+	return res.Applied
 }
 
 // resolveConflictCommand: magicfrog.resolveConflict {uri, choice} answers a

@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -59,6 +60,36 @@ func agentWrite(t *testing.T, data, project, dim, key, expect, body string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("mf-lsp write: %v\n%s", err, out)
 	}
+}
+
+// diskBecomes waits up to 5 s for the file at path to hold want, and returns
+// what it holds then.
+func diskBecomes(path, want string) string {
+	return diskUntil(path, func(s string) bool { return s == want })
+}
+
+// diskUntil waits up to 5 s for the file at path to satisfy ok, and returns
+// what it holds then.
+func diskUntil(path string, ok func(string) bool) string {
+	var b []byte
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, _ = os.ReadFile(path); ok(string(b)) {
+			break
+		}
+	}
+	return string(b)
+}
+
+// editTone opens the demo's account/tone.md and adds "My edit." to its buffer
+// (version 2), unsaved: the buffer a save conflict is about.
+func editTone(t *testing.T, c *lsptest.Client, data string) (path, uri, mine string) {
+	t.Helper()
+	path = filepath.Join(data, "memory/account/tone.md")
+	disk, _ := os.ReadFile(path)
+	uri = openSettled(t, c, path)
+	mine = string(disk) + "My edit.\n"
+	setText(t, c, uri, 2, mine)
+	return path, uri, mine
 }
 
 // openSettled opens a file and waits for its first diagnostics: the server has
@@ -220,11 +251,7 @@ func chooseAction(title string) lsptest.Reply {
 func TestSaveConflictKeepMine(t *testing.T) {
 	c, data, project := startDemoAt(t, steppingClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.Second))
 	c.Reply("window/showMessageRequest", chooseAction("Keep mine as next revision"))
-	path := filepath.Join(data, "memory/account/tone.md")
-	disk, _ := os.ReadFile(path)
-	uri := openSettled(t, c, path)
-	mine := string(disk) + "My edit.\n"
-	setText(t, c, uri, 2, mine)
+	_, uri, mine := editTone(t, c, data)
 
 	// An agent writes revision 2 while the buffer is dirty; the save comes at once,
 	// before the file watcher may have reported it.
@@ -411,11 +438,7 @@ func TestSaveConflictCompareThenMerge(t *testing.T) {
 func TestSaveConflictKeepMineAfterTheEditorSaved(t *testing.T) {
 	c, data, project := startDemoAt(t, steppingClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.Second))
 	c.Reply("window/showMessageRequest", func(json.RawMessage) (any, error) { return nil, nil }) // the user answers later
-	path := filepath.Join(data, "memory/account/tone.md")
-	disk, _ := os.ReadFile(path)
-	uri := openSettled(t, c, path)
-	mine := string(disk) + "My edit.\n"
-	setText(t, c, uri, 2, mine)
+	path, uri, mine := editTone(t, c, data)
 	agentWrite(t, data, project, "account", "tone.md", "1", "The agent's tone rule.\n")
 	if edits := willSave(t, c, uri); len(edits) != 0 {
 		t.Fatalf("conflicting save got edits %+v; want none", edits)
@@ -428,13 +451,7 @@ func TestSaveConflictKeepMineAfterTheEditorSaved(t *testing.T) {
 	if !strings.Contains(got, "revision: 3\n") || !strings.HasSuffix(got, "My edit.\n") {
 		t.Fatalf("Keep mine gave the buffer:\n%s\nwant revision 3 and my edit", got)
 	}
-	var onDisk []byte
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if onDisk, _ = os.ReadFile(path); string(onDisk) == got {
-			break
-		}
-	}
-	if string(onDisk) != got {
+	if onDisk := diskBecomes(path, got); onDisk != got {
 		t.Fatalf("after Keep mine the disk holds:\n%s\nwant the buffer at revision 3:\n%s", onDisk, got)
 	}
 	// The buffer takes the edit and equals the disk: no stale diagnostic, and
@@ -450,6 +467,105 @@ func TestSaveConflictKeepMineAfterTheEditorSaved(t *testing.T) {
 	}
 }
 
+// TestKeepMineAnsweredBeforeTheEditorsSaveLanded: Emacs answers the question
+// while its save waits in willSaveWaitUntil, so "Keep mine" can reach the
+// server before the editor has written the buffer, and eglot 1.9 (asking
+// "Server wants to edit? Proceed?") may refuse the edit. The disk then holds
+// the agent's revision 2 at the answer and the un-bumped buffer after the save:
+// the revision the question promised must still land, with my edit, once that
+// save does. (Seen once in CI: the disk stayed at revision 1.)
+func TestKeepMineAnsweredBeforeTheEditorsSaveLanded(t *testing.T) {
+	c, data, project := startDemoAt(t, steppingClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.Second))
+	c.Reply("window/showMessageRequest", func(json.RawMessage) (any, error) { return nil, nil })
+	c.Reply("workspace/applyEdit", refuseEdit)
+	path, uri, mine := editTone(t, c, data)
+	agentWrite(t, data, project, "account", "tone.md", "1", "The agent's tone rule.\n")
+	if edits := willSave(t, c, uri); len(edits) != 0 {
+		t.Fatalf("conflicting save got edits %+v; want none", edits)
+	}
+	if msg, _ := messageRequest(t, c); !strings.Contains(msg, "keep yours as revision 3") {
+		t.Fatalf("question %q; want it to promise revision 3", msg)
+	}
+	mustExec(t, c, "magicfrog.resolveConflict", map[string]any{"uri": uri, "choice": "keepMine"}, nil)
+	want := applyLSPEdits(t, mine, appliedEdit(t, c, uri)) // refused by the client
+	if on, _ := os.ReadFile(path); !strings.Contains(string(on), "The agent's tone rule.") {
+		t.Fatalf("before the editor's save the disk holds:\n%s\nwant the agent's revision 2", on)
+	}
+	editorSave(t, c, uri, path, mine) // the save lands now: revision 1 over the agent's 2
+
+	if onDisk := diskBecomes(path, want); onDisk != want {
+		t.Fatalf("after Keep mine and the save the disk holds:\n%s\nwant my edit at revision 3:\n%s", onDisk, want)
+	}
+	out, err := exec.Command(binary(t), "history", "--data-dir", data, "--project", project, "account/tone.md").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "revision 2 ") {
+		t.Fatalf("mf-lsp history: %v\n%s\nwant the agent's revision 2 listed", err, out)
+	}
+	// Saving again from the buffer (still revision 1, as the client refused the
+	// edit) goes above the disk's 3, without a question.
+	if edits := applyLSPEdits(t, mine, willSave(t, c, uri)); !strings.Contains(edits, "revision: 4\n") {
+		t.Errorf("the next save gives:\n%s\nwant revision 4", edits)
+	}
+}
+
+// TestKeepMineWrittenAfterItsSaveNeverReusesARevision: between the answer
+// and the save landing (Keep mine still waiting for it), the agent wrote
+// again, as revision 3, the number the question had promised. The editor's
+// save then writes over it, and Keep mine's version must take the next
+// number (4): two versions never share one.
+func TestKeepMineWrittenAfterItsSaveNeverReusesARevision(t *testing.T) {
+	c, data, project := startDemoAt(t, steppingClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.Second))
+	c.Reply("window/showMessageRequest", func(json.RawMessage) (any, error) { return nil, nil })
+	c.Reply("workspace/applyEdit", refuseEdit)
+	path, uri, mine := editTone(t, c, data)
+	agentWrite(t, data, project, "account", "tone.md", "1", "The agent's tone rule.\n")
+	willSave(t, c, uri)
+	if msg, _ := messageRequest(t, c); !strings.Contains(msg, "keep yours as revision 3") {
+		t.Fatalf("question %q; want it to promise revision 3", msg)
+	}
+	mustExec(t, c, "magicfrog.resolveConflict", map[string]any{"uri": uri, "choice": "keepMine"}, nil)
+	appliedEdit(t, c, uri) // refused
+	agentWrite(t, data, project, "account", "tone.md", "2", "The agent's tone rule, again.\n")
+	editorSave(t, c, uri, path, mine)
+
+	onDisk := diskUntil(path, func(s string) bool { return strings.Contains(s, "revision: 4\n") })
+	if !strings.Contains(onDisk, "revision: 4\n") || !strings.HasSuffix(onDisk, "My edit.\n") {
+		t.Fatalf("after Keep mine and the save the disk holds:\n%s\nwant my edit at revision 4: the agent's second write is revision 3", onDisk)
+	}
+}
+
+// refuseEdit answers workspace/applyEdit as eglot 1.9 does when its
+// "Server wants to edit … Proceed?" is answered no.
+func refuseEdit(json.RawMessage) (any, error) { return nil, errors.New("User cancelled server edit") }
+
+// TestKeepMineTakenByTheBufferIsLeftToItsNextSave: Neovim 0.10+ answers while
+// its :write waits for willSaveWaitUntil and takes Keep mine's edit into the
+// buffer; its write of the old text lands after. The buffer now holds the
+// promised revision and its next :write writes it (a conflict no more): the
+// server writes nothing behind the editor's back (Neovim would ask "The file
+// has been changed since reading it" at that :write).
+func TestKeepMineTakenByTheBufferIsLeftToItsNextSave(t *testing.T) {
+	c, data, project := startDemoAt(t, steppingClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.Second))
+	c.Reply("window/showMessageRequest", func(json.RawMessage) (any, error) { return nil, nil })
+	path, uri, mine := editTone(t, c, data)
+	agentWrite(t, data, project, "account", "tone.md", "1", "The agent's tone rule.\n")
+	willSave(t, c, uri)
+	messageRequest(t, c)
+	mustExec(t, c, "magicfrog.resolveConflict", map[string]any{"uri": uri, "choice": "keepMine"}, nil)
+	kept := applyLSPEdits(t, mine, appliedEdit(t, c, uri)) // applied (lsptest's default answer)
+	editorSave(t, c, uri, path, mine)                      // the old text, then the edit in the buffer
+	setText(t, c, uri, 3, kept)
+	time.Sleep(300 * time.Millisecond) // a write by the server would land by now
+	if onDisk, _ := os.ReadFile(path); string(onDisk) != mine {
+		t.Fatalf("the server wrote behind the editor's back:\n%s\nwant the editor's own save", onDisk)
+	}
+	if next := applyLSPEdits(t, kept, willSave(t, c, uri)); !strings.Contains(next, "revision: 3\n") {
+		t.Fatalf("the next save of the buffer at revision 3 gives:\n%s\nwant revision 3 (the buffer holds the revision promised)", next)
+	}
+	if msgs := c.Requests("window/showMessageRequest"); len(msgs) != 1 {
+		t.Fatalf("%d questions, want only the first: the next save is no conflict", len(msgs))
+	}
+}
+
 // TestKeepMineAfterAnUnaskedSaveNeverReusesARevision: lsp-mode waits 0.1 s for
 // willSaveWaitUntil, so its save can land before the server's answer. The
 // agent had written revision 2; the editor's save put the buffer (revision 1
@@ -459,11 +575,7 @@ func TestSaveConflictKeepMineAfterTheEditorSaved(t *testing.T) {
 func TestKeepMineAfterAnUnaskedSaveNeverReusesARevision(t *testing.T) {
 	c, data, project := startDemoAt(t, steppingClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.Second))
 	c.Reply("window/showMessageRequest", func(json.RawMessage) (any, error) { return nil, nil })
-	path := filepath.Join(data, "memory/account/tone.md")
-	disk, _ := os.ReadFile(path)
-	uri := openSettled(t, c, path)
-	mine := string(disk) + "My edit.\n"
-	setText(t, c, uri, 2, mine)
+	path, uri, mine := editTone(t, c, data)
 	agentWrite(t, data, project, "account", "tone.md", "1", "The agent's tone rule.\n")
 	if _, err := c.WaitDiagnostics(uri, hasCode("stale-revision")); err != nil {
 		t.Fatal(err)

@@ -156,7 +156,8 @@ func (s *Session) Documents() []*Document {
 }
 
 // Saved records a save: the document's current version is what is on disk. It
-// refreshes the tree holding it and rebases the buffer on the disk.
+// writes a "Keep mine" answered before this save landed (writeKept), refreshes
+// the tree holding it and rebases the buffer on the disk.
 func (s *Session) Saved(uri string) (*Document, bool) {
 	s.mu.Lock()
 	st, ok := s.docs[uri]
@@ -169,6 +170,7 @@ func (s *Session) Saved(uri string) (*Document, bool) {
 	st.doc = &d
 	t := s.treeOfLocked(d.Path)
 	s.mu.Unlock()
+	s.keptSaved(uri, d.Text)
 	if t != nil && t.memory != nil && t.memory.Refresh(d.Path) {
 		s.changed(t.memory)
 	}

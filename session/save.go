@@ -60,6 +60,23 @@ type saveState struct {
 	// base is the version the buffer was based on when the conflict was seen
 	// (nil when unknown): the common ancestor of a Merge.
 	base []byte
+	// kept is a "Keep mine" not yet on disk: answered while the editor's save
+	// was still being written (Emacs and Neovim 0.10+ answer during
+	// willSaveWaitUntil), so the disk did not hold the buffer yet. When the
+	// client refuses the edit (eglot 1.9 asks "Proceed?") and the save of
+	// that buffer lands, the server writes it (writeKept). A client that took
+	// the edit holds the revision in its buffer, and its next save writes it:
+	// a write behind its back would make it ask "changed since reading it"
+	// (Neovim) at that save.
+	kept *keptMine
+}
+
+// keptMine is the revision "Keep mine" promised for one version of a buffer.
+type keptMine struct {
+	buffer  []byte // the buffer it was answered for
+	note    []byte // that buffer at the promised revision
+	refused bool   // the client did not apply the edit
+	saved   bool   // the editor's save of buffer landed (Saved) before the client answered
 }
 
 // SaveDecision is what to do before a buffer is written.
@@ -322,8 +339,9 @@ func (s *Session) KeepMine(uri string) (Resolution, bool) {
 			return Resolution{}, false
 		}
 		r := Resolution{Buffer: text, Revision: next, Edits: edits}
+		out := frontmatter.Apply(text, edits)
+		ds.save.kept = nil
 		if exists && lockRoot != "" && bytes.Equal(disk, text) {
-			out := frontmatter.Apply(text, edits)
 			if err := store.Write(lockRoot, ds.doc.Path, out, store.Expect{Revision: diskRev, Hash: store.Hash(disk)}); err != nil {
 				s.opts.Logf("keep mine: %s not written (%v); the next save writes revision %d", ds.doc.Path, err, next)
 			} else {
@@ -331,8 +349,120 @@ func (s *Session) KeepMine(uri string) (Resolution, bool) {
 				r.OnDisk = true
 			}
 		}
+		if !r.OnDisk && lockRoot != "" {
+			ds.save.kept = &keptMine{buffer: text, note: out}
+		}
 		return r, true
 	})
+}
+
+// KeepMineApplied records whether the client applied Keep mine's edit to
+// the buffer of uri. Applied, the buffer's next save writes the revision;
+// refused, the server writes it once the editor's save of the buffer lands,
+// or now when it landed already.
+func (s *Session) KeepMineApplied(uri string, applied bool) {
+	s.withKept(uri, func(st *saveState) bool {
+		k := st.kept
+		if applied || k.saved {
+			st.kept = nil
+			return !applied
+		}
+		k.refused = true
+		return false
+	})
+}
+
+// keptSaved is Saved's part of a Keep mine not yet on disk: the save of the
+// buffer it was answered for landed. The write waits for the client's
+// answer to the edit unless it came (refused) already.
+func (s *Session) keptSaved(uri string, saved []byte) {
+	s.withKept(uri, func(st *saveState) bool {
+		k := st.kept
+		switch {
+		case !bytes.Equal(k.buffer, saved):
+			st.kept = nil // another text was saved: its own save numbered it
+			return false
+		case k.refused:
+			st.kept = nil
+			return true
+		default:
+			k.saved = true
+			return false
+		}
+	})
+}
+
+// withKept runs step on the save state of the open buffer uri when it has a
+// Keep mine not yet on disk, under the session lock; when step says so, that
+// revision is written (writeKept) once the lock is let go.
+func (s *Session) withKept(uri string, step func(st *saveState) (write bool)) {
+	s.mu.Lock()
+	ds, ok := s.docs[uri]
+	if !ok || ds.save.kept == nil {
+		s.mu.Unlock()
+		return
+	}
+	k, path := ds.save.kept, ds.doc.Path
+	write := step(&ds.save)
+	s.mu.Unlock()
+	if write {
+		s.writeKept(uri, path, k.buffer, k)
+	}
+}
+
+// writeKept writes the revision a "Keep mine" promised for the buffer just
+// saved (saveState.kept), when the disk holds exactly that buffer: the save
+// landed after the answer. Revision-checked against those bytes; anything
+// else on disk (another writer since) is left alone, and the next save asks.
+func (s *Session) writeKept(uri, path string, saved []byte, k *keptMine) {
+	lockRoot := s.lockRootOf(uri)
+	disk := readNote(path)
+	if lockRoot == "" || !bytes.Equal(k.buffer, saved) || !bytes.Equal(disk, saved) {
+		return
+	}
+	note := k.note
+	next, _ := store.RevisionOf(note)
+	// Another writer may have taken the promised number while the save was
+	// on its way (its version is in the history, written over by this save):
+	// the buffer then goes above it, as no two versions share a revision.
+	if top := s.highestKept(path); top >= next {
+		next = top + 1
+		sets := []frontmatter.Set{{Key: "revision", Value: next}, {Key: "updated", Value: engine.FormatTime(s.opts.Now())}}
+		note = frontmatter.Apply(saved, FrontmatterEdits(saved, frontmatter.Parse(saved), sets))
+	}
+	rev, _ := store.RevisionOf(disk)
+	if err := store.Write(lockRoot, path, note, store.Expect{Revision: rev, Hash: store.Hash(disk)}); err != nil {
+		s.opts.Logf("keep mine: %s not written after its save (%v); the next save bumps the revision", path, err)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ds, ok := s.docs[uri]; ok {
+		ds.base, ds.hasBase = Base{Revision: next, Hash: store.Hash(note), Text: note}, true
+		ds.save.floor = max(ds.save.floor, next)
+	}
+}
+
+// highestKept is the highest revision the local history holds of the note at
+// path; 0 when it holds none or the tree is not loaded.
+func (s *Session) highestKept(path string) int {
+	t, err := s.treeFor(path)
+	if err != nil || t == nil || t.memory == nil {
+		return 0
+	}
+	h, rel, ok := t.memory.History(path)
+	if !ok {
+		return 0
+	}
+	vs, err := h.Versions(rel)
+	if err != nil {
+		return 0
+	}
+	top := 0
+	for _, v := range vs {
+		top = max(top, v.Revision)
+	}
+	return top
 }
 
 // lockRootOf is the memory root whose lock serializes writes to the open
