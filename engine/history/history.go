@@ -231,18 +231,21 @@ func (s *Store) openRoot() (r *os.Root, done func(), err error) {
 	return r, func() { r.Close() }, nil
 }
 
-// openRootNow is openRoot's own open, checks first.
+// openRootNow is openRoot's own open: <root>/.mf-lsp, then its history
+// folder, each refused when it is a link or is swapped for one while it is
+// opened (safefs.OpenRoot, safefs.OpenRootIn): a check by path followed by
+// an open by path would follow a link planted in between.
 func (s *Store) openRootNow() (*os.Root, error) {
-	for _, d := range []string{filepath.Join(s.root, store.LockDir), s.dir} {
-		fi, err := os.Lstat(d)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.IsDir() {
-			return nil, fmt.Errorf("history: %s is not a folder", d)
-		}
+	parent, err := safefs.OpenRoot(filepath.Join(s.root, store.LockDir))
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
 	}
-	return os.OpenRoot(s.dir)
+	defer parent.Close()
+	r, err := safefs.OpenRootIn(parent, filepath.Base(s.dir))
+	if err != nil {
+		return nil, fmt.Errorf("history: %s: %w", s.dir, err)
+	}
+	return r, nil
 }
 
 // Hold keeps the history's folder open for every use of the store until

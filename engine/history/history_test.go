@@ -372,3 +372,35 @@ func TestSeenOfLoggedVersionsTakesNoLock(t *testing.T) {
 		t.Fatal("a version the log does not name was recorded without the lock")
 	}
 }
+
+// A history folder, or the .mf-lsp folder holding it, that is a link (a
+// cloned tree that planted one) is refused: no version is written through it.
+func TestHistoryFolderThatIsALinkIsRefused(t *testing.T) {
+	for _, which := range []string{"history", ".mf-lsp"} {
+		t.Run(which, func(t *testing.T) {
+			root := t.TempDir()
+			s := For(root)
+			if err := s.Record("a.md", note(1, "first"), Written, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			d := s.Dir()
+			if which == ".mf-lsp" {
+				d = filepath.Dir(d)
+			}
+			elsewhere := filepath.Join(root, "elsewhere")
+			if err := os.Rename(d, elsewhere); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(elsewhere, d); err != nil {
+				t.Fatal(err)
+			}
+			fresh := &Store{root: root, dir: DirOf(root), policy: DefaultPolicy}
+			if err := fresh.Record("a.md", note(2, "second"), Written, time.Now()); err == nil {
+				t.Fatal("a version was recorded through a link")
+			}
+			if vs, err := fresh.Versions("a.md"); err == nil && len(vs) > 0 {
+				t.Fatalf("versions read through a link: %v", vs)
+			}
+		})
+	}
+}

@@ -162,6 +162,49 @@ func OpenRoot(dir string) (*os.Root, error) {
 	return r, nil
 }
 
+// OpenRootIn opens the folder name of root as an os.Root, refusing a name
+// that is a symbolic link, or that is swapped for one (or for another
+// folder) between the check and the open: the opened folder must be the one
+// the check found. (An os.Root follows a link that stays inside it, so a
+// folder swapped for a link to a sibling would otherwise be used.)
+func OpenRootIn(root *os.Root, name string) (*os.Root, error) {
+	lst, err := lstatFolder(root, name)
+	if err != nil {
+		return nil, err
+	}
+	return openRootAs(root, name, lst)
+}
+
+// lstatFolder is OpenRootIn's check: name is a folder, not a link.
+func lstatFolder(root *os.Root, name string) (fs.FileInfo, error) {
+	lst, err := root.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if lst.Mode()&fs.ModeSymlink != 0 {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrLink}
+	}
+	if !lst.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%s, not a folder: %w", Kind(lst.Mode()), ErrNotRegular)}
+	}
+	return lst, nil
+}
+
+// openRootAs is OpenRootIn's open: the folder opened must be lst, the one
+// the check found.
+func openRootAs(root *os.Root, name string, lst fs.FileInfo) (*os.Root, error) {
+	r, err := root.OpenRoot(name)
+	if err != nil {
+		return nil, err
+	}
+	info, err := r.Stat(".")
+	if err != nil || !os.SameFile(lst, info) {
+		r.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("changed while it was opened (replaced by a link?): %w", ErrLink)}
+	}
+	return r, nil
+}
+
 // ReadInFollow is ReadIn for a name that may be a symbolic link, as long as
 // the link (and every one it leads to) stays inside root.
 func ReadInFollow(root *os.Root, name string, max int64) ([]byte, error) {
