@@ -44,7 +44,7 @@ func TestSmoke(t *testing.T) {
 		"| floor of render's scope |", "| render |", "| render --budget=8000 |", "| render --budget=8000, empty cache |",
 		"| tree |", "| check |", "| first workspace/symbol over stdio |", "| mcp: initialize + first memory_context |",
 		"| memory_read, lines 1-10 |", "| memory_search |", "| peak RSS of mf-lsp mcp |",
-		"| version | mf-lsp |", "| version | mf-hook |", "| append | mf-hook |", "| render | mf-hook |", "| start-up | binary | CPU floor |", "| path | 100 → 300 |",
+		"| version | mf-lsp |", "| version | mf-hook |", "| append | mf-hook |", "| render | mf-hook |", "| start-up | binary | CPU floor |", "append's write floor (writeFloorProgram", "| path | 100 → 300 |",
 		"| hover |", "| codeLens |", "| definition |", "| completion |", "| references |", "| completion, first after didChange |", "| references, first after a write on disk |", "| didChange → publishDiagnostics |", "| peak RSS of the server |",
 	} {
 		if !strings.Contains(out.String(), want) {
