@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/magicfrog/mf-lsp/engine/participant"
+	"github.com/magicfrog/mf-lsp/engine/participant/watcher"
 )
 
 // Watch keeps the server in step with the disk: changed notes are re-read,
@@ -14,7 +15,7 @@ import (
 // changed note (and of memory://context, when the block changed) are told.
 // It returns a function that stops watching.
 func (s *Server) Watch() (stop func(), err error) {
-	stop, err = s.p.Watch(s.changed, s.logf)
+	stop, err = watcher.Start(s.p, s.changed, s.logf)
 	if err != nil {
 		return func() {}, err
 	}

@@ -264,7 +264,8 @@ func TestOwnInitsAreSmall(t *testing.T) {
 // dynamic, so the loader's relocations and cgo's start run at every call.
 // net/url is the language server's (file URIs): its net/netip made a
 // goroutine at init (unique's cleanup), a thread woken at every hook call.
-var unlinked = []string{"net", "net/http", "net/url", "net/netip", "crypto/tls", "runtime/cgo", "github.com/magicfrog/mf-lsp/engine/embed"}
+var unlinked = []string{"net", "net/http", "net/url", "net/netip", "crypto/tls", "runtime/cgo", "github.com/magicfrog/mf-lsp/engine/embed",
+	"github.com/fsnotify/fsnotify", "github.com/magicfrog/mf-lsp/engine/watch"} // no hook command watches
 
 // TestLeanDeps: mf-hook links none of unlinked, and the binary is static.
 func TestLeanDeps(t *testing.T) {

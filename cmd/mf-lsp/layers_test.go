@@ -22,8 +22,9 @@ var layers = [][]string{
 	// What stands on it: watching, rollups, roaming, agents, imports.
 	{"engine/watch", "engine/rollup", "engine/roam", "engine/managed", "engine/internal/coldbench"},
 	{"engine/participant", "engine/importers"},
-	// The embedding provider the environment names, for the front ends that search.
-	{"engine/participant/embedenv"},
+	// The embedding provider the environment names, for the front ends that
+	// search; the MCP server's watcher of a participant's tree.
+	{"engine/participant/embedenv", "engine/participant/watcher"},
 	// Pure checks.
 	{"diagnostics"},
 	// The protocol-free core: what the hook commands need (session/base),
