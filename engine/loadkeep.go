@@ -135,6 +135,9 @@ func (m *Memory) KeepLoaded(ctx context.Context, before func(context.Context)) (
 		}
 		sums = nil
 		sort.SliceStable(todo, func(a, b int) bool { return todo[a].mod.After(todo[b].mod) })
+		// One open of the history's folder for the whole pass: each note's
+		// Observe opened it (its checked open, two folders) two or three times.
+		release := h.Hold()
 		var mu sync.Mutex // out
 		var next atomic.Int64
 		var wg sync.WaitGroup
@@ -182,6 +185,7 @@ func (m *Memory) KeepLoaded(ctx context.Context, before func(context.Context)) (
 			}()
 		}
 		wg.Wait()
+		release()
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
