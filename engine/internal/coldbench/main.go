@@ -1286,10 +1286,11 @@
 // and the note read, the write lock, the temporary file, its fsync, the
 // rename, the folder's fsync; under the history's shared lock the log read,
 // a loose object in stored zlib blocks created and renamed, a log and a sums
-// line). Three runs, -n 1 -runs 21 and 31, load average 0.2-0.5: it is
-// 1.58-1.79x the minimal program, and mf-hook append 1.41-1.51x it (2.28x,
-// 2.64x, 2.52x the minimal program). The 2x target leaves an append 0.2-0.4x
-// of the minimal program's CPU for everything beyond that I/O: its
+// line). Five runs, -n 1 -runs 21 and 31, load average 0.0-0.5: it is
+// 1.53-1.79x the minimal program, and mf-hook append 1.41-1.62x it (2.28x,
+// 2.64x, 2.52x, 2.53x, 2.41x the minimal program). The 2x target leaves an
+// append 0.2-0.5x of the minimal program's CPU for everything beyond that
+// I/O: its
 // initializers, the configuration's and the note's parse, the revision and
 // hash check, what a note may be, the links refused, the history's judgement
 // of the version replaced. The same measure by hand (a throwaway copy,
