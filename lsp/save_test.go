@@ -475,19 +475,14 @@ func TestSaveConflictKeepMineAfterTheEditorSaved(t *testing.T) {
 // the revision the question promised must still land, with my edit, once that
 // save does. (Seen once in CI: the disk stayed at revision 1.)
 func TestKeepMineAnsweredBeforeTheEditorsSaveLanded(t *testing.T) {
-	c, data, project := startDemoAt(t, steppingClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.Second))
-	c.Reply("window/showMessageRequest", func(json.RawMessage) (any, error) { return nil, nil })
-	c.Reply("workspace/applyEdit", refuseEdit)
-	path, uri, mine := editTone(t, c, data)
-	agentWrite(t, data, project, "account", "tone.md", "1", "The agent's tone rule.\n")
-	if edits := willSave(t, c, uri); len(edits) != 0 {
-		t.Fatalf("conflicting save got edits %+v; want none", edits)
+	k := keepMineBeforeTheSave(t, refuseEdit)
+	c, data, project, path, uri, mine, want := k.c, k.data, k.project, k.path, k.uri, k.mine, k.kept
+	if len(k.saveEdits) != 0 {
+		t.Fatalf("conflicting save got edits %+v; want none", k.saveEdits)
 	}
-	if msg, _ := messageRequest(t, c); !strings.Contains(msg, "keep yours as revision 3") {
-		t.Fatalf("question %q; want it to promise revision 3", msg)
+	if !strings.Contains(k.question, "keep yours as revision 3") {
+		t.Fatalf("question %q; want it to promise revision 3", k.question)
 	}
-	mustExec(t, c, "magicfrog.resolveConflict", map[string]any{"uri": uri, "choice": "keepMine"}, nil)
-	want := applyLSPEdits(t, mine, appliedEdit(t, c, uri)) // refused by the client
 	if on, _ := os.ReadFile(path); !strings.Contains(string(on), "The agent's tone rule.") {
 		t.Fatalf("before the editor's save the disk holds:\n%s\nwant the agent's revision 2", on)
 	}
@@ -513,17 +508,11 @@ func TestKeepMineAnsweredBeforeTheEditorsSaveLanded(t *testing.T) {
 // save then writes over it, and Keep mine's version must take the next
 // number (4): two versions never share one.
 func TestKeepMineWrittenAfterItsSaveNeverReusesARevision(t *testing.T) {
-	c, data, project := startDemoAt(t, steppingClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.Second))
-	c.Reply("window/showMessageRequest", func(json.RawMessage) (any, error) { return nil, nil })
-	c.Reply("workspace/applyEdit", refuseEdit)
-	path, uri, mine := editTone(t, c, data)
-	agentWrite(t, data, project, "account", "tone.md", "1", "The agent's tone rule.\n")
-	willSave(t, c, uri)
-	if msg, _ := messageRequest(t, c); !strings.Contains(msg, "keep yours as revision 3") {
-		t.Fatalf("question %q; want it to promise revision 3", msg)
+	k := keepMineBeforeTheSave(t, refuseEdit)
+	c, data, project, path, uri, mine := k.c, k.data, k.project, k.path, k.uri, k.mine
+	if !strings.Contains(k.question, "keep yours as revision 3") {
+		t.Fatalf("question %q; want it to promise revision 3", k.question)
 	}
-	mustExec(t, c, "magicfrog.resolveConflict", map[string]any{"uri": uri, "choice": "keepMine"}, nil)
-	appliedEdit(t, c, uri) // refused
 	agentWrite(t, data, project, "account", "tone.md", "2", "The agent's tone rule, again.\n")
 	editorSave(t, c, uri, path, mine)
 
@@ -537,6 +526,37 @@ func TestKeepMineWrittenAfterItsSaveNeverReusesARevision(t *testing.T) {
 // "Server wants to edit … Proceed?" is answered no.
 func refuseEdit(json.RawMessage) (any, error) { return nil, errors.New("User cancelled server edit") }
 
+// applyEditAnswer answers workspace/applyEdit as a client that applied it.
+func applyEditAnswer(json.RawMessage) (any, error) { return map[string]any{"applied": true}, nil }
+
+// earlyKeepMine is a save conflict answered "Keep mine" while the editor's
+// save of the buffer has not landed yet (keepMineBeforeTheSave).
+type earlyKeepMine struct {
+	c                        *lsptest.Client
+	data, project, path, uri string
+	mine, kept               string    // the buffer (my edit, revision 1), and with Keep mine's edit
+	saveEdits                []lspEdit // the conflicting willSaveWaitUntil's answer
+	question                 string    // the conflict's question
+}
+
+// keepMineBeforeTheSave opens the demo's account/tone.md and edits it; the
+// agent writes revision 2; the save asks, "Keep mine" is answered and its
+// edit answered by answer. The editor's own save is left to the test.
+func keepMineBeforeTheSave(t *testing.T, answer lsptest.Reply) earlyKeepMine {
+	t.Helper()
+	c, data, project := startDemoAt(t, steppingClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.Second))
+	c.Reply("window/showMessageRequest", func(json.RawMessage) (any, error) { return nil, nil })
+	c.Reply("workspace/applyEdit", answer)
+	k := earlyKeepMine{c: c, data: data, project: project}
+	k.path, k.uri, k.mine = editTone(t, c, data)
+	agentWrite(t, data, project, "account", "tone.md", "1", "The agent's tone rule.\n")
+	k.saveEdits = willSave(t, c, k.uri)
+	k.question, _ = messageRequest(t, c)
+	mustExec(t, c, "magicfrog.resolveConflict", map[string]any{"uri": k.uri, "choice": "keepMine"}, nil)
+	k.kept = applyLSPEdits(t, k.mine, appliedEdit(t, c, k.uri))
+	return k
+}
+
 // TestKeepMineTakenByTheBufferIsLeftToItsNextSave: Neovim 0.10+ answers while
 // its :write waits for willSaveWaitUntil and takes Keep mine's edit into the
 // buffer; its write of the old text lands after. The buffer now holds the
@@ -544,15 +564,9 @@ func refuseEdit(json.RawMessage) (any, error) { return nil, errors.New("User can
 // server writes nothing behind the editor's back (Neovim would ask "The file
 // has been changed since reading it" at that :write).
 func TestKeepMineTakenByTheBufferIsLeftToItsNextSave(t *testing.T) {
-	c, data, project := startDemoAt(t, steppingClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.Second))
-	c.Reply("window/showMessageRequest", func(json.RawMessage) (any, error) { return nil, nil })
-	path, uri, mine := editTone(t, c, data)
-	agentWrite(t, data, project, "account", "tone.md", "1", "The agent's tone rule.\n")
-	willSave(t, c, uri)
-	messageRequest(t, c)
-	mustExec(t, c, "magicfrog.resolveConflict", map[string]any{"uri": uri, "choice": "keepMine"}, nil)
-	kept := applyLSPEdits(t, mine, appliedEdit(t, c, uri)) // applied (lsptest's default answer)
-	editorSave(t, c, uri, path, mine)                      // the old text, then the edit in the buffer
+	k := keepMineBeforeTheSave(t, applyEditAnswer)
+	c, path, uri, mine, kept := k.c, k.path, k.uri, k.mine, k.kept
+	editorSave(t, c, uri, path, mine) // the old text, then the edit in the buffer
 	setText(t, c, uri, 3, kept)
 	time.Sleep(300 * time.Millisecond) // a write by the server would land by now
 	if onDisk, _ := os.ReadFile(path); string(onDisk) != mine {

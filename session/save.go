@@ -406,18 +406,19 @@ func (s *Session) withKept(uri string, step func(st *saveState) (write bool)) {
 	write := step(&ds.save)
 	s.mu.Unlock()
 	if write {
-		s.writeKept(uri, path, k.buffer, k)
+		s.writeKept(uri, path, k)
 	}
 }
 
 // writeKept writes the revision a "Keep mine" promised for the buffer just
-// saved (saveState.kept), when the disk holds exactly that buffer: the save
+// saved (k.buffer), when the disk holds exactly that buffer: the save
 // landed after the answer. Revision-checked against those bytes; anything
 // else on disk (another writer since) is left alone, and the next save asks.
-func (s *Session) writeKept(uri, path string, saved []byte, k *keptMine) {
+func (s *Session) writeKept(uri, path string, k *keptMine) {
 	lockRoot := s.lockRootOf(uri)
 	disk := readNote(path)
-	if lockRoot == "" || !bytes.Equal(k.buffer, saved) || !bytes.Equal(disk, saved) {
+	saved := k.buffer
+	if lockRoot == "" || !bytes.Equal(disk, saved) {
 		return
 	}
 	note := k.note

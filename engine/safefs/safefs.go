@@ -154,12 +154,18 @@ func OpenRoot(dir string) (*os.Root, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, err := r.Stat(".")
-	if err != nil || !os.SameFile(lst, info) {
+	if !isFolder(r, lst) {
 		r.Close()
 		return nil, fmt.Errorf("%s changed while it was opened (replaced by a link?): %w", dir, ErrLink)
 	}
 	return r, nil
+}
+
+// isFolder reports whether the opened root r is the folder lst describes,
+// the one a check by path found before the open.
+func isFolder(r *os.Root, lst fs.FileInfo) bool {
+	info, err := r.Stat(".")
+	return err == nil && os.SameFile(lst, info)
 }
 
 // OpenRootIn opens the folder name of root as an os.Root, refusing a name
@@ -197,8 +203,7 @@ func openRootAs(root *os.Root, name string, lst fs.FileInfo) (*os.Root, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, err := r.Stat(".")
-	if err != nil || !os.SameFile(lst, info) {
+	if !isFolder(r, lst) {
 		r.Close()
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("changed while it was opened (replaced by a link?): %w", ErrLink)}
 	}
